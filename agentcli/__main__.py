@@ -1,0 +1,15 @@
+"""Console entry point (`agentcli`, `python -m agentcli`)."""
+
+from __future__ import annotations
+
+import sys
+
+
+def main(argv: list[str] | None = None) -> int:
+    from agentcli.cli import run
+
+    return run(sys.argv[1:] if argv is None else argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

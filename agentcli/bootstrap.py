@@ -1,0 +1,96 @@
+"""From command-line options to a ready QueryEngine, for the TUI and headless alike.
+
+Both front ends build the engine the same way, so a flag means the same
+thing in both. The provider is built separately (`make_provider`) because
+importing the SDK is the slowest part of starting: headless overlaps it with
+the rest of the set-up, the TUI does it after its first frame.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from agentcli.engine.context import Environment, system_prompt
+from agentcli.engine.query_engine import DEFAULT_MODEL, EngineConfig, QueryEngine
+from agentcli.permissions.gate import PermissionGate
+from agentcli.permissions.policy import PermissionPolicy
+from agentcli.permissions.rules import parse_tool_list
+from agentcli.permissions.types import Approver, PermissionMode
+from agentcli.providers.base import Provider
+from agentcli.providers.retry import RetryPolicy
+from agentcli.tools.base import Workspace
+from agentcli.tools.registry import builtin_tools
+
+
+@dataclass
+class Options:
+    """What the person asked for, whichever front end they use."""
+
+    cwd: Path
+    model: str | None = None
+    permission_mode: str | None = None
+    allowed_tools: list[str] | None = None
+    disallowed_tools: list[str] | None = None
+    add_dirs: list[str] | None = None
+    max_turns: int | None = None
+
+    @classmethod
+    def from_args(cls, args: Any, cwd: Path | None = None) -> Options:
+        return cls(
+            cwd=(cwd or Path.cwd()).resolve(),
+            model=args.model,
+            permission_mode=args.permission_mode,
+            allowed_tools=args.allowed_tools,
+            disallowed_tools=args.disallowed_tools,
+            add_dirs=args.add_dirs,
+            max_turns=getattr(args, "max_turns", None),
+        )
+
+
+def resolve_model(options: Options) -> str:
+    return options.model or os.environ.get("AGENTCLI_MODEL") or DEFAULT_MODEL
+
+
+def retry_policy_from_env() -> RetryPolicy:
+    """AGENTCLI_MAX_RETRIES / AGENTCLI_RETRY_BASE_DELAY_MS tune retries (tests set 0 ms)."""
+    policy = RetryPolicy()
+    max_retries = os.environ.get("AGENTCLI_MAX_RETRIES")
+    base_ms = os.environ.get("AGENTCLI_RETRY_BASE_DELAY_MS")
+    return RetryPolicy(
+        max_retries=int(max_retries) if max_retries else policy.max_retries,
+        base_delay_s=float(base_ms) / 1000 if base_ms else policy.base_delay_s,
+        max_delay_s=policy.max_delay_s,
+    )
+
+
+def make_provider() -> Provider:
+    """The Anthropic provider. Raises ModelError (with how to fix it) without a key."""
+    from agentcli.providers.anthropic import AnthropicProvider
+
+    return AnthropicProvider(retry=retry_policy_from_env())
+
+
+def build_engine(options: Options, approver: Approver, provider: Provider | None) -> QueryEngine:
+    workspace = Workspace(
+        root=options.cwd,
+        extra_dirs=[Path(d).expanduser().resolve() for d in options.add_dirs or []],
+    )
+    mode = PermissionMode(options.permission_mode or PermissionMode.DEFAULT)
+    policy = PermissionPolicy(
+        workspace=workspace,
+        mode=mode,
+        allow=parse_tool_list(options.allowed_tools, "command line"),
+        deny=parse_tool_list(options.disallowed_tools, "command line"),
+    )
+    env = Environment.detect(workspace.root)
+    return QueryEngine(
+        provider=provider,
+        tools=builtin_tools(),
+        gate=PermissionGate(policy, approver),
+        workspace=workspace,
+        config=EngineConfig(model=resolve_model(options), max_turns=options.max_turns),
+        system=system_prompt(env, mode),
+    )

@@ -1,0 +1,85 @@
+"""argv -> options -> TUI or headless run.
+
+This module is imported on every start, so it imports nothing heavy:
+`agentcli --version` and `--help` must answer in a few tens of milliseconds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+PERMISSION_MODES = ("default", "acceptEdits", "plan", "bypassPermissions")
+OUTPUT_FORMATS = ("text", "json", "stream-json")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from agentcli import __version__
+
+    parser = argparse.ArgumentParser(
+        prog="agentcli",
+        description="A coding agent in your terminal. Run it in a project folder.",
+        epilog="Headless: agentcli -p 'explain this project' --output-format json",
+    )
+    parser.add_argument("prompt", nargs="?", help="the first message (interactive mode)")
+    parser.add_argument("-v", "--version", action="version", version=f"agentcli {__version__}")
+    parser.add_argument(
+        "-p",
+        "--print",
+        dest="print_mode",
+        action="store_true",
+        help="headless: answer the prompt (argument or stdin) and exit",
+    )
+    parser.add_argument("--output-format", choices=OUTPUT_FORMATS, default="text")
+    parser.add_argument("--max-turns", type=_positive_int, default=None, metavar="N")
+    parser.add_argument("--model", help="the model to use (default: settings or AGENTCLI_MODEL)")
+    parser.add_argument("--permission-mode", choices=PERMISSION_MODES, default=None)
+    parser.add_argument(
+        "--allowedTools",
+        "--allowed-tools",
+        dest="allowed_tools",
+        nargs="+",
+        action="extend",
+        metavar="RULE",
+        help='tools or rules to allow, e.g. "Read,Bash(git diff:*)"',
+    )
+    parser.add_argument(
+        "--disallowedTools",
+        "--disallowed-tools",
+        dest="disallowed_tools",
+        nargs="+",
+        action="extend",
+        metavar="RULE",
+        help="tools or rules to deny",
+    )
+    parser.add_argument(
+        "--add-dir", dest="add_dirs", nargs="+", action="extend", metavar="DIR", default=[]
+    )
+    parser.add_argument("--verbose", action="store_true", help="headless: report retries")
+    return parser
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def run(argv: list[str]) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.print_mode:
+        prompt = args.prompt
+        if prompt is None and not sys.stdin.isatty():
+            prompt = sys.stdin.read()
+        if not prompt or not prompt.strip():
+            print(
+                "agentcli: error: -p needs a prompt (as an argument or on stdin)", file=sys.stderr
+            )
+            return 1
+        from agentcli.headless import main as headless_main
+
+        return headless_main(args, prompt)
+    print("agentcli: the interactive interface is not built yet; use -p", file=sys.stderr)
+    return 1

@@ -1,0 +1,1 @@
+"""Settings files and the paths agentcli writes to."""

@@ -1,0 +1,1 @@
+"""The execution loop. Never imports textual."""

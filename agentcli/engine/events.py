@@ -1,0 +1,163 @@
+"""The events `query()` yields, one small frozen class per kind.
+
+Consumers (the Textual app, headless output) dispatch with `match event:`.
+Messages travel in the Messages API's own shape (plain dicts), because that is
+what goes back to the model and into the transcript; no conversion layer sits
+between what the UI shows and what the model sees.
+
+The loop's termination reason is the *last* event, `TurnEnded`, since Python
+async generators cannot return a value.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from agentcli.engine.usage import Usage
+
+
+class EndReason(StrEnum):
+    """Why a run of the loop stopped (the seed's reasons)."""
+
+    COMPLETED = "completed"
+    MAX_TURNS = "max_turns"
+    ABORTED_STREAMING = "aborted_streaming"
+    ABORTED_TOOLS = "aborted_tools"
+    MODEL_ERROR = "model_error"
+    HOOK_STOPPED = "hook_stopped"
+    STOP_HOOK_PREVENTED = "stop_hook_prevented"
+
+
+@dataclass(frozen=True, slots=True)
+class RequestStarted:
+    """The loop is about to call the model (once per turn)."""
+
+    turn: int
+
+
+@dataclass(frozen=True, slots=True)
+class TextDelta:
+    """A piece of assistant text as it streams in."""
+
+    text: str
+    index: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class ThinkingDelta:
+    """A piece of extended-thinking text as it streams in."""
+
+    text: str
+    index: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class ApiRetry:
+    """A model request failed in a retryable way; the provider waits and tries again."""
+
+    attempt: int
+    max_retries: int
+    delay_s: float
+    error: str
+    status: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class AssistantMessage:
+    """A complete assistant message, as appended to the conversation."""
+
+    message: dict[str, Any]
+    usage: Usage
+    stop_reason: str | None
+    model: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallStarted:
+    """The model asked for a tool; it is queued, and may wait for permission."""
+
+    tool_use_id: str
+    name: str
+    input: dict[str, Any]
+    summary: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolPermissionRequested:
+    """The tool is waiting for the person to allow or deny it."""
+
+    tool_use_id: str
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallRunning:
+    """Permission was granted (or not needed) and the tool is now running."""
+
+    tool_use_id: str
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallProgress:
+    """Something a running tool reported (for Bash: new output)."""
+
+    tool_use_id: str
+    data: Any
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallFinished:
+    """A tool call ended, one way or another; `result` is what the model gets."""
+
+    tool_use_id: str
+    name: str
+    result: dict[str, Any]
+    is_error: bool
+    status: str  # "done" | "failed" | "denied" | "interrupted"
+    display: Any = None
+
+
+@dataclass(frozen=True, slots=True)
+class UserMessage:
+    """A user-role message the loop added: the tool results of a turn (in call order,
+    in one message), or the marker that the person interrupted."""
+
+    message: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """Something the person should know that is not part of the conversation."""
+
+    text: str
+    level: str = "info"  # "info" | "warning" | "error"
+
+
+@dataclass(frozen=True, slots=True)
+class TurnEnded:
+    """Always the last event of `query()`: why the loop stopped."""
+
+    reason: EndReason
+    turns: int
+    usage: Usage = field(default_factory=Usage)
+    error: str | None = None
+
+
+Event = (
+    RequestStarted
+    | TextDelta
+    | ThinkingDelta
+    | ApiRetry
+    | AssistantMessage
+    | ToolCallStarted
+    | ToolPermissionRequested
+    | ToolCallRunning
+    | ToolCallProgress
+    | ToolCallFinished
+    | UserMessage
+    | Notice
+    | TurnEnded
+)

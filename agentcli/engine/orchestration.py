@@ -1,0 +1,280 @@
+"""Running a turn's tool calls: lookup, validation, permission, concurrency.
+
+The rule this module exists to keep: every `tool_use` gets exactly one
+`tool_result` with its id, in call order, in one user message, whatever
+happens (unknown tool, bad input, a tool that raises, a refusal, an
+interrupt, a model error after some calls were streamed).
+
+Scheduling: consecutive concurrency-safe calls form a batch and run
+together; any other call runs alone, in order. A safe call may start while
+the model is still streaming (`add()` starts it at once when everything
+before it is safe and already started); results still meet at the loop's
+checkpoint. One call failing never cancels its siblings.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import ValidationError
+
+from agentcli.engine.abort import AbortSignal
+from agentcli.engine.events import (
+    Event,
+    ToolCallFinished,
+    ToolCallProgress,
+    ToolCallRunning,
+    ToolCallStarted,
+    ToolPermissionRequested,
+)
+from agentcli.permissions.gate import PermissionGate
+from agentcli.permissions.types import Decision
+from agentcli.tools.base import Tool, ToolContext, ToolError, ToolInput, ToolResult, Workspace
+from agentcli.tools.registry import ToolRegistry
+
+INTERRUPTED_MESSAGE = "Interrupted by the user: this tool call was stopped before it finished."
+NOT_RUN_MESSAGE = "Not run: the turn was interrupted by the user before this call started."
+EMPTY_OUTPUT = "(no output)"
+
+
+@dataclass(eq=False)
+class ToolCall:
+    """One `tool_use` of the turn and everything known about it so far."""
+
+    index: int
+    id: str
+    name: str
+    raw_input: dict[str, Any]
+    tool: Tool | None = None
+    inp: ToolInput | None = None
+    invalid: str | None = None  # why it cannot run at all (unknown tool, bad input)
+    decision: Decision | None = None
+    task: asyncio.Task[None] | None = None
+    result: dict[str, Any] | None = None
+    started: bool = field(default=False)
+
+    @property
+    def safe(self) -> bool:
+        return (
+            self.invalid is None
+            and self.tool is not None
+            and self.tool.is_concurrency_safe(self.inp)
+        )
+
+
+class ToolRunner:
+    """The tool calls of one turn."""
+
+    def __init__(
+        self,
+        registry: ToolRegistry,
+        gate: PermissionGate,
+        workspace: Workspace,
+        abort: AbortSignal,
+        *,
+        start_while_streaming: bool = True,
+    ) -> None:
+        self.registry = registry
+        self.gate = gate
+        self.workspace = workspace
+        self.abort = abort
+        self.start_while_streaming = start_while_streaming
+        self.calls: list[ToolCall] = []
+        self._queue: asyncio.Queue[Event | None] = asyncio.Queue()
+        self._ask_lock = asyncio.Lock()
+        self._stop_message = INTERRUPTED_MESSAGE
+
+    # -- intake ---------------------------------------------------------------
+
+    def add(self, block: dict[str, Any]) -> ToolCallStarted:
+        """Register a complete tool_use block; start it now if that is safe."""
+        call = ToolCall(len(self.calls), block["id"], block["name"], block.get("input") or {})
+        self.calls.append(call)
+        self._prepare(call)
+        if self.start_while_streaming and self._may_start_early(call):
+            self._start(call)
+        summary = ""
+        if call.tool is not None and call.inp is not None:
+            summary = call.tool.summary(call.inp, self.workspace)
+        return ToolCallStarted(call.id, call.name, call.raw_input, summary)
+
+    def _prepare(self, call: ToolCall) -> None:
+        tool = self.registry.get(call.name)
+        if tool is None:
+            available = ", ".join(self.registry.names()) or "none"
+            call.invalid = f"No such tool: {call.name}. The available tools are: {available}."
+            return
+        call.tool = tool
+        if "__invalid_json__" in call.raw_input:
+            call.invalid = f"{call.name}: the tool input was not valid JSON."
+            return
+        try:
+            call.inp = tool.input_model.model_validate(call.raw_input)
+        except ValidationError as exc:
+            call.invalid = format_validation_error(call.name, exc)
+
+    def _may_start_early(self, call: ToolCall) -> bool:
+        if not call.safe or not all(c.safe and c.started for c in self.calls[:-1]):
+            return False
+        call.decision = self.gate.decide(call.tool, call.inp)
+        return call.decision.behavior == "allow"
+
+    # -- running --------------------------------------------------------------
+
+    def _start(self, call: ToolCall) -> None:
+        call.started = True
+        call.task = asyncio.create_task(self._lifecycle(call), name=f"tool:{call.name}:{call.id}")
+
+    async def run(self) -> AsyncIterator[Event]:
+        """Run every call not yet finished, batch by batch, yielding their events.
+
+        Returns early (after filling in every result) when the abort signal fires.
+        """
+        remove = self.abort.on_abort(lambda: self._queue.put_nowait(None))
+        try:
+            for batch in self._batches():
+                for call in batch:
+                    if not call.started:
+                        self._start(call)
+                async for event in self._drain(batch):
+                    yield event
+                if self.abort.aborted:
+                    break
+        finally:
+            remove()
+        if self.abort.aborted:
+            async for event in self.stop(INTERRUPTED_MESSAGE):
+                yield event
+
+    def _batches(self) -> list[list[ToolCall]]:
+        batches: list[list[ToolCall]] = []
+        for call in self.calls:
+            if call.safe and batches and all(c.safe for c in batches[-1]):
+                batches[-1].append(call)
+            else:
+                batches.append([call])
+        return batches
+
+    async def _drain(self, batch: list[ToolCall]) -> AsyncIterator[Event]:
+        """Yield events until every call of the batch has its result (or abort fires)."""
+        while True:
+            for event in self.ready_events():
+                yield event
+            if self.abort.aborted or all(call.result is not None for call in batch):
+                return
+            event = await self._queue.get()
+            if event is None:  # the abort signal fired
+                return
+            yield event
+
+    async def stop(self, message: str) -> AsyncIterator[Event]:
+        """Stop everything still pending and fill in its result (interrupt or model error)."""
+        self._stop_message = message
+        running = [c.task for c in self.calls if c.task is not None and not c.task.done()]
+        for task in running:
+            task.cancel()
+        if running:
+            await asyncio.gather(*running, return_exceptions=True)
+        for call in self.calls:
+            if call.result is None:
+                not_run = NOT_RUN_MESSAGE if message == INTERRUPTED_MESSAGE else message
+                self._finish(call, ToolResult(not_run, is_error=True), "interrupted")
+        while not self._queue.empty():
+            event = self._queue.get_nowait()
+            if event is not None:
+                yield event
+
+    async def _lifecycle(self, call: ToolCall) -> None:
+        """Permission, then the run; every path ends in exactly one `_finish`."""
+        try:
+            if call.invalid is not None:
+                self._finish(call, ToolResult(call.invalid, is_error=True), "failed")
+                return
+            tool, inp = call.tool, call.inp
+            assert tool is not None and inp is not None
+            decision = call.decision or self.gate.decide(tool, inp)
+            if decision.behavior == "ask":
+                async with self._ask_lock:
+                    self._emit(ToolPermissionRequested(call.id, call.name))
+                    verdict = await self.gate.check(tool, inp, call.id, decision)
+            else:
+                verdict = await self.gate.check(tool, inp, call.id, decision)
+            if not verdict.allowed:
+                self._finish(call, ToolResult(verdict.message, is_error=True), "denied")
+                return
+            self._emit(ToolCallRunning(call.id, call.name))
+            context = ToolContext(
+                workspace=self.workspace,
+                abort=self.abort,
+                tool_use_id=call.id,
+                report=lambda data: self._emit(ToolCallProgress(call.id, data)),
+            )
+            result = await tool.run(inp, context)
+            self._finish(call, result, "failed" if result.is_error else "done")
+        except asyncio.CancelledError:
+            self._finish(call, ToolResult(self._stop_message, is_error=True), "interrupted")
+        except ToolError as exc:
+            self._finish(call, ToolResult(str(exc), is_error=True), "failed")
+        except Exception as exc:  # a bug in a tool must not break the conversation
+            message = f"{call.name} failed: {type(exc).__name__}: {exc}"
+            self._finish(call, ToolResult(message, is_error=True), "failed")
+
+    def _emit(self, event: Event) -> None:
+        self._queue.put_nowait(event)
+
+    def _finish(self, call: ToolCall, result: ToolResult, status: str) -> None:
+        if call.result is not None:
+            return
+        call.result = tool_result_block(call.id, result)
+        self._emit(
+            ToolCallFinished(
+                call.id, call.name, call.result, result.is_error, status, result.display
+            )
+        )
+
+    def ready_events(self) -> list[Event]:
+        """Events already produced by calls that started early (no waiting)."""
+        ready = []
+        while not self._queue.empty():
+            event = self._queue.get_nowait()
+            if event is not None:
+                ready.append(event)
+        return ready
+
+    def cancel_pending(self) -> None:
+        """Cancel whatever still runs, without waiting (the consumer went away)."""
+        for call in self.calls:
+            if call.task is not None and not call.task.done():
+                call.task.cancel()
+
+    # -- outcome --------------------------------------------------------------
+
+    def results_message(self) -> dict[str, Any]:
+        """The user message with every result, in call order."""
+        assert all(c.result is not None for c in self.calls), "a tool_use has no result yet"
+        return {"role": "user", "content": [c.result for c in self.calls]}
+
+
+def tool_result_block(tool_use_id: str, result: ToolResult) -> dict[str, Any]:
+    content = result.content
+    if content == "" or content == []:
+        content = EMPTY_OUTPUT
+    block: dict[str, Any] = {"type": "tool_result", "tool_use_id": tool_use_id, "content": content}
+    if result.is_error:
+        block["is_error"] = True
+    return block
+
+
+def format_validation_error(tool_name: str, exc: ValidationError) -> str:
+    """Say which field is wrong and why, in words the model can act on."""
+    problems = []
+    for error in exc.errors(include_url=False):
+        where = ".".join(str(part) for part in error["loc"]) or "input"
+        if error["type"] == "extra_forbidden":
+            problems.append(f"{where}: unexpected field")
+        else:
+            problems.append(f"{where}: {error['msg']}")
+    return f"Invalid input for {tool_name}: " + "; ".join(problems)

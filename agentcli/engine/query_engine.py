@@ -1,0 +1,132 @@
+"""QueryEngine: one session's state, and `submit_message()` to drive the loop.
+
+It owns the conversation (the list of API-shaped messages), the running
+totals (usage, cost, turns), and the abort signal of the turn in progress.
+The UI and headless mode both consume the events `submit_message()` yields.
+Listeners (the transcript writer) hear of each message as soon as it is
+complete.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator, Callable
+from contextlib import aclosing
+from dataclasses import dataclass
+from typing import Any
+
+from agentcli.engine.abort import AbortSignal
+from agentcli.engine.events import AssistantMessage, Event, TurnEnded, UserMessage
+from agentcli.engine.loop import QueryParams, query
+from agentcli.engine.messages import user_message
+from agentcli.engine.pricing import cost_usd
+from agentcli.engine.usage import Usage
+from agentcli.permissions.gate import PermissionGate
+from agentcli.providers.base import Provider
+from agentcli.tools.base import Workspace
+from agentcli.tools.registry import ToolRegistry
+
+DEFAULT_MODEL = "claude-sonnet-5-5"
+
+MessageListener = Callable[[dict[str, Any], dict[str, Any]], None]
+
+
+@dataclass
+class EngineConfig:
+    model: str = DEFAULT_MODEL
+    max_tokens: int = 32000
+    max_turns: int | None = None
+    start_tools_while_streaming: bool = True
+
+
+class QueryEngine:
+    def __init__(
+        self,
+        *,
+        provider: Provider | None,
+        tools: ToolRegistry,
+        gate: PermissionGate,
+        workspace: Workspace,
+        config: EngineConfig | None = None,
+        system: list[dict[str, Any]] | None = None,
+        session_id: str | None = None,
+        messages: list[dict[str, Any]] | None = None,
+    ) -> None:
+        self.provider = provider
+        self.tools = tools
+        self.gate = gate
+        self.workspace = workspace
+        self.config = config or EngineConfig()
+        self.system = system or []
+        self.session_id = session_id or str(uuid.uuid4())
+        self.messages: list[dict[str, Any]] = list(messages or [])
+        self.usage = Usage()
+        self.cost_usd = 0.0
+        self.turns = 0
+        self.last_request_usage = Usage()
+        self.listeners: list[MessageListener] = []
+        self._abort: AbortSignal | None = None
+
+    @property
+    def busy(self) -> bool:
+        return self._abort is not None
+
+    def interrupt(self, reason: str = "interrupted by user") -> None:
+        """Stop the turn in progress (model stream and tools). Harmless when idle."""
+        if self._abort is not None:
+            self._abort.abort(reason)
+
+    def visible_tools(self) -> ToolRegistry:
+        """The tools the model is shown: a bare deny rule hides a tool."""
+        hidden = self.gate.policy.hidden_tools()
+        return self.tools.without(hidden) if hidden else self.tools
+
+    async def submit_message(
+        self, prompt: str | list[dict[str, Any]], *, abort: AbortSignal | None = None
+    ) -> AsyncIterator[Event]:
+        """Add the person's message and run the loop until it ends; yield every event."""
+        if self.provider is None:
+            raise RuntimeError("no model provider is configured")
+        abort = abort or AbortSignal()
+        self._abort = abort
+        try:
+            self._add(user_message(prompt))
+            params = QueryParams(
+                messages=self.messages,
+                provider=self.provider,
+                tools=self.visible_tools(),
+                gate=self.gate,
+                workspace=self.workspace,
+                model=self.config.model,
+                system=self.system,
+                max_tokens=self.config.max_tokens,
+                max_turns=self.config.max_turns,
+                abort=abort,
+                start_tools_while_streaming=self.config.start_tools_while_streaming,
+            )
+            async with aclosing(query(params)) as events:
+                async for event in events:
+                    self._observe(event)
+                    yield event
+        finally:
+            self._abort = None
+
+    def _observe(self, event: Event) -> None:
+        match event:
+            case AssistantMessage(message=message, usage=usage, model=model):
+                self.usage = self.usage + usage
+                self.last_request_usage = usage
+                self.cost_usd += cost_usd(model, usage)
+                self._notify(message, {"model": model, "usage": usage.to_dict()})
+            case UserMessage(message=message):
+                self._notify(message, {})
+            case TurnEnded(turns=turns):
+                self.turns += turns
+
+    def _add(self, message: dict[str, Any]) -> None:
+        self.messages.append(message)
+        self._notify(message, {})
+
+    def _notify(self, message: dict[str, Any], meta: dict[str, Any]) -> None:
+        for listener in self.listeners:
+            listener(message, meta)

@@ -1,0 +1,151 @@
+"""The three headless output formats, as `claude -p` users script against them.
+
+- text: the final answer on stdout.
+- json: one result object at the end.
+- stream-json: one JSON object a line as things happen (init, assistant and
+  user messages in API shape, retries), then the result object.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass, field
+from typing import Any, TextIO
+
+from agentcli.engine.events import (
+    ApiRetry,
+    AssistantMessage,
+    EndReason,
+    Event,
+    Notice,
+    TurnEnded,
+    UserMessage,
+)
+from agentcli.engine.messages import text_of
+
+
+@dataclass
+class RunSummary:
+    """What the result object reports."""
+
+    session_id: str
+    reason: EndReason | None = None
+    error: str | None = None
+    last_text: str = ""
+    num_turns: int = 0
+    duration_ms: int = 0
+    usage: dict[str, int] = field(default_factory=dict)
+    total_cost_usd: float = 0.0
+
+    @property
+    def subtype(self) -> str:
+        if self.reason is EndReason.COMPLETED:
+            return "success"
+        if self.reason is EndReason.MAX_TURNS:
+            return "error_max_turns"
+        return "error_during_execution"
+
+    @property
+    def is_error(self) -> bool:
+        return self.reason is not EndReason.COMPLETED
+
+    def result_object(self) -> dict[str, Any]:
+        result: dict[str, Any] = {
+            "type": "result",
+            "subtype": self.subtype,
+            "is_error": self.is_error,
+            "result": self.error if self.is_error and self.error else self.last_text,
+            "num_turns": self.num_turns,
+            "session_id": self.session_id,
+            "duration_ms": self.duration_ms,
+            "usage": self.usage,
+            "total_cost_usd": round(self.total_cost_usd, 6),
+        }
+        if self.reason is not None:
+            result["stop_reason"] = self.reason.value
+        return result
+
+
+class Output:
+    """Writes one run's events in the chosen format."""
+
+    def __init__(self, fmt: str, session_id: str, out: TextIO | None = None, verbose=False):
+        self.fmt = fmt
+        self.session_id = session_id
+        self.out = out or sys.stdout
+        self.verbose = verbose
+
+    def init(self, model: str, tools: list[str], cwd: str, permission_mode: str) -> None:
+        if self.fmt == "stream-json":
+            self._line(
+                {
+                    "type": "system",
+                    "subtype": "init",
+                    "session_id": self.session_id,
+                    "model": model,
+                    "tools": tools,
+                    "cwd": cwd,
+                    "permissionMode": permission_mode,
+                }
+            )
+
+    def event(self, event: Event, summary: RunSummary) -> None:
+        match event:
+            case AssistantMessage(message=message):
+                text = text_of(message)
+                if text:
+                    summary.last_text = text
+                if self.fmt == "stream-json":
+                    self._line(
+                        {"type": "assistant", "message": message, "session_id": self.session_id}
+                    )
+            case UserMessage(message=message):
+                if self.fmt == "stream-json":
+                    self._line({"type": "user", "message": message, "session_id": self.session_id})
+            case ApiRetry(attempt=attempt, max_retries=most, delay_s=delay, error=err, status=st):
+                if self.fmt == "stream-json":
+                    self._line(
+                        {
+                            "type": "system",
+                            "subtype": "api_retry",
+                            "attempt": attempt,
+                            "max_retries": most,
+                            "retry_delay_ms": int(delay * 1000),
+                            "error_status": st,
+                            "error": err,
+                            "session_id": self.session_id,
+                        }
+                    )
+                elif self.verbose:
+                    print(f"agentcli: retrying ({attempt}/{most}): {err}", file=sys.stderr)
+            case Notice(text=text, level=level):
+                if level != "info" or self.verbose:
+                    print(f"agentcli: {text}", file=sys.stderr)
+            case TurnEnded(reason=reason, error=error):
+                summary.reason = reason
+                summary.error = error
+
+    def finish(self, summary: RunSummary) -> None:
+        if self.fmt == "text":
+            # The answer goes to stdout only when there is one; failures go to stderr.
+            if summary.last_text and not summary.is_error:
+                self.out.write(summary.last_text.rstrip("\n") + "\n")
+        else:
+            self._line(summary.result_object())
+        self.out.flush()
+        if summary.is_error:
+            print(f"agentcli: error: {describe_failure(summary)}", file=sys.stderr)
+
+    def _line(self, obj: dict[str, Any]) -> None:
+        self.out.write(json.dumps(obj, ensure_ascii=False) + "\n")
+        self.out.flush()
+
+
+def describe_failure(summary: RunSummary) -> str:
+    reason = summary.reason
+    if reason is EndReason.MAX_TURNS:
+        return summary.error or "reached the turn limit"
+    if reason in (EndReason.ABORTED_STREAMING, EndReason.ABORTED_TOOLS):
+        return "interrupted"
+    return summary.error or (reason.value if reason else "the run did not finish")

@@ -1,0 +1,1 @@
+"""Model back ends behind one small Protocol (`providers.base.Provider`)."""

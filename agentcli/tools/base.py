@@ -1,0 +1,194 @@
+"""The Tool base: what every tool declares, and what it gets to run with.
+
+A tool is a small object with a name, a description the model reads, a
+pydantic input model whose `model_json_schema()` is the schema the model
+sees, flags for read-only / concurrency-safety, and an async `run()`.
+
+The engine (orchestration) does lookup, validation, permission and error
+handling around `run()`, so a tool's `run()` only has to do its job: return a
+`ToolResult`, or raise `ToolError` with a message meant for the model.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict
+
+from agentcli.engine.abort import AbortSignal
+
+
+class ToolInput(BaseModel):
+    """Base for tool input models: unknown fields are an error the model can fix."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+class ToolError(Exception):
+    """Raise from `run()` to give the model an `is_error` result with this message."""
+
+
+@dataclass(slots=True)
+class ToolResult:
+    """What a tool returns.
+
+    `content` goes to the model: a string, or a list of content blocks (text,
+    image). `display` is for the UI only (a diff's hunks, an exit code...), never
+    sent to the model.
+    """
+
+    content: str | list[dict[str, Any]]
+    is_error: bool = False
+    display: Any = None
+
+
+@dataclass(frozen=True, slots=True)
+class FileSnapshot:
+    """What Read saw of a file, so Edit/Write can refuse a stale file."""
+
+    mtime_ns: int
+    size: int
+
+
+@dataclass(slots=True)
+class Workspace:
+    """Per-session state the tools share.
+
+    `root` is the project folder. `shell_cwd` is where the next Bash call starts
+    (a `cd` persists while it stays inside the project). `read_files` records
+    what Read saw, keyed by resolved absolute path.
+    """
+
+    root: Path
+    shell_cwd: Path | None = None
+    extra_dirs: list[Path] = field(default_factory=list)
+    read_files: dict[str, FileSnapshot] = field(default_factory=dict)
+    env: dict[str, str] = field(default_factory=dict)
+    scratch_dir: Path | None = None
+
+    def __post_init__(self) -> None:
+        self.root = self.root.resolve()
+        if self.shell_cwd is None:
+            self.shell_cwd = self.root
+
+    def resolve(self, path: str) -> Path:
+        """An absolute path for `path`; a relative one is taken from the project root."""
+        candidate = Path(path).expanduser()
+        if not candidate.is_absolute():
+            candidate = self.root / candidate
+        return Path(_normalise(candidate))
+
+    def is_inside(self, path: Path) -> bool:
+        """True when `path` (symlinks resolved) lies in the project or an added folder."""
+        real = path.resolve()
+        return any(real.is_relative_to(d.resolve()) for d in [self.root, *self.extra_dirs])
+
+    def display_path(self, path: Path) -> str:
+        """A short path for headers and messages: relative to the root when inside it."""
+        try:
+            return str(path.relative_to(self.root))
+        except ValueError:
+            return str(path)
+
+    def scratch(self) -> Path:
+        """A folder for files a tool writes for later (full outputs); created on demand."""
+        if self.scratch_dir is None:
+            import tempfile
+
+            self.scratch_dir = Path(tempfile.mkdtemp(prefix="agentcli-"))
+        self.scratch_dir.mkdir(parents=True, exist_ok=True)
+        return self.scratch_dir
+
+
+def _normalise(path: Path) -> str:
+    import os
+
+    return os.path.normpath(str(path))
+
+
+@dataclass(slots=True)
+class ToolContext:
+    """What one call of a tool runs with."""
+
+    workspace: Workspace
+    abort: AbortSignal
+    tool_use_id: str = ""
+    report: Callable[[Any], None] = lambda _data: None
+
+
+class Tool(ABC):
+    """Subclass, set the class attributes, implement `run()`.
+
+    `read_only` and `concurrency_safe` are the defaults; a tool whose safety
+    depends on its input (Bash running `ls`) overrides `is_read_only()`.
+    """
+
+    name: ClassVar[str]
+    input_model: ClassVar[type[ToolInput]]
+    read_only: ClassVar[bool] = False
+    concurrency_safe: ClassVar[bool] = False
+    # The file in agentcli/tools/prompts/ with the description the model reads.
+    prompt_file: ClassVar[str | None] = None
+
+    @property
+    def description(self) -> str:
+        return load_prompt(self.prompt_file or f"{self.name.lower()}.md")
+
+    def is_read_only(self, inp: Any) -> bool:
+        return self.read_only
+
+    def is_concurrency_safe(self, inp: Any) -> bool:
+        return self.concurrency_safe
+
+    def summary(self, inp: Any, workspace: Workspace) -> str:
+        """The short text inside the UI header `Name(summary)`."""
+        return ""
+
+    def target_path(self, inp: Any, workspace: Workspace) -> Path | None:
+        """The file or folder this call touches, for path-based permission checks."""
+        return None
+
+    def permission_subject(self, inp: Any) -> str | None:
+        """The text a rule like `Bash(npm test:*)` is matched against (the command)."""
+        return None
+
+    def schema(self) -> dict[str, Any]:
+        """The tool definition sent to the model."""
+        return {
+            "name": self.name,
+            "description": self.description,
+            "input_schema": input_schema(self.input_model),
+        }
+
+    @abstractmethod
+    async def run(self, inp: Any, ctx: ToolContext) -> ToolResult: ...
+
+
+@cache
+def input_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """The model's JSON schema, without pydantic's cosmetic `title` keys."""
+    return _strip_titles(model.model_json_schema())
+
+
+def _strip_titles(node: Any) -> Any:
+    if isinstance(node, dict):
+        return {
+            k: _strip_titles(v)
+            for k, v in node.items()
+            if not (k == "title" and isinstance(v, str))
+        }
+    if isinstance(node, list):
+        return [_strip_titles(v) for v in node]
+    return node
+
+
+@cache
+def load_prompt(filename: str) -> str:
+    """Read a tool description shipped in agentcli/tools/prompts/."""
+    return (resources.files("agentcli.tools") / "prompts" / filename).read_text("utf-8").strip()

@@ -1,0 +1,22 @@
+"""Shared fixtures: every test runs with its own AGENTCLI_HOME and HOME."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.fakeapi.fixtures import fake_api  # noqa: F401  (re-exported fixture)
+
+
+@pytest.fixture(autouse=True)
+def isolated_home(tmp_path_factory, monkeypatch):
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("AGENTCLI_HOME", str(home / ".agentcli"))
+    for name in (
+        "ANTHROPIC_API_KEY",
+        "ANTHROPIC_AUTH_TOKEN",
+        "ANTHROPIC_BASE_URL",
+        "AGENTCLI_MODEL",
+    ):
+        monkeypatch.delenv(name, raising=False)
+    return home
