@@ -1,0 +1,45 @@
+"""Small helpers shared by the benchmarks: timing child processes, printing verdicts."""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import time
+from collections.abc import Sequence
+
+
+def run_child(
+    argv: Sequence[str], env: dict[str, str] | None = None, cwd=None
+) -> tuple[float, int]:
+    """Run a process to its end: (wall seconds, peak RSS in KB of that child alone)."""
+    started = time.perf_counter()
+    proc = subprocess.Popen(
+        argv,
+        env=env,
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    _, status, usage = os.wait4(proc.pid, 0)
+    elapsed = time.perf_counter() - started
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        err = proc.stderr.read().decode() if proc.stderr else ""
+        raise RuntimeError(f"{' '.join(argv)} exited {proc.returncode}: {err[-500:]}")
+    if proc.stderr:
+        proc.stderr.close()
+    return elapsed, usage.ru_maxrss
+
+
+def median_of(samples: Sequence[float]) -> float:
+    return statistics.median(samples)
+
+
+def verdict(ok: bool) -> str:
+    return "PASS" if ok else "FAIL"
+
+
+def report(label: str, value: str, goal: str, ok: bool) -> None:
+    print(f"   {label:<48} {value:<28} goal {goal:<18} {verdict(ok)}", flush=True)
