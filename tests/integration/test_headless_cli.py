@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from tests.fakeapi import http_error, reply, text, tool_use
+from tests.fakeapi import hang, http_error, reply, text, tool_use
 
 
 def agentcli(
@@ -201,3 +202,43 @@ def test_version_is_fast_to_answer_and_imports_nothing_heavy(project):
     )
     assert done.stdout.splitlines()[0].startswith("agentcli ")
     assert done.stdout.splitlines()[-1] == "HEAVY []"
+
+
+def test_stream_json_reports_api_retries(fake_api, project):
+    fake_api.enqueue(http_error(429, retry_after="0"))
+    fake_api.enqueue(reply(text("after the retry")))
+
+    done = agentcli(["-p", "hello", "--output-format", "stream-json"], project, fake_api)
+
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    (retry,) = [line for line in lines if line.get("subtype") == "api_retry"]
+    assert retry["attempt"] == 1 and retry["error_status"] == 429
+    assert "API Error 429" in retry["error"]
+    assert lines[-1]["result"] == "after the retry" and done.returncode == 0
+
+
+def test_ctrl_c_interrupts_the_turn_cleanly(fake_api, project):
+    stuck = hang(reply(text("a long answer that never ends")), after_events=4)
+    fake_api.enqueue(stuck)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+    env.update(ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=fake_api.base_url)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agentcli", "-p", "tell me", "--output-format", "json"],
+        cwd=project,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert stuck.reached.wait(30), "the request never reached the server"
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+
+    assert proc.returncode == 1
+    result = json.loads(out)
+    assert result["subtype"] == "error_during_execution"
+    assert result["stop_reason"] == "aborted_streaming"
+    assert err.strip() == "agentcli: error: interrupted"
