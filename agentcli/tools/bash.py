@@ -1,0 +1,445 @@
+"""Bash: run a shell command in the project, with live output.
+
+Every call is a fresh `bash -c` in its own process group (so a timeout or an
+interrupt can stop everything it started, background jobs included), with
+stdin from /dev/null (nothing can wait for a keyboard that is not there) and
+stdout and stderr on one pipe (so they interleave as they happened).
+
+Only the working directory carries over between calls. The shell reports its
+final directory from an EXIT trap installed through BASH_ENV: the user's
+command runs unmodified (its error messages and line numbers stay its own),
+and the trap fires on `exit N` too without touching the exit status.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import shutil
+import signal
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field
+
+from agentcli.engine.abort import AbortSignal
+from agentcli.tools.base import Tool, ToolContext, ToolError, ToolInput, ToolResult, Workspace
+from agentcli.tools.readonly_commands import is_read_only_command
+from agentcli.tools.shell_output import MAX_OUTPUT_CHARS, OutputBuffer, ProgressThrottle
+
+_log = logging.getLogger(__name__)
+
+DEFAULT_TIMEOUT_MS = 120_000
+MAX_TIMEOUT_MS = 600_000
+# How long processes get between SIGTERM and SIGKILL.
+KILL_GRACE_SECONDS = 2.0
+# After the shell is gone, how long to wait for the output pipe to close.
+_DRAIN_SECONDS = 1.0
+# Polling interval for group members, which are not our children and cannot be awaited.
+_POLL_SECONDS = 0.01
+_SETTLE_SECONDS = 1.0
+
+Outcome = Literal["exited", "timed_out", "interrupted"]
+
+_RC_NAME = "bash-env.sh"
+_RC_SCRIPT = """\
+# Sourced through BASH_ENV by each shell of agentcli's Bash tool, before the command.
+__agentcli_cwd_file=$AGENTCLI_CWD_FILE
+unset AGENTCLI_CWD_FILE
+if [ -n "${AGENTCLI_BASH_ENV-}" ]; then
+  export BASH_ENV="$AGENTCLI_BASH_ENV"
+  unset AGENTCLI_BASH_ENV
+  . "$BASH_ENV"
+else
+  unset BASH_ENV
+fi
+trap 'builtin pwd -P >| "$__agentcli_cwd_file" 2>/dev/null' EXIT
+"""
+
+
+class BashInput(ToolInput):
+    command: str = Field(min_length=1, description="The command to run with bash.")
+    timeout: int | None = Field(
+        None,
+        ge=1,
+        le=MAX_TIMEOUT_MS,
+        description=(
+            f"Timeout in milliseconds (default {DEFAULT_TIMEOUT_MS}, at most {MAX_TIMEOUT_MS})."
+        ),
+    )
+    description: str | None = Field(
+        None,
+        description="What the command does, in a few words (e.g. 'Run unit tests'), for the person.",
+    )
+
+
+class BashTool(Tool):
+    name = "Bash"
+    input_model = BashInput
+
+    def __init__(
+        self,
+        kill_grace: float = KILL_GRACE_SECONDS,
+        max_output_chars: int = MAX_OUTPUT_CHARS,
+        progress_interval: float = 0.05,
+    ) -> None:
+        self.kill_grace = kill_grace
+        self.max_output_chars = max_output_chars
+        self.progress_interval = progress_interval
+
+    def is_read_only(self, inp: BashInput) -> bool:
+        return is_read_only_command(inp.command)
+
+    def is_concurrency_safe(self, inp: BashInput) -> bool:
+        return False  # even a read-only command may depend on what another one changes
+
+    def permission_subject(self, inp: BashInput) -> str | None:
+        return inp.command
+
+    def summary(self, inp: BashInput, workspace: Workspace) -> str:
+        lines = inp.command.strip().splitlines() or [""]
+        first = lines[0].strip()
+        if len(first) > 80:
+            return first[:79] + "…"
+        return first + (" …" if len(lines) > 1 else "")
+
+    async def run(self, inp: BashInput, ctx: ToolContext) -> ToolResult:
+        ws = ctx.workspace
+        notes: list[str] = []
+        cwd = _start_dir(ws, notes)
+        scratch = ws.scratch()
+        cwd_file = scratch / f"bash-cwd-{uuid.uuid4().hex}"
+        env = _shell_env(ws, scratch, cwd_file)
+
+        loop = asyncio.get_running_loop()
+        buffer = OutputBuffer(ws.scratch, self.max_output_chars, prefix="bash-output")
+
+        def emit(text: str) -> None:
+            # A failing progress consumer must not stop the command or lose its output.
+            try:
+                ctx.report({"kind": "output", "text": text})
+            except Exception:
+                _log.exception("Bash progress report failed")
+
+        throttle = ProgressThrottle(
+            emit,
+            loop.call_later,
+            loop.time,
+            self.progress_interval,
+        )
+        timeout_ms = inp.timeout or DEFAULT_TIMEOUT_MS
+        shell = await _Shell.spawn(
+            inp.command, cwd, env, lambda data: throttle.push(buffer.feed(data))
+        )
+        try:
+            outcome = await shell.wait(timeout_ms / 1000, ctx.abort)
+            await shell.stop(self.kill_grace)
+            if not await shell.drained(_DRAIN_SECONDS):
+                notes.append(
+                    "(Stopped reading output: a process that detached from the command "
+                    "still holds it open.)"
+                )
+            cwd_note = _adopt_cwd(ws, cwd_file)
+            if cwd_note:
+                notes.append(cwd_note)
+        except asyncio.CancelledError:
+            # The engine turns the cancellation into an "interrupted" result; the
+            # output so far has already gone out as progress and, if long, to a file.
+            await shell.stop_now(self.kill_grace)
+            raise
+        finally:
+            shell.close()
+            throttle.push(buffer.finish())
+            throttle.close()
+            cwd_file.unlink(missing_ok=True)
+        return _result(buffer, outcome, shell.returncode, timeout_ms, notes)
+
+
+def _start_dir(ws: Workspace, notes: list[str]) -> Path:
+    cwd = ws.shell_cwd or ws.root
+    if not cwd.is_dir():
+        notes.append(f"(The previous working directory {cwd} no longer exists; ran in {ws.root}.)")
+        ws.shell_cwd = cwd = ws.root
+    return cwd
+
+
+def _shell_env(ws: Workspace, scratch: Path, cwd_file: Path) -> dict[str, str]:
+    env = {**os.environ, **ws.env}
+    if env.get("BASH_ENV"):
+        env["AGENTCLI_BASH_ENV"] = env["BASH_ENV"]  # sourced after ours, as bash would
+    rc_file = scratch / _RC_NAME
+    if not rc_file.is_file():
+        rc_file.write_text(_RC_SCRIPT, encoding="utf-8")
+    env["BASH_ENV"] = str(rc_file)
+    env["AGENTCLI_CWD_FILE"] = str(cwd_file)
+    return env
+
+
+def _adopt_cwd(ws: Workspace, cwd_file: Path) -> str | None:
+    """Keep the shell's final directory if it is inside the project; else reset to root."""
+    try:
+        text = os.fsdecode(cwd_file.read_bytes()).removesuffix("\n")
+    except OSError:
+        return None  # no EXIT trap ran (exec, a replaced trap): keep the old directory
+    if not text:
+        return None
+    final = Path(text)
+    if ws.is_inside(final):
+        ws.shell_cwd = final
+        return None
+    ws.shell_cwd = ws.root
+    return (
+        f"(Working directory reset to the project root {ws.root}: {text} is outside the project.)"
+    )
+
+
+def _result(
+    buffer: OutputBuffer,
+    outcome: Outcome,
+    returncode: int | None,
+    timeout_ms: int,
+    notes: list[str],
+) -> ToolResult:
+    rendered = buffer.render()
+    body = rendered.text.rstrip("\n")
+    parts = [body if body.strip() else "(no output)"]
+    exit_code: int | None = None
+    if outcome == "exited":
+        exit_code = _shell_exit_code(returncode)
+        if exit_code != 0:
+            parts.append(f"Exit code: {exit_code}{_signal_note(returncode)}")
+    elif outcome == "timed_out":
+        parts.append(
+            f"Command timed out after {format_ms(timeout_ms)}; it was stopped "
+            "together with every process it started."
+        )
+    else:
+        parts.append("Command was interrupted; it was stopped with every process it started.")
+    parts.extend(notes)
+    path = rendered.full_output_path
+    return ToolResult(
+        "\n".join(parts),
+        is_error=outcome != "exited",
+        display={
+            "kind": "bash",
+            "exit_code": exit_code,
+            "timed_out": outcome == "timed_out",
+            "interrupted": outcome == "interrupted",
+            "output_file": str(path) if path else None,
+        },
+    )
+
+
+def _shell_exit_code(returncode: int | None) -> int:
+    """The code a shell would show: 128+N for a process killed by signal N."""
+    if returncode is None:
+        return -1
+    return 128 - returncode if returncode < 0 else returncode
+
+
+def _signal_note(returncode: int | None) -> str:
+    if returncode is None or returncode >= 0:
+        return ""
+    try:
+        return f" (killed by {signal.Signals(-returncode).name})"
+    except ValueError:
+        return f" (killed by signal {-returncode})"
+
+
+def format_ms(ms: int) -> str:
+    if ms < 1000:
+        return f"{ms}ms"
+    seconds = ms / 1000
+    if seconds < 60:
+        return f"{seconds:g}s"
+    minutes, rest = divmod(round(seconds), 60)
+    return f"{minutes}m {rest}s" if rest else f"{minutes}m"
+
+
+class _PipeReader(asyncio.Protocol):
+    """Hands each chunk read from the output pipe to a callback; notes the end."""
+
+    def __init__(self, on_data: Callable[[bytes], None], eof: asyncio.Future[None]) -> None:
+        self._on_data = on_data
+        self._eof = eof
+
+    def data_received(self, data: bytes) -> None:
+        self._on_data(data)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if not self._eof.done():
+            self._eof.set_result(None)
+
+
+class _Shell:
+    """One running `bash -c`: its process, its process group and its output pipe.
+
+    The pipe is ours rather than asyncio's subprocess pipe so that we decide
+    when to stop reading: a background job may keep it open forever.
+    """
+
+    def __init__(
+        self,
+        proc: asyncio.subprocess.Process,
+        transport: asyncio.ReadTransport,
+        eof: asyncio.Future[None],
+    ) -> None:
+        self.proc = proc
+        self._transport = transport
+        self._eof = eof
+
+    @property
+    def returncode(self) -> int | None:
+        return self.proc.returncode
+
+    @classmethod
+    async def spawn(
+        cls, command: str, cwd: Path, env: dict[str, str], on_data: Callable[[bytes], None]
+    ) -> _Shell:
+        bash = shutil.which("bash", path=env.get("PATH")) or shutil.which("bash")
+        if bash is None:
+            raise ToolError("bash was not found on PATH.")
+        read_fd, write_fd = os.pipe()
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                "bash",  # argv[0]: error messages read "bash: ...", not a full path
+                "-c",
+                command,
+                cwd=cwd,
+                env=env,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=write_fd,
+                stderr=write_fd,
+                start_new_session=True,
+                executable=bash,
+            )
+        except BaseException:
+            os.close(read_fd)
+            raise
+        finally:
+            os.close(write_fd)  # the child has its copy; EOF comes when all copies close
+        loop = asyncio.get_running_loop()
+        eof: asyncio.Future[None] = loop.create_future()
+        try:
+            transport, _ = await loop.connect_read_pipe(
+                lambda: _PipeReader(on_data, eof), os.fdopen(read_fd, "rb", buffering=0)
+            )
+        except BaseException:
+            _signal_group(proc.pid, signal.SIGKILL)
+            raise
+        return cls(proc, transport, eof)
+
+    async def wait(self, timeout: float, abort: AbortSignal) -> Outcome:
+        """Wait for the shell to exit, the timeout, or the abort signal."""
+        loop = asyncio.get_running_loop()
+        exited = asyncio.ensure_future(self.proc.wait())
+        aborted: asyncio.Future[None] = loop.create_future()
+
+        def on_abort() -> None:
+            if not aborted.done():
+                aborted.set_result(None)
+
+        unsubscribe = abort.on_abort(on_abort)
+        try:
+            await asyncio.wait({exited, aborted}, timeout=timeout, return_when="FIRST_COMPLETED")
+        finally:
+            unsubscribe()
+            aborted.cancel()
+            if not exited.done():
+                exited.cancel()
+        if exited.done() and not exited.cancelled():
+            return "exited"
+        return "interrupted" if aborted.done() and not aborted.cancelled() else "timed_out"
+
+    async def stop(self, grace: float) -> None:
+        """Stop the whole group: the shell if it still runs, and whatever it left behind.
+
+        Background jobs (`server &`) die with the command: nothing outlives the
+        call that the model could neither see nor stop later.
+        """
+        await _terminate_group(self.proc, grace)
+
+    async def stop_now(self, grace: float) -> None:
+        """`stop()` for a cancelled call: if even that is cancelled, SIGKILL at once."""
+        try:
+            await _terminate_group(self.proc, grace)
+        finally:
+            if _group_alive(self.proc.pid):
+                _signal_group(self.proc.pid, signal.SIGKILL)
+
+    async def drained(self, timeout: float) -> bool:
+        """Wait for the end of the output; False if something outside the group holds it."""
+        try:
+            await asyncio.wait_for(asyncio.shield(self._eof), timeout)
+        except TimeoutError:
+            return False
+        return True
+
+    def close(self) -> None:
+        self._transport.close()
+
+
+async def _terminate_group(proc: asyncio.subprocess.Process, grace: float) -> None:
+    """SIGTERM the group, give it `grace` seconds, then SIGKILL what is left."""
+    pgid = proc.pid  # start_new_session: the shell leads its own group
+    if proc.returncode is not None and not _group_alive(pgid):
+        return
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + grace
+    _signal_group(pgid, signal.SIGTERM)
+    if proc.returncode is None:
+        try:
+            await asyncio.wait_for(proc.wait(), grace)
+        except TimeoutError:
+            pass
+    while _group_alive(pgid) and loop.time() < deadline:
+        await asyncio.sleep(_POLL_SECONDS)
+    if proc.returncode is None or _group_alive(pgid):
+        _signal_group(pgid, signal.SIGKILL)
+        await proc.wait()
+        settle = loop.time() + _SETTLE_SECONDS
+        while _group_alive(pgid) and loop.time() < settle:
+            await asyncio.sleep(_POLL_SECONDS)
+
+
+def _signal_group(pgid: int, sig: signal.Signals) -> None:
+    try:
+        os.killpg(pgid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _group_alive(pgid: int) -> bool:
+    """True while a process of the group still runs.
+
+    Zombies do not count: where PID 1 does not reap orphans (some containers),
+    a killed background job stays a zombie forever and `killpg(pgid, 0)` keeps
+    succeeding, so /proc is consulted when it is there.
+    """
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    if not os.path.isdir("/proc/self"):
+        return True
+    return any(_live_members(pgid))
+
+
+def _live_members(pgid: int) -> Iterator[int]:
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat", "rb") as stat:
+                data = stat.read()
+        except OSError:
+            continue
+        # "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses.
+        fields = data[data.rfind(b")") + 2 :].split()
+        if len(fields) > 2 and int(fields[2]) == pgid and fields[0] not in (b"Z", b"X"):
+            yield int(entry.name)

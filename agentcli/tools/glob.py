@@ -1,0 +1,134 @@
+"""Glob: find files by name pattern, newest first.
+
+The walk is ripgrep's (`rg --files --glob`): parallel, skips what .gitignore
+ignores (node_modules, build output, virtualenvs), which on a real project is
+both what the model wants and what keeps the call fast. Only the ranking by
+modification time happens here.
+"""
+
+from __future__ import annotations
+
+import heapq
+import os
+from pathlib import Path
+
+from pydantic import Field
+
+from agentcli.tools.base import Tool, ToolContext, ToolError, ToolInput, ToolResult, Workspace
+from agentcli.tools.ripgrep import VCS_EXCLUDES, run_rg
+
+MAX_RESULTS = 100
+_GLOB_CHARS = frozenset("*?[{")
+
+
+class GlobInput(ToolInput):
+    pattern: str = Field(
+        min_length=1,
+        description='Glob pattern to match file paths against, e.g. "**/*.py" or "src/**/*.ts".',
+    )
+    path: str | None = Field(
+        None,
+        description="Folder to search in. Defaults to the project root.",
+    )
+
+
+class GlobTool(Tool):
+    name = "Glob"
+    input_model = GlobInput
+    read_only = True
+    concurrency_safe = True
+
+    def summary(self, inp: GlobInput, workspace: Workspace) -> str:
+        text = inp.pattern if not inp.path else f"{inp.pattern} in {inp.path}"
+        return text if len(text) <= 80 else text[:79] + "…"
+
+    def target_path(self, inp: GlobInput, workspace: Workspace) -> Path | None:
+        return workspace.resolve(inp.path) if inp.path else workspace.root
+
+    async def run(self, inp: GlobInput, ctx: ToolContext) -> ToolResult:
+        ws = ctx.workspace
+        start = ws.resolve(inp.path) if inp.path else ws.root
+        if not start.exists():
+            raise ToolError(f"Directory does not exist: {inp.path}")
+        if not start.is_dir():
+            raise ToolError(f"Not a directory: {inp.path} (Glob searches folders; use Read)")
+        base, pattern = split_pattern(start, inp.pattern)
+        if not base.is_dir():
+            return ToolResult("No files found", display=_display(0, 0))
+
+        args = ["--no-config", "--files", "--hidden", "--block-buffered", "--glob", pattern]
+        for glob in VCS_EXCLUDES:
+            args += ["--glob", glob]
+        out = await run_rg(args, base)
+        if out.returncode == 2 and not out.stdout:
+            raise ToolError(out.error_text())
+        names = out.stdout.splitlines()
+        if not names:
+            return ToolResult("No files found", display=_display(0, 0))
+
+        newest = _newest(base, names, MAX_RESULTS)
+        prefix = _display_prefix(ws, base)
+        lines = [prefix + name.decode("utf-8", "replace") for name in newest]
+        if len(names) > len(newest):
+            lines.append(
+                f"\n(Showing the {len(newest)} most recently modified of {len(names)} files; "
+                "results truncated, use a more specific pattern or path.)"
+            )
+        return ToolResult("\n".join(lines), display=_display(len(newest), len(names)))
+
+
+def split_pattern(start: Path, pattern: str) -> tuple[Path, str]:
+    """Move a pattern's literal leading folders into the folder searched.
+
+    rg matches globs like .gitignore lines, relative to the folder it runs in:
+    `*.py` matches at any depth, `src/*.py` and `/*.py` are anchored. An absolute
+    pattern (`/repo/src/**/*.py`), one going up (`../lib/*.py`) or one starting
+    with `./` names a real folder instead; it becomes the folder searched and the
+    rest stays anchored to it, as in a shell.
+    """
+    if pattern.startswith("!"):
+        pattern = "\\" + pattern  # a literal "!", not a negation that matches everything
+    if pattern.startswith("./"):
+        return start, "/" + pattern[2:].lstrip("/")
+    parts = pattern.split("/")
+    absolute = pattern.startswith("/")
+    if not absolute and parts[0] != "..":
+        return start, pattern
+    static: list[str] = []
+    for part in parts[:-1]:
+        if _GLOB_CHARS & set(part):
+            break
+        static.append(part)
+    rest = "/".join(parts[len(static) :])
+    folder = "/".join(static)
+    if absolute and not folder.strip("/"):
+        return start, pattern  # "/*.py", "/**/x": anchored to the search folder
+    base = Path(os.path.normpath(folder if absolute else start / folder))
+    if absolute and not base.is_dir():
+        return start, pattern  # "/src/*.py" where /src is not a real folder: anchored
+    return base, "/" + rest
+
+
+def _newest(base: Path, names: list[bytes], count: int) -> list[bytes]:
+    root = os.fsencode(base)
+
+    def key(name: bytes) -> tuple[int, bytes]:
+        try:
+            return (-os.stat(os.path.join(root, name)).st_mtime_ns, name)
+        except OSError:
+            return (0, name)
+
+    return heapq.nsmallest(count, names, key=key)
+
+
+def _display_prefix(ws: Workspace, base: Path) -> str:
+    """How rg's base-relative names become root-relative (or absolute outside the root)."""
+    if base == ws.root:
+        return ""
+    if base.is_relative_to(ws.root):
+        return f"{base.relative_to(ws.root)}/"
+    return f"{base}/"
+
+
+def _display(shown: int, total: int) -> dict[str, object]:
+    return {"kind": "glob", "shown": shown, "total": total}

@@ -1,0 +1,263 @@
+"""Grep: search file contents with ripgrep.
+
+The tool is a thin translation layer: fields become rg flags, rg's output
+becomes text for the model. Everything that makes search correct and fast
+(regex engine, .gitignore, binary detection, parallel walk) is ripgrep's.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field
+
+from agentcli.tools.base import Tool, ToolContext, ToolError, ToolInput, ToolResult, Workspace
+from agentcli.tools.ripgrep import VCS_EXCLUDES, RgOutput, run_rg, split_globs
+
+# Longer lines are shown as a preview: one minified file must not fill the context.
+MAX_COLUMNS = 500
+# Content mode stops here even with head_limit=0, for the same reason.
+MAX_CHARS = 30_000
+
+OutputMode = Literal["files_with_matches", "content", "count"]
+
+
+class GrepInput(ToolInput):
+    pattern: str = Field(
+        min_length=1,
+        description="Regular expression to search for (ripgrep / Rust regex syntax).",
+    )
+    path: str | None = Field(
+        None,
+        description="File or folder to search in. Defaults to the project root.",
+    )
+    glob: str | None = Field(
+        None,
+        description='Only search files matching this glob, e.g. "*.py" or "*.{ts,tsx}" (rg --glob).',
+    )
+    type: str | None = Field(
+        None,
+        description='Only search files of this type, e.g. "py", "js", "rust" (rg --type).',
+    )
+    output_mode: OutputMode = Field(
+        "files_with_matches",
+        description=(
+            '"files_with_matches" lists matching files (default), "content" shows matching '
+            'lines, "count" shows the number of matching lines per file.'
+        ),
+    )
+    case_insensitive: bool = Field(False, alias="-i", description="Ignore case (rg -i).")
+    line_numbers: bool = Field(
+        True,
+        alias="-n",
+        description="Show line numbers in content mode (default true). Ignored in other modes.",
+    )
+    after_context: int | None = Field(
+        None, alias="-A", ge=0, description="Lines to show after each match (content mode)."
+    )
+    before_context: int | None = Field(
+        None, alias="-B", ge=0, description="Lines to show before each match (content mode)."
+    )
+    context: int | None = Field(
+        None,
+        alias="-C",
+        ge=0,
+        description="Lines to show before and after each match (content mode).",
+    )
+    multiline: bool = Field(
+        False,
+        description="Let patterns span lines and `.` match newlines (rg -U --multiline-dotall).",
+    )
+    head_limit: int = Field(
+        250,
+        ge=0,
+        description=(
+            "Return at most this many results: files, count lines, or content lines "
+            "(default 250; 0 means no limit)."
+        ),
+    )
+    offset: int = Field(
+        0, ge=0, description="Skip this many results first, to page through a long result."
+    )
+
+
+class GrepTool(Tool):
+    name = "Grep"
+    input_model = GrepInput
+    read_only = True
+    concurrency_safe = True
+
+    def summary(self, inp: GrepInput, workspace: Workspace) -> str:
+        text = inp.pattern if not inp.path else f"{inp.pattern} in {inp.path}"
+        return _shorten(text, 80)
+
+    def target_path(self, inp: GrepInput, workspace: Workspace) -> Path | None:
+        return workspace.resolve(inp.path) if inp.path else workspace.root
+
+    async def run(self, inp: GrepInput, ctx: ToolContext) -> ToolResult:
+        ws = ctx.workspace
+        cwd, path_arg = search_location(ws, inp.path)
+        limit = inp.head_limit or None
+        # Only content lines come out in their final order; files are re-sorted by
+        # mtime and counts by path, so those need rg's whole output.
+        max_lines = inp.offset + limit if limit and inp.output_mode == "content" else None
+        out = await run_rg(build_rg_args(inp, path_arg), cwd, max_lines=max_lines)
+
+        if out.returncode == 2 and not out.stdout:
+            raise ToolError(out.error_text())
+        if not out.stdout:
+            return ToolResult("No matches found", display=_display(inp, 0))
+
+        strip_dot = path_arg == "."
+        lines = [_clean(line, strip_dot) for line in out.stdout.splitlines()]
+        if inp.output_mode == "files_with_matches":
+            text, shown = _files_result(lines, cwd, inp.offset, limit)
+        elif inp.output_mode == "count":
+            text, shown = _count_result(lines, inp.offset, limit)
+        else:
+            text, shown = _content_result(lines, out, inp.offset, limit)
+        if out.returncode == 2 and not out.stopped_early:
+            first = out.error_text().splitlines()[0]
+            text += f"\n\n(Some files could not be searched: {first})"
+        return ToolResult(text, display=_display(inp, shown))
+
+
+def search_location(ws: Workspace, path: str | None) -> tuple[Path, str]:
+    """Where to run rg and which path to give it, so results come out root-relative.
+
+    Inside the project rg runs from the root with a relative path; outside it, the
+    path is absolute and so are the results.
+    """
+    target = ws.resolve(path) if path else ws.root
+    if not target.exists():
+        raise ToolError(f"Path does not exist: {path}")
+    if target == ws.root:
+        return ws.root, "."
+    if target.is_relative_to(ws.root):
+        return ws.root, str(target.relative_to(ws.root))
+    return (target if target.is_dir() else target.parent), str(target)
+
+
+def build_rg_args(inp: GrepInput, path_arg: str) -> list[str]:
+    """The rg command line for a Grep call (public so the benchmark runs the same)."""
+    # --no-config: a user's RIPGREP_CONFIG_PATH must not change the output format.
+    # --block-buffered: rg otherwise flushes per file, waking the event loop hundreds of times.
+    args = ["--no-config", "--color=never", "--hidden", "--block-buffered"]
+    if inp.case_insensitive:
+        args.append("--ignore-case")
+    if inp.multiline:
+        args += ["--multiline", "--multiline-dotall"]
+    if inp.type:
+        args += ["--type", inp.type]
+    for glob in split_globs(inp.glob or ""):
+        args += ["--glob", glob]
+    for glob in VCS_EXCLUDES:  # last, so a user glob cannot re-include them
+        args += ["--glob", glob]
+    if inp.output_mode == "files_with_matches":
+        args.append("--files-with-matches")
+    elif inp.output_mode == "count":
+        args += ["--count", "--with-filename"]
+    else:
+        # Sorted by path: a search repeated with a larger offset continues where
+        # the previous page ended, instead of showing lines in a new random order.
+        args += ["--with-filename", "--no-heading", "--sort", "path"]
+        args += ["--max-columns", str(MAX_COLUMNS), "--max-columns-preview"]
+        args.append("--line-number" if inp.line_numbers else "--no-line-number")
+        if inp.context is not None:
+            args += ["--context", str(inp.context)]
+        if inp.before_context is not None:
+            args += ["--before-context", str(inp.before_context)]
+        if inp.after_context is not None:
+            args += ["--after-context", str(inp.after_context)]
+    # --regexp keeps a pattern starting with "-" a pattern; "--" does the same for the path.
+    return [*args, "--regexp", inp.pattern, "--", path_arg]
+
+
+def _clean(raw: bytes, strip_dot: bool) -> bytes:
+    return raw[2:] if strip_dot and raw.startswith(b"./") else raw
+
+
+def _text(raw: bytes) -> str:
+    return raw.decode("utf-8", "replace")
+
+
+def _files_result(lines: list[bytes], cwd: Path, offset: int, limit: int | None) -> tuple[str, int]:
+    base = os.fsencode(cwd)
+
+    def mtime(rel: bytes) -> int:
+        try:
+            return os.stat(os.path.join(base, rel)).st_mtime_ns
+        except OSError:
+            return 0
+
+    ranked = sorted(lines, key=lambda rel: (-mtime(rel), rel))
+    page = ranked[offset : offset + limit if limit else None]
+    noun = "file" if len(ranked) == 1 else "files"
+    text = "\n".join([f"Found {len(ranked)} {noun}", *map(_text, page)])
+    text += _page_note(offset, len(page), len(ranked), "files")
+    return text, len(page)
+
+
+def _count_result(lines: list[bytes], offset: int, limit: int | None) -> tuple[str, int]:
+    entries: list[tuple[bytes, int]] = []
+    for line in lines:
+        path, _, count = line.rpartition(b":")
+        entries.append((path, int(count) if count.isdigit() else 0))
+    entries.sort()
+    total = sum(count for _, count in entries)
+    page = entries[offset : offset + limit if limit else None]
+    body = [f"{_text(path)}:{count}" for path, count in page]
+    files = "file" if len(entries) == 1 else "files"
+    lines_word = "line" if total == 1 else "lines"
+    body.append(f"\nFound {total} matching {lines_word} in {len(entries)} {files}")
+    text = "\n".join(body) + _page_note(offset, len(page), len(entries), "entries")
+    return text, len(page)
+
+
+def _content_result(
+    lines: list[bytes], out: RgOutput, offset: int, limit: int | None
+) -> tuple[str, int]:
+    page = lines[offset : offset + limit if limit else None]
+    more = out.stopped_early or (limit is not None and len(lines) > offset + limit)
+    if not page:
+        return f"No matches past offset {offset}", 0
+    kept: list[str] = []
+    size = 0
+    for raw in page:
+        line = _text(raw)
+        if size + len(line) + 1 > MAX_CHARS:
+            break
+        kept.append(line)
+        size += len(line) + 1
+    text = "\n".join(kept)
+    if len(kept) < len(page):
+        text += (
+            f"\n\n(Output cut at {MAX_CHARS} characters after {len(kept)} lines; "
+            f"use offset={offset + len(kept)} to continue, or narrow the search.)"
+        )
+    elif more:
+        text += (
+            f"\n\n(Showing {len(kept)} lines from offset {offset}; more results exist. "
+            f"Use offset={offset + len(kept)} to see more, or narrow the search.)"
+        )
+    return text, len(kept)
+
+
+def _page_note(offset: int, shown: int, total: int, what: str) -> str:
+    if offset + shown >= total:
+        return ""
+    return (
+        f"\n\n(Showing {what} {offset + 1}-{offset + shown} of {total}. "
+        f"Use offset={offset + shown} to see more, or narrow the search.)"
+    )
+
+
+def _display(inp: GrepInput, shown: int) -> dict[str, object]:
+    return {"kind": "grep", "mode": inp.output_mode, "results": shown}
+
+
+def _shorten(text: str, width: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"

@@ -1,0 +1,158 @@
+"""Locating the ripgrep binary and running it, never through a shell.
+
+Grep and Glob both sit on ripgrep: it walks trees in parallel, honours
+.gitignore, and is far faster than anything written in Python. The `ripgrep`
+wheel (a project dependency) drops `rg` next to the venv's interpreter, which is
+why that place is tried before PATH: the version we test against wins over
+whatever the machine happens to have.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import sys
+import sysconfig
+from dataclasses import dataclass
+from pathlib import Path
+
+from agentcli.tools.base import ToolError
+
+_EXE = "rg.exe" if os.name == "nt" else "rg"
+
+# Version-control folders: searchable as hidden files otherwise, never useful.
+VCS_EXCLUDES = ("!.git", "!.svn", "!.hg", "!.bzr", "!.jj")
+
+_found: str | None = None
+
+
+def find_rg() -> str:
+    """The path of the `rg` binary, or a ToolError telling how to get one."""
+    global _found
+    if _found is None:
+        _found = _locate()
+    if _found is None:
+        raise ToolError(
+            "ripgrep (rg) was not found. Install the `ripgrep` Python package into this "
+            "environment (pip install ripgrep) or put `rg` on PATH."
+        )
+    return _found
+
+
+def _locate() -> str | None:
+    # sys.executable is deliberately not resolved: in a venv it is a symlink and
+    # the venv's bin folder (where the wheel put rg) is its unresolved parent.
+    candidates = [Path(sys.executable).parent / _EXE]
+    scripts = sysconfig.get_path("scripts")
+    if scripts:
+        candidates.append(Path(scripts) / _EXE)
+    for candidate in candidates:
+        if candidate.is_file() and os.access(candidate, os.X_OK):
+            return str(candidate)
+    return shutil.which("rg")
+
+
+@dataclass(slots=True)
+class RgOutput:
+    """What one rg run produced.
+
+    `returncode` follows rg: 0 matches, 1 no match, 2 error (possibly with
+    results too, e.g. one unreadable file). `stopped_early` means we had enough
+    lines and killed rg; its return code then says nothing.
+    """
+
+    returncode: int
+    stdout: bytes
+    stderr: str
+    stopped_early: bool = False
+
+    def error_text(self) -> str:
+        return self.stderr.strip() or f"rg failed with exit code {self.returncode}"
+
+
+_STDERR_CAP = 64 * 1024
+
+
+async def run_rg(args: list[str], cwd: Path, *, max_lines: int | None = None) -> RgOutput:
+    """Run `rg *args` in `cwd` and collect its output.
+
+    With `max_lines`, rg is stopped as soon as more than that many lines have
+    arrived: a head-limited search over a big tree does not pay for results it
+    would throw away. rg is killed if the calling task is cancelled.
+    """
+    proc = await asyncio.create_subprocess_exec(
+        find_rg(),
+        *args,
+        cwd=cwd,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    stderr_task = asyncio.ensure_future(_read_capped(proc.stderr, _STDERR_CAP))
+    try:
+        chunks: list[bytes] = []
+        lines = 0
+        stopped = False
+        while chunk := await proc.stdout.read(1 << 16):
+            chunks.append(chunk)
+            if max_lines is not None:
+                lines += chunk.count(b"\n")
+                if lines > max_lines:
+                    stopped = True
+                    _kill(proc)
+                    break
+        returncode = await proc.wait()
+        stderr = await stderr_task
+    except BaseException:
+        _kill(proc)
+        stderr_task.cancel()
+        raise
+    return RgOutput(returncode, b"".join(chunks), stderr, stopped)
+
+
+async def _read_capped(stream: asyncio.StreamReader, cap: int) -> str:
+    """Read a stream to its end, keeping only the first `cap` bytes."""
+    kept = bytearray()
+    while chunk := await stream.read(1 << 16):
+        if len(kept) < cap:
+            kept += chunk[: cap - len(kept)]
+    return kept.decode("utf-8", "replace")
+
+
+def _kill(proc: asyncio.subprocess.Process) -> None:
+    if proc.returncode is None:
+        try:
+            proc.kill()
+        except ProcessLookupError:
+            pass
+
+
+def split_globs(value: str) -> list[str]:
+    """Split a glob argument on whitespace and on commas outside braces.
+
+    `*.py *.md`, `*.py,*.md` and `*.{ts,tsx}` all mean what a person expects.
+    """
+    globs: list[str] = []
+    current: list[str] = []
+    depth = 0
+    for char in value:
+        if char == "{":
+            depth += 1
+        elif char == "}" and depth:
+            depth -= 1
+        if (char.isspace() or (char == "," and depth == 0)) and depth == 0:
+            if current:
+                globs.append("".join(current))
+                current = []
+            continue
+        current.append(char)
+    if current:
+        globs.append("".join(current))
+    return globs
+
+
+def display_line(raw: bytes) -> str:
+    """A line of rg output as text safe to show and to send (bad bytes replaced)."""
+    return raw.decode("utf-8", "replace")
