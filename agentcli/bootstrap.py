@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agentcli.config.paths import project_dir
 from agentcli.engine.context import Environment, system_prompt
 from agentcli.engine.query_engine import DEFAULT_MODEL, EngineConfig, QueryEngine
 from agentcli.permissions.gate import PermissionGate
@@ -77,6 +78,8 @@ def build_engine(options: Options, approver: Approver, provider: Provider | None
     workspace = Workspace(
         root=options.cwd,
         extra_dirs=[Path(d).expanduser().resolve() for d in options.add_dirs or []],
+        # Full outputs cut from tool results live with the project's other agentcli files.
+        scratch_dir=project_dir(options.cwd) / "tool-output",
     )
     mode = PermissionMode(options.permission_mode or PermissionMode.DEFAULT)
     policy = PermissionPolicy(
