@@ -15,13 +15,15 @@ from typing import Any
 
 from agentcli.config.paths import project_dir
 from agentcli.engine.context import Environment, system_prompt
+from agentcli.engine.memory import load_memory
 from agentcli.engine.query_engine import DEFAULT_MODEL, EngineConfig, QueryEngine
 from agentcli.permissions.gate import PermissionGate
 from agentcli.permissions.policy import PermissionPolicy
-from agentcli.permissions.rules import parse_tool_list
-from agentcli.permissions.types import Approver, PermissionMode
+from agentcli.permissions.types import Approver
 from agentcli.providers.base import Provider
 from agentcli.providers.retry import RetryPolicy
+from agentcli.session.attach import attach_session
+from agentcli.session.loader import LoadedSession
 from agentcli.tools.base import Workspace
 from agentcli.tools.registry import builtin_tools
 
@@ -37,6 +39,8 @@ class Options:
     disallowed_tools: list[str] | None = None
     add_dirs: list[str] | None = None
     max_turns: int | None = None
+    continue_session: bool = False  # --continue: the latest session of this folder
+    resume: str | None = None  # --resume [ID]: "" means "let the person pick"
 
     @classmethod
     def from_args(cls, args: Any, cwd: Path | None = None) -> Options:
@@ -48,6 +52,8 @@ class Options:
             disallowed_tools=args.disallowed_tools,
             add_dirs=args.add_dirs,
             max_turns=getattr(args, "max_turns", None),
+            continue_session=bool(getattr(args, "continue_session", False)),
+            resume=getattr(args, "resume", None),
         )
 
 
@@ -74,26 +80,45 @@ def make_provider() -> Provider:
     return AnthropicProvider(retry=retry_policy_from_env())
 
 
-def build_engine(options: Options, approver: Approver, provider: Provider | None) -> QueryEngine:
+def build_engine(
+    options: Options,
+    approver: Approver,
+    provider: Provider | None,
+    resumed: LoadedSession | None = None,
+) -> QueryEngine:
+    """`resumed`: a session from `agentcli.session.attach.resolve_resumed()` to continue."""
+    from agentcli.permissions import session_setup
+
+    settings = session_setup.load_for_options(options)  # settings files + flags, merged
     workspace = Workspace(
         root=options.cwd,
-        extra_dirs=[Path(d).expanduser().resolve() for d in options.add_dirs or []],
+        extra_dirs=[path for path, _source in settings.additional_dirs],
+        env=settings.env_values(),
         # Full outputs cut from tool results live with the project's other agentcli files.
         scratch_dir=project_dir(options.cwd) / "tool-output",
     )
-    mode = PermissionMode(options.permission_mode or PermissionMode.DEFAULT)
+    mode = session_setup.mode_of(settings)
     policy = PermissionPolicy(
         workspace=workspace,
         mode=mode,
-        allow=parse_tool_list(options.allowed_tools, "command line"),
-        deny=parse_tool_list(options.disallowed_tools, "command line"),
+        allow=settings.rules("allow"),
+        ask=settings.rules("ask"),
+        deny=settings.rules("deny"),
     )
-    env = Environment.detect(workspace.root)
-    return QueryEngine(
+    env = Environment.detect(workspace.root, git=True)
+    engine = QueryEngine(
         provider=provider,
         tools=builtin_tools(),
         gate=PermissionGate(policy, approver),
         workspace=workspace,
-        config=EngineConfig(model=resolve_model(options), max_turns=options.max_turns),
-        system=system_prompt(env, mode),
+        config=EngineConfig(
+            model=session_setup.model_of(settings, resolve_model(options)),
+            max_turns=options.max_turns,
+        ),
+        system=system_prompt(env, mode, load_memory(workspace.root)),
+        session_id=resumed.session_id if resumed else None,
+        messages=resumed.messages if resumed else None,
     )
+    attach_session(engine, resumed=resumed)
+    session_setup.attach(engine, settings)  # hooks, "always" answers, engine.settings
+    return engine

@@ -55,6 +55,22 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--add-dir", dest="add_dirs", nargs="+", action="extend", metavar="DIR", default=[]
     )
+    parser.add_argument(
+        "-c",
+        "--continue",
+        dest="continue_session",
+        action="store_true",
+        help="continue the latest conversation in this folder",
+    )
+    parser.add_argument(
+        "-r",
+        "--resume",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="ID",
+        help="resume a conversation: by session ID, or pick one from a list",
+    )
     parser.add_argument("--verbose", action="store_true", help="headless: report retries")
     return parser
 
@@ -67,6 +83,10 @@ def _positive_int(text: str) -> int:
 
 
 def run(argv: list[str]) -> int:
+    if argv[:1] == ["config"]:  # `agentcli config [flags]`: the merged settings and their sources
+        from agentcli.config.show import config_command
+
+        return config_command(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.print_mode:
@@ -81,5 +101,6 @@ def run(argv: list[str]) -> int:
         from agentcli.headless import main as headless_main
 
         return headless_main(args, prompt)
-    print("agentcli: the interactive interface is not built yet; use -p", file=sys.stderr)
-    return 1
+    from agentcli.ui.launch import main as tui_main
+
+    return tui_main(args)

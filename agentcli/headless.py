@@ -40,10 +40,22 @@ async def _run(args: Any, prompt: str, importer: threading.Thread) -> int:
     from agentcli.headless_output import Output, RunSummary
     from agentcli.permissions.gate import headless_approver
     from agentcli.providers.base import ModelError
+    from agentcli.session.attach import SessionNotFound, finish_session, resumed_for_headless
 
     started = time.monotonic()
     options = Options.from_args(args, Path.cwd())
-    engine = build_engine(options, headless_approver, provider=None)
+    try:
+        resumed = resumed_for_headless(options)
+    except SessionNotFound as error:
+        print(f"agentcli: error: {error}", file=sys.stderr)
+        return EXIT_ERROR
+    for notice in resumed.notices if resumed else []:
+        print(f"agentcli: {notice}", file=sys.stderr)
+    engine = build_engine(options, headless_approver, provider=None, resumed=resumed)
+    from agentcli.permissions.session_setup import engine_startup_notices
+
+    for notice in engine_startup_notices(engine):  # skipped settings files, bypass warning
+        print(f"agentcli: warning: {notice}", file=sys.stderr)
     importer.join()
     try:
         engine.provider = make_provider()
@@ -60,8 +72,15 @@ async def _run(args: Any, prompt: str, importer: threading.Thread) -> int:
     )
     summary = RunSummary(session_id=engine.session_id)
     _install_interrupt(engine)
+    for notice in await engine.start_session("resume" if resumed else "startup"):
+        print(f"agentcli: hook: {notice}", file=sys.stderr)
     async for event in engine.submit_message(prompt):
         output.event(event, summary)
+    for notice in await engine.end_session("other"):
+        print(f"agentcli: hook: {notice}", file=sys.stderr)
+    problem = finish_session(engine)
+    if problem:
+        print(f"agentcli: warning: {problem}", file=sys.stderr)
     summary.num_turns = engine.turns
     summary.usage = engine.usage.to_dict()
     summary.total_cost_usd = engine.cost_usd

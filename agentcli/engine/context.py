@@ -2,18 +2,29 @@
 
 The prompt is part of the cached prefix, so it must be byte-stable across the
 requests of a session: nothing in it changes per request (the date is the
-day the session started, not a clock).
+day the session started, not a clock; the git status is a snapshot taken at
+start). The last block carries the cache breakpoint that covers the tools and
+the whole system prompt.
+
+Blocks: the identity and environment, then (when there are any) the memory
+files, so `/context` can count memory apart.
 """
 
 from __future__ import annotations
 
 import platform
+import subprocess
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 from typing import Any
 
+from agentcli.engine.caching import mark_system
+from agentcli.engine.memory import Memory, render_memory
 from agentcli.permissions.types import PermissionMode
+
+GIT_TIMEOUT_S = 3.0
+GIT_STATUS_CHARS = 2000
 
 IDENTITY = """\
 You are agentcli, a coding agent working in the user's terminal, inside their project folder.
@@ -42,14 +53,18 @@ class Environment:
     platform: str
     today: str
     is_git_repo: bool
+    git_status: str | None = None
 
     @classmethod
-    def detect(cls, cwd: Path) -> Environment:
+    def detect(cls, cwd: Path, *, git: bool = False) -> Environment:
+        """`git=True` also takes the git status snapshot (a few subprocesses)."""
+        in_repo = _in_git_repo(cwd)
         return cls(
             cwd=cwd,
             platform=f"{platform.system()} {platform.release()}",
             today=date.today().isoformat(),
-            is_git_repo=_in_git_repo(cwd),
+            is_git_repo=in_repo,
+            git_status=git_status_summary(cwd) if git and in_repo else None,
         )
 
 
@@ -57,7 +72,48 @@ def _in_git_repo(path: Path) -> bool:
     return any((folder / ".git").exists() for folder in [path, *path.parents])
 
 
-def system_prompt(env: Environment, mode: PermissionMode) -> list[dict[str, Any]]:
+def _git(cwd: Path, *args: str) -> str | None:
+    try:
+        done = subprocess.run(
+            ["git", *args],
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            timeout=GIT_TIMEOUT_S,
+            stdin=subprocess.DEVNULL,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout.strip() if done.returncode == 0 else None
+
+
+def git_status_summary(cwd: Path) -> str | None:
+    """Branch, main branch, `git status --short` (cut) and the last commits, as
+    text for the system prompt; None when git is missing or fails."""
+    branch = _git(cwd, "rev-parse", "--abbrev-ref", "HEAD")
+    if branch is None:
+        return None
+    main = _git(cwd, "symbolic-ref", "--short", "refs/remotes/origin/HEAD")
+    main = main.removeprefix("origin/") if main else None
+    status = _git(cwd, "status", "--short") or ""
+    if len(status) > GIT_STATUS_CHARS:
+        status = status[:GIT_STATUS_CHARS] + "\n... (cut; run `git status` for the rest)"
+    log = _git(cwd, "log", "--oneline", "-n", "5") or ""
+    lines = [
+        "Git status at the start of the session (a snapshot; it does not update):",
+        f"Current branch: {branch}",
+    ]
+    if main:
+        lines.append(f"Main branch (usually the target of pull requests): {main}")
+    lines.append("Status:\n" + (status or "(clean)"))
+    if log:
+        lines.append("Recent commits:\n" + log)
+    return "\n".join(lines)
+
+
+def system_prompt(
+    env: Environment, mode: PermissionMode, memory: Memory | None = None
+) -> list[dict[str, Any]]:
     """The system prompt as content blocks (a list, so cache breakpoints can be placed)."""
     parts = [
         IDENTITY,
@@ -68,6 +124,11 @@ def system_prompt(env: Environment, mode: PermissionMode) -> list[dict[str, Any]
         f"- Today's date: {env.today}\n"
         f"- Permission mode: {mode.value}",
     ]
+    if env.git_status:
+        parts.append(env.git_status)
     if mode is PermissionMode.PLAN:
         parts.append(PLAN_MODE)
-    return [{"type": "text", "text": "\n\n".join(parts)}]
+    blocks = [{"type": "text", "text": "\n\n".join(parts)}]
+    if memory is not None and not memory.empty:
+        blocks.append({"type": "text", "text": render_memory(memory)})
+    return mark_system(blocks)

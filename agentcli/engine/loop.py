@@ -26,6 +26,7 @@ from agentcli.engine.events import (
     AssistantMessage,
     EndReason,
     Event,
+    Notice,
     RequestStarted,
     TextDelta,
     ThinkingDelta,
@@ -35,6 +36,8 @@ from agentcli.engine.events import (
 from agentcli.engine.messages import normalize_for_api, user_message
 from agentcli.engine.orchestration import INTERRUPTED_MESSAGE, ToolRunner
 from agentcli.engine.usage import Usage
+from agentcli.hooks.events import Hooks
+from agentcli.hooks.stop import StopGuard
 from agentcli.permissions.gate import PermissionGate
 from agentcli.providers.base import (
     BlockCompleted,
@@ -73,7 +76,11 @@ class QueryParams:
     # Shapes each request's messages (prompt-cache breakpoints, budgets) without
     # touching the conversation itself.
     prepare_messages: Callable[[list[dict[str, Any]]], list[dict[str, Any]]] | None = None
+    # Runs at the checkpoint before each request (auto-compaction); may replace
+    # `messages` in place and yields events (notices) of its own.
+    before_request: Callable[[AbortSignal], AsyncIterator[Event]] | None = None
     request_extra: dict[str, Any] = field(default_factory=dict)
+    hooks: Hooks | None = None  # PreToolUse/PostToolUse/Stop (agentcli/hooks)
 
 
 async def query(params: QueryParams) -> AsyncIterator[Event]:
@@ -91,6 +98,7 @@ async def query(params: QueryParams) -> AsyncIterator[Event]:
 async def _run_loop(params: QueryParams, runners: list[ToolRunner]) -> AsyncIterator[Event]:
     turn = 1
     usage = Usage()
+    stop_guard = StopGuard()
     abort = params.abort
     while True:
         # -- the checkpoint ---------------------------------------------------
@@ -113,6 +121,10 @@ async def _run_loop(params: QueryParams, runners: list[ToolRunner]) -> AsyncIter
             )
             return
 
+        if params.before_request is not None:
+            async for event in params.before_request(abort):
+                yield event
+
         # -- 1. the model request ---------------------------------------------
         yield RequestStarted(turn)
         runner = ToolRunner(
@@ -121,6 +133,7 @@ async def _run_loop(params: QueryParams, runners: list[ToolRunner]) -> AsyncIter
             params.workspace,
             abort,
             start_while_streaming=params.start_tools_while_streaming,
+            hooks=params.hooks,
         )
         runners.append(runner)
         collector = _Collector()
@@ -183,6 +196,18 @@ async def _run_loop(params: QueryParams, runners: list[ToolRunner]) -> AsyncIter
 
         # -- 2. no tool_use: done ---------------------------------------------
         if not runner.calls:
+            if params.hooks is not None:
+                stop = await stop_guard.check(params.hooks)
+                for text in stop.notices:
+                    yield Notice(text, "warning")
+                if stop.end is not None:
+                    yield TurnEnded(EndReason(stop.end), turn, usage, stop.message)
+                    return
+                if stop.feedback is not None:  # exit 2: the model goes on with the message
+                    params.messages.append(user_message(stop.feedback))
+                    yield UserMessage(params.messages[-1])
+                    turn += 1
+                    continue
             yield TurnEnded(EndReason.COMPLETED, turn, usage)
             return
 
@@ -194,6 +219,11 @@ async def _run_loop(params: QueryParams, runners: list[ToolRunner]) -> AsyncIter
         yield UserMessage(params.messages[-1])
         if interrupted:
             yield TurnEnded(EndReason.ABORTED_TOOLS, turn, usage, abort.reason)
+            return
+
+        hook_stop = params.hooks.take_stop() if params.hooks is not None else None
+        if hook_stop is not None:  # a tool hook said `continue: false`
+            yield TurnEnded(EndReason.HOOK_STOPPED, turn, usage, hook_stop)
             return
 
         # -- 4. next turn -----------------------------------------------------

@@ -24,12 +24,15 @@ from pydantic import ValidationError
 from agentcli.engine.abort import AbortSignal
 from agentcli.engine.events import (
     Event,
+    Notice,
     ToolCallFinished,
     ToolCallProgress,
     ToolCallRunning,
     ToolCallStarted,
     ToolPermissionRequested,
 )
+from agentcli.hooks.events import Hooks
+from agentcli.hooks.tool_hooks import after_tool, before_tool, combine_decision
 from agentcli.permissions.gate import PermissionGate
 from agentcli.permissions.types import Decision
 from agentcli.tools.base import Tool, ToolContext, ToolError, ToolInput, ToolResult, Workspace
@@ -76,7 +79,9 @@ class ToolRunner:
         abort: AbortSignal,
         *,
         start_while_streaming: bool = True,
+        hooks: Hooks | None = None,
     ) -> None:
+        self.hooks = hooks  # PreToolUse / PostToolUse (agentcli/hooks/tool_hooks.py)
         self.registry = registry
         self.gate = gate
         self.workspace = workspace
@@ -195,7 +200,16 @@ class ToolRunner:
                 return
             tool, inp = call.tool, call.inp
             assert tool is not None and inp is not None
-            decision = call.decision or self.gate.decide(tool, inp)
+            forced = None
+            if self.hooks is not None:
+                pre = await before_tool(self.hooks, tool, inp, call.id, self._notice)
+                if pre.refusal is not None:
+                    self._finish(call, ToolResult(pre.refusal, is_error=True), "denied")
+                    return
+                forced = pre.forced
+                if pre.inp is not inp:  # updatedInput: decide again on the new input
+                    inp, call.decision = pre.inp, None
+            decision = combine_decision(call.decision or self.gate.decide(tool, inp), forced)
             if decision.behavior == "ask":
                 async with self._ask_lock:
                     self._emit(ToolPermissionRequested(call.id, call.name))
@@ -213,6 +227,8 @@ class ToolRunner:
                 report=lambda data: self._emit(ToolCallProgress(call.id, data)),
             )
             result = await tool.run(inp, context)
+            if self.hooks is not None:
+                result = await after_tool(self.hooks, tool, inp, call.id, result, self._notice)
             self._finish(call, result, "failed" if result.is_error else "done")
         except asyncio.CancelledError:
             self._finish(call, ToolResult(self._stop_message, is_error=True), "interrupted")
@@ -224,6 +240,9 @@ class ToolRunner:
 
     def _emit(self, event: Event) -> None:
         self._queue.put_nowait(event)
+
+    def _notice(self, text: str) -> None:
+        self._emit(Notice(text, "warning"))
 
     def _finish(self, call: ToolCall, result: ToolResult, status: str) -> None:
         if call.result is not None:

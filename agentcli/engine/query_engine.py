@@ -16,7 +16,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from agentcli.engine.abort import AbortSignal
-from agentcli.engine.events import AssistantMessage, Event, TurnEnded, UserMessage
+from agentcli.engine.events import (
+    AssistantMessage,
+    EndReason,
+    Event,
+    Notice,
+    TurnEnded,
+    UserMessage,
+)
 from agentcli.engine.loop import QueryParams, query
 from agentcli.engine.messages import user_message
 from agentcli.engine.pricing import cost_usd
@@ -66,6 +73,15 @@ class QueryEngine:
         self.last_request_usage = Usage()
         self.listeners: list[MessageListener] = []
         self._abort: AbortSignal | None = None
+        # Shapes each request's copy of the messages (cache breakpoints, tool-result
+        # budget); set by bootstrap (engine/caching.py `request_shaper`).
+        self.prepare_messages: Callable[[list[dict[str, Any]]], list[dict[str, Any]]] | None = None
+        # Runs at the loop's checkpoint before each request (auto-compaction);
+        # set by `Compactor.attach()` (engine/compaction.py).
+        self.before_request: Callable[[AbortSignal], AsyncIterator[Event]] | None = None
+        self.compactor: Any = None
+        # Settings hooks (agentcli/hooks/events.py `Hooks`); set by bootstrap.
+        self.hooks: Any = None
 
     @property
     def busy(self) -> bool:
@@ -90,6 +106,17 @@ class QueryEngine:
         abort = abort or AbortSignal()
         self._abort = abort
         try:
+            if self.hooks is not None:
+                from agentcli.hooks.session import check_prompt
+
+                check = await check_prompt(self.hooks, prompt)
+                for text in check.notices:
+                    yield Notice(text, "warning")
+                if check.blocked is not None:  # UserPromptSubmit: the model is not called
+                    yield Notice(check.blocked, "warning")
+                    yield TurnEnded(EndReason.HOOK_STOPPED, 0, error=check.blocked)
+                    return
+                prompt = check.prompt
             self._add(user_message(prompt))
             params = QueryParams(
                 messages=self.messages,
@@ -103,6 +130,9 @@ class QueryEngine:
                 max_turns=self.config.max_turns,
                 abort=abort,
                 start_tools_while_streaming=self.config.start_tools_while_streaming,
+                prepare_messages=self.prepare_messages,
+                before_request=self.before_request,
+                hooks=self.hooks,
             )
             async with aclosing(query(params)) as events:
                 async for event in events:
@@ -110,6 +140,37 @@ class QueryEngine:
                     yield event
         finally:
             self._abort = None
+
+    async def compact(self, focus: str = "") -> Any:
+        """`/compact [focus]`: summarise the older history now (engine/compaction.py).
+        Returns a CompactionOutcome; a failure leaves the conversation as it was."""
+        from agentcli.engine.compaction import CompactionOutcome, Compactor
+
+        if self.busy:
+            return CompactionOutcome(False, "a turn is running; wait for it to end")
+        if self.compactor is None:
+            Compactor(auto=False).attach(self)
+        self._abort = abort = AbortSignal()  # Esc (interrupt()) cancels the summary call
+        try:
+            return await self.compactor.compact(self, focus=focus, trigger="manual", abort=abort)
+        finally:
+            self._abort = None
+
+    async def start_session(self, source: str = "startup") -> list[str]:
+        """SessionStart hooks (front ends call this once); returns notices for the person."""
+        if self.hooks is None:
+            return []
+        from agentcli.hooks.session import start_session
+
+        return await start_session(self.hooks, source)
+
+    async def end_session(self, reason: str = "other") -> list[str]:
+        """SessionEnd hooks (front ends call this on exit); returns notices for the person."""
+        if self.hooks is None:
+            return []
+        from agentcli.hooks.session import end_session
+
+        return await end_session(self.hooks, reason)
 
     def _observe(self, event: Event) -> None:
         match event:

@@ -1,21 +1,25 @@
 """Where a decision meets a person: the engine asks the gate, the gate may ask the approver.
 
 The approver is injected: the TUI shows a prompt, headless mode refuses
-(nobody can answer). An "allow for this session" answer becomes a session
-rule, so the same kind of call is not asked about again.
+(nobody can answer). An "allow for this session" answer becomes session
+rules, so the same kind of call is not asked about again; an "always" answer
+also writes them to `<project>/.agentcli/settings.local.json`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from agentcli.permissions.policy import PermissionPolicy
+from agentcli.permissions.policy import EXIT_PLAN_MODE, PermissionPolicy
 from agentcli.permissions.rules import Rule
+from agentcli.permissions.suggestions import suggest_rules
 from agentcli.permissions.types import (
     Approver,
     Decision,
     PermissionAnswer,
+    PermissionMode,
     PermissionRequest,
 )
 from agentcli.tools.base import Tool
@@ -28,9 +32,21 @@ class GateResult:
 
 
 class PermissionGate:
-    def __init__(self, policy: PermissionPolicy, approver: Approver) -> None:
+    def __init__(
+        self,
+        policy: PermissionPolicy,
+        approver: Approver,
+        *,
+        remember: Callable[[list[Rule]], None] | None = None,
+        on_wait: Callable[[PermissionRequest], None] | None = None,
+    ) -> None:
         self.policy = policy
         self.approver = approver
+        # Writes "always" rules to the local settings file (see persist.py).
+        self.remember = remember
+        # Told when a person is about to be asked (the Notification hook).
+        self.on_wait = on_wait
+        self.problems: list[str] = []  # "always" answers that could not be saved
 
     def decide(self, tool: Tool, inp: Any) -> Decision:
         return self.policy.decide(tool, inp)
@@ -45,38 +61,58 @@ class PermissionGate:
             return GateResult(
                 False, f"Permission to use {tool.name} was denied ({decision.reason})."
             )
+        return await self.ask(tool, inp, tool_use_id, decision.reason)
+
+    async def ask(self, tool: Tool, inp: Any, tool_use_id: str, reason: str) -> GateResult:
+        """Put the call to the person; apply a "session" or "always" answer."""
         workspace = self.policy.workspace
         request = PermissionRequest(
             tool_name=tool.name,
             tool_use_id=tool_use_id,
             input=inp.model_dump(by_alias=True, exclude_none=True),
             summary=tool.summary(inp, workspace),
-            reason=decision.reason,
+            reason=reason,
             subject=tool.permission_subject(inp),
             path=tool.target_path(inp, workspace),
         )
+        if self.on_wait is not None:
+            self.on_wait(request)
         answer = await self.approver(request)
         if not answer.allow:
             return GateResult(False, refusal_message(tool.name, answer))
+        if tool.name == EXIT_PLAN_MODE:  # the plan is approved: leave plan mode
+            leave_plan_mode(self.policy, answer)
+            return GateResult(True)
         if answer.scope in ("session", "always"):
-            self.policy.add_session_rule(session_rule_for(tool, inp))
+            rules = suggest_rules(tool, inp, workspace)
+            for rule in rules:
+                self.policy.add_session_rule(rule)
+            if answer.scope == "always" and rules and self.remember is not None:
+                try:
+                    self.remember(rules)
+                except Exception as exc:  # the call is still allowed for this session
+                    self.problems.append(f"could not save the rule: {exc}")
         return GateResult(True)
 
 
-def session_rule_for(tool: Tool, inp: Any) -> Rule:
-    """The rule "allow for this session" adds: the tool, or for Bash the command's prefix."""
-    subject = tool.permission_subject(inp)
-    if subject:
-        words = subject.strip().split()
-        # Two words keep `git diff` apart from `git push`; a flag is not part of the prefix.
-        keep = 2 if len(words) > 1 and not words[1].startswith("-") else 1
-        prefix = " ".join(words[:keep])
-        if prefix:
-            return Rule(tool.name, f"{prefix}:*")
-    return Rule(tool.name)
+def leave_plan_mode(policy: PermissionPolicy, answer: PermissionAnswer) -> None:
+    """Approved once: default mode; approved for the session: acceptEdits."""
+    if policy.mode is PermissionMode.PLAN:
+        once = answer.scope == "once"
+        policy.mode = PermissionMode.DEFAULT if once else PermissionMode.ACCEPT_EDITS
+
+
+def session_rule_for(tool: Tool, inp: Any, workspace: Any) -> list[Rule]:
+    """The rules a "session" answer adds (kept for callers of the first version)."""
+    return suggest_rules(tool, inp, workspace)
 
 
 def refusal_message(tool_name: str, answer: PermissionAnswer) -> str:
+    if tool_name == EXIT_PLAN_MODE:
+        text = "The user did not approve the plan yet; stay in plan mode (read only)."
+        if answer.feedback:
+            return f"{text} The user said: {answer.feedback}"
+        return f"{text} Ask the user what to change in the plan."
     text = f"The user denied permission to use {tool_name}; it did not run and nothing was changed."
     if answer.feedback:
         return f"{text} The user said: {answer.feedback}"

@@ -1,18 +1,36 @@
-"""The permission decision: a pure function of mode, rules and the call.
+"""The permission decision: a pure function of mode, rules, workspace and the call.
 
-Order: a deny rule wins everywhere (even in bypassPermissions); then
-bypass; then ask rules; then allow rules; then the mode's defaults. Only an
-"ask" ever reaches a person (through the approver, see gate.py).
+Order, first hit wins:
+1. a deny rule (any source, any mode, bypassPermissions included);
+2. bypassPermissions mode: allow;
+3. plan mode: anything not read-only is refused;
+4. an ask rule;
+5. a special path (.git internals, ~/.ssh, settings, .env*): ask, unless an
+   allow rule names that exact file;
+6. allow rules (for Bash: every part of the line must be allowed, see
+   bash_check.py);
+7. the mode's defaults: reads inside the project are free, edits there are
+   free in acceptEdits, everything else asks.
+
+Only "ask" ever reaches a person (through the approver, see gate.py).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+from agentcli.permissions.bash_check import check_line
+from agentcli.permissions.bash_rules import any_part_matches
+from agentcli.permissions.path_rules import compile_path_pattern, real_path
 from agentcli.permissions.rules import EDIT_TOOLS, Rule
+from agentcli.permissions.special_paths import special_path_reason
 from agentcli.permissions.types import Decision, PermissionMode
 from agentcli.tools.base import Tool, Workspace
+
+BASH_TOOLS = frozenset({"Bash"})
+EXIT_PLAN_MODE = "ExitPlanMode"
 
 
 @dataclass
@@ -32,35 +50,158 @@ class PermissionPolicy:
             self.allow.append(rule)
 
     def decide(self, tool: Tool, inp: Any) -> Decision:
-        name = tool.name
-        subject = tool.permission_subject(inp)
-        for rule in self.deny:
-            if rule.matches(name, subject):
-                return Decision("deny", f"denied by the rule {rule}", str(rule))
-        if self.mode is PermissionMode.BYPASS:
-            return Decision("allow", "bypassPermissions mode")
-        for rule in self.ask:
-            if rule.matches(name, subject):
-                return Decision("ask", f"the rule {rule} asks", str(rule))
-        for rule in self.allow:
-            if rule.matches(name, subject):
-                return Decision("allow", f"allowed by the rule {rule}", str(rule))
-        return self._mode_default(tool, inp)
+        return decide(self.mode, self.allow, self.ask, self.deny, self.workspace, tool, inp)
 
-    def _mode_default(self, tool: Tool, inp: Any) -> Decision:
-        read_only = tool.is_read_only(inp)
-        path = tool.target_path(inp, self.workspace)
-        inside = path is None or self.workspace.is_inside(path)
-        if self.mode is PermissionMode.PLAN and not read_only:
-            return Decision("deny", "plan mode: only read-only tools may run while planning")
-        if read_only:
-            if inside:
-                return Decision("allow", "read-only")
-            return Decision("ask", "it reads outside the project folder")
-        if tool.name in EDIT_TOOLS:
-            if not inside:
-                return Decision("ask", "it edits a file outside the project folder")
-            if self.mode is PermissionMode.ACCEPT_EDITS:
-                return Decision("allow", "acceptEdits mode")
-            return Decision("ask", "it changes a file")
-        return Decision("ask", f"{tool.name} needs permission")
+
+def decide(
+    mode: PermissionMode,
+    allow: list[Rule],
+    ask: list[Rule],
+    deny: list[Rule],
+    workspace: Workspace,
+    tool: Tool,
+    inp: Any,
+) -> Decision:
+    """allow / ask / deny for one call; no side effects."""
+    name = tool.name
+    if name == EXIT_PLAN_MODE and not any(r.applies_to(name) for r in deny):
+        if mode is PermissionMode.PLAN:
+            return Decision("ask", "the plan needs the user's approval")
+        return Decision("allow", "not in plan mode")
+    if name in BASH_TOOLS:
+        return _decide_bash(mode, allow, ask, deny, workspace, tool, inp)
+    call = _PathCall.of(tool, inp, workspace)
+    read_only = tool.is_read_only(inp)
+
+    for rule in deny:
+        if rule.applies_to(name) and call.matches(rule, workspace, strict=False):
+            return Decision("deny", f"denied by the rule {rule}", str(rule))
+    if mode is PermissionMode.BYPASS:
+        return Decision("allow", "bypassPermissions mode")
+    if mode is PermissionMode.PLAN and not read_only:
+        return Decision("deny", "plan mode: only read-only tools may run while planning")
+    for rule in ask:
+        if rule.applies_to(name) and call.matches(rule, workspace, strict=False):
+            return Decision("ask", f"the rule {rule} asks", str(rule))
+    special = call.special_reason(workspace, writing=not read_only)
+    for rule in allow:
+        if not rule.applies_to(name):
+            continue
+        if special and not call.named_exactly(rule, workspace):
+            continue
+        if call.matches(rule, workspace, strict=True):
+            return Decision("allow", f"allowed by the rule {rule}", str(rule))
+    if special:
+        return Decision("ask", special)
+    return _mode_default(mode, workspace, tool, read_only, call)
+
+
+def _mode_default(
+    mode: PermissionMode, workspace: Workspace, tool: Tool, read_only: bool, call: _PathCall
+) -> Decision:
+    inside = call.inside(workspace)
+    if read_only:
+        if inside:
+            return Decision("allow", "read-only")
+        return Decision("ask", "it reads outside the project folder")
+    if tool.name in EDIT_TOOLS:
+        if not inside:
+            return Decision("ask", "it edits a file outside the project folder")
+        if mode is PermissionMode.ACCEPT_EDITS:
+            return Decision("allow", "acceptEdits mode")
+        return Decision("ask", "it changes a file")
+    return Decision("ask", f"{tool.name} needs permission")
+
+
+@dataclass(frozen=True, slots=True)
+class _PathCall:
+    """The path a file tool touches: as written (normalised) and with symlinks resolved."""
+
+    tool_name: str
+    literal: Path | None
+    real: Path | None
+
+    @classmethod
+    def of(cls, tool: Tool, inp: Any, workspace: Workspace) -> _PathCall:
+        path = tool.target_path(inp, workspace)
+        if path is None:
+            return cls(tool.name, None, None)
+        literal = Path(real_path(path.parent) / path.name) if path.name else real_path(path)
+        return cls(tool.name, literal, real_path(path))
+
+    def inside(self, workspace: Workspace) -> bool:
+        return self.real is None or workspace.is_inside(self.real)
+
+    def matches(self, rule: Rule, workspace: Workspace, *, strict: bool) -> bool:
+        """Deny/ask (strict=False): either form of the path. Allow: the resolved one only.
+
+        A bare allow rule for a tool that edits covers the project only: an
+        edit outside it always needs a rule that names the place.
+        """
+        if rule.specifier is None:
+            if strict and self.tool_name in EDIT_TOOLS:
+                return self.inside(workspace)
+            return True
+        if self.real is None:
+            return False
+        pattern = compile_path_pattern(rule.specifier, rule.base or workspace.root)
+        if strict:
+            return pattern.matches(self.real)
+        return pattern.matches(self.real) or (
+            self.literal is not None and pattern.matches(self.literal)
+        )
+
+    def named_exactly(self, rule: Rule, workspace: Workspace) -> bool:
+        """An allow rule naming this very file (no wildcard) may pass a special path."""
+        if rule.specifier is None or self.real is None:
+            return False
+        pattern = compile_path_pattern(rule.specifier, rule.base or workspace.root)
+        return pattern.names_exactly(self.real)
+
+    def special_reason(self, workspace: Workspace, *, writing: bool) -> str | None:
+        if self.real is None:
+            return None
+        for path in {self.real, self.literal or self.real}:
+            reason = special_path_reason(path, workspace.root, writing=writing)
+            if reason:
+                return reason
+        return None
+
+
+def _decide_bash(
+    mode: PermissionMode,
+    allow: list[Rule],
+    ask: list[Rule],
+    deny: list[Rule],
+    workspace: Workspace,
+    tool: Tool,
+    inp: Any,
+) -> Decision:
+    name = tool.name
+    command = tool.permission_subject(inp) or ""
+    deny_rules = [r for r in deny if r.applies_to(name)]
+    for rule in deny_rules:
+        if rule.specifier is None:
+            return Decision("deny", f"denied by the rule {rule}", str(rule))
+    hit = any_part_matches([r.specifier for r in deny_rules if r.specifier], command)
+    if hit is not None:
+        return Decision("deny", f"denied by the rule {name}({hit})", f"{name}({hit})")
+    if mode is PermissionMode.BYPASS:
+        return Decision("allow", "bypassPermissions mode")
+    allow_rules = [r for r in allow if r.applies_to(name)]
+    verdict = check_line(command, [r.specifier for r in allow_rules if r.specifier], workspace)
+    if mode is PermissionMode.PLAN and not verdict.read_only:
+        return Decision("deny", "plan mode: only read-only commands may run while planning")
+    ask_rules = [r for r in ask if r.applies_to(name)]
+    for rule in ask_rules:
+        if rule.specifier is None:
+            return Decision("ask", f"the rule {rule} asks", str(rule))
+    hit = any_part_matches([r.specifier for r in ask_rules if r.specifier], command)
+    if hit is not None:
+        return Decision("ask", f"the rule {name}({hit}) asks", f"{name}({hit})")
+    bare = next((r for r in allow_rules if r.specifier is None), None)
+    if bare is not None:
+        return Decision("allow", f"allowed by the rule {bare}", str(bare))
+    if verdict.allowed:
+        return Decision("allow", verdict.reason, verdict.rule)
+    return Decision("ask", verdict.reason)

@@ -1,21 +1,24 @@
 """Permission rules in Claude Code's syntax: `Tool` or `Tool(specifier)`.
 
-`Bash(npm test:*)` allows any command starting with `npm test` at a word
-boundary; `Bash(npm test)` allows exactly that command; a bare `Read` covers
-every call of the tool. A command that chains or substitutes other commands
-never matches a prefix rule on the strength of its first part.
+`Bash(...)` specifiers are commands (see bash_rules.py); the specifiers of
+file tools are paths (see path_rules.py), relative to `base`, the project
+root of the settings file the rule came from. A bare `Read` covers every
+call of the tool. `Edit(...)` rules speak for every tool that edits files,
+and `Read(...)` rules with a path for every tool that reads them.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from agentcli.permissions.bash_rules import any_part_matches
 
 EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
+READ_TOOLS = frozenset({"Read", "Grep", "Glob", "NotebookRead"})
 
 _RULE = re.compile(r"^\s*([A-Za-z_][\w-]*)\s*(?:\((.*)\))?\s*$", re.DOTALL)
-# Anything that lets one command line run more than one command.
-_COMPOUND = re.compile(r"[;&|\n`]|\$\(|<\(|>\(")
 
 
 class RuleSyntaxError(ValueError):
@@ -26,54 +29,55 @@ class RuleSyntaxError(ValueError):
 class Rule:
     tool: str
     specifier: str | None = None
-    source: str = "session"
+    source: str = field(default="session", compare=False)
+    base: Path | None = field(default=None, compare=False)  # root for relative paths
 
     @classmethod
-    def parse(cls, text: str, source: str = "session") -> Rule:
+    def parse(cls, text: str, source: str = "session", base: Path | None = None) -> Rule:
         match = _RULE.match(text)
         if not match:
             raise RuleSyntaxError(f"not a permission rule: {text!r} (expected Tool or Tool(...))")
         tool, spec = match.group(1), match.group(2)
         spec = spec.strip() if spec is not None else None
-        return cls(tool, spec or None, source)
+        if spec in ("*", "**"):  # `Bash(*)` means the whole tool
+            spec = None
+        return cls(tool, spec or None, source, base)
 
     def __str__(self) -> str:
         return self.tool if self.specifier is None else f"{self.tool}({self.specifier})"
 
     def applies_to(self, tool_name: str) -> bool:
+        """Does this rule speak about `tool_name` at all?"""
         if self.tool == tool_name:
             return True
-        # `Edit(...)` rules speak for every tool that edits files.
-        return self.tool == "Edit" and tool_name in EDIT_TOOLS
+        if self.tool == "Edit" and tool_name in EDIT_TOOLS:
+            return True
+        # `Read(./.env)` also keeps Grep and Glob out; a bare `Read` is about Read only.
+        return self.tool == "Read" and self.specifier is not None and tool_name in READ_TOOLS
 
     def matches(self, tool_name: str, subject: str | None) -> bool:
+        """Command rules only: does this rule match a Bash-like call's subject?"""
         if not self.applies_to(tool_name):
             return False
         if self.specifier is None:
             return True
         if subject is None:
             return False
-        return matches_command(self.specifier, subject)
+        return any_part_matches([self.specifier], subject) is not None
 
 
 def matches_command(specifier: str, command: str) -> bool:
-    """Match a Bash rule specifier against a command (prefix with `:*` or exact)."""
-    command = command.strip()
-    if specifier.endswith(":*"):
-        prefix = specifier[:-2].rstrip()
-        if _COMPOUND.search(command):
-            return False
-        return command == prefix or command.startswith(prefix + " ")
-    return command == specifier.strip()
+    """Does a Bash specifier match any simple command of `command`?"""
+    return any_part_matches([specifier], command) is not None
 
 
-def parse_tool_list(values: list[str] | None, source: str) -> list[Rule]:
+def parse_tool_list(values: list[str] | None, source: str, base: Path | None = None) -> list[Rule]:
     """`--allowedTools "Read,Bash(git diff:*)" Edit` -> rules (commas outside parentheses split)."""
     rules: list[Rule] = []
     for value in values or []:
         for part in _split_top_level(value):
             if part.strip():
-                rules.append(Rule.parse(part, source))
+                rules.append(Rule.parse(part, source, base))
     return rules
 
 

@@ -19,7 +19,7 @@ import os
 import shutil
 import signal
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Literal
 
@@ -427,19 +427,21 @@ def _group_alive(pgid: int) -> bool:
         return True
     if not os.path.isdir("/proc/self"):
         return True
-    return any(_live_members(pgid))
+    return _has_live_member(pgid)
 
 
-def _live_members(pgid: int) -> Iterator[int]:
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry.name}/stat", "rb") as stat:
-                data = stat.read()
-        except OSError:
-            continue
-        # "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses.
-        fields = data[data.rfind(b")") + 2 :].split()
-        if len(fields) > 2 and int(fields[2]) == pgid and fields[0] not in (b"Z", b"X"):
-            yield int(entry.name)
+def _has_live_member(pgid: int) -> bool:
+    with os.scandir("/proc") as entries:
+        for entry in entries:
+            if not entry.name.isdigit():
+                continue
+            try:
+                with open(f"/proc/{entry.name}/stat", "rb") as stat:
+                    data = stat.read()
+            except OSError:
+                continue
+            # "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses.
+            fields = data[data.rfind(b")") + 2 :].split()
+            if len(fields) > 2 and int(fields[2]) == pgid and fields[0] not in (b"Z", b"X"):
+                return True
+    return False

@@ -62,7 +62,7 @@ class GlobTool(Tool):
         out = await run_rg(args, base)
         if out.returncode == 2 and not out.stdout:
             raise ToolError(out.error_text())
-        names = out.stdout.splitlines()
+        names = [name for name in out.stdout.split(b"\n") if name]
         if not names:
             return ToolResult("No files found", display=_display(0, 0))
 

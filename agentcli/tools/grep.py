@@ -111,7 +111,11 @@ class GrepTool(Tool):
             return ToolResult("No matches found", display=_display(inp, 0))
 
         strip_dot = path_arg == "."
-        lines = [_clean(line, strip_dot) for line in out.stdout.splitlines()]
+        # Split on "\n" only: a stray "\r" inside a line is content, not a line break.
+        raw_lines = out.stdout.split(b"\n")
+        if raw_lines[-1] == b"":
+            raw_lines.pop()
+        lines = [_clean(line.removesuffix(b"\r"), strip_dot) for line in raw_lines]
         if inp.output_mode == "files_with_matches":
             text, shown = _files_result(lines, cwd, inp.offset, limit)
         elif inp.output_mode == "count":

@@ -151,8 +151,3 @@ def split_globs(value: str) -> list[str]:
     if current:
         globs.append("".join(current))
     return globs
-
-
-def display_line(raw: bytes) -> str:
-    """A line of rg output as text safe to show and to send (bad bytes replaced)."""
-    return raw.decode("utf-8", "replace")

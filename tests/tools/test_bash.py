@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from agentcli.engine.abort import AbortSignal
@@ -557,3 +559,18 @@ async def test_failing_progress_consumer_does_not_break_the_command(
     ctx = make_ctx(workspace, broken)
     result = await tool.run(BashInput(command="seq 1 5"), ctx)
     assert result.content == "1\n2\n3\n4\n5"
+
+
+_SAFE = [command for command, ok in READ_ONLY_TABLE if ok]
+_ATTACKS = ["; rm x", " && rm x", " || rm x", " | sh", " > out", " >> out", " & rm x"]
+_ATTACKS += ["\nrm x", " $(rm x)", " `rm x`", " <(rm x)", " 2>&1"]
+
+
+@given(st.sampled_from(_SAFE), st.sampled_from(_ATTACKS))
+def test_shell_syntax_after_a_safe_command_is_never_read_only(base: str, attack: str) -> None:
+    assert not is_read_only_command(base + attack)
+
+
+def test_descriptions_load(tool: BashTool) -> None:
+    schema = tool.schema()
+    assert schema["name"] == "Bash" and "30000" in schema["description"]

@@ -297,3 +297,9 @@ async def test_cancellation_kills_rg(
     with pytest.raises(asyncio.CancelledError):
         await task
     assert await asyncio.wait_for(started[0].wait(), 10) != 0
+
+
+async def test_crlf_and_stray_carriage_returns(tool: GrepTool, workspace: Workspace) -> None:
+    (workspace.root / "dos.txt").write_bytes(b"one needle\r\ntwo\rneedle\r\n")
+    result = await grep(tool, workspace, pattern="needle", output_mode="content", path="dos.txt")
+    assert result.content == "dos.txt:1:one needle\ndos.txt:2:two\rneedle"

@@ -1,0 +1,1 @@
+"""Slash commands: an open registry of records, and the built-in commands."""

@@ -1,0 +1,138 @@
+"""The built-in slash commands. Importing this module registers them.
+
+Each handler gets a CommandContext (app, engine, args, output, error); the
+app is an AgentApp, so handlers use its small public surface: note(),
+set_theme(), clear_conversation(), conversation, exit(), copy_to_clipboard().
+"""
+
+from __future__ import annotations
+
+from agentcli.commands.registry import REGISTRY, CommandContext, command
+
+NOT_READY = "agentcli is still starting; try again in a moment."
+
+
+@command("help", "Show the commands and keys")
+async def help_command(ctx: CommandContext) -> None:
+    registry = ctx.registry or REGISTRY
+    lines = ["**Commands**", ""]
+    for cmd in registry.all():
+        hint = f" {cmd.argument_hint}" if cmd.argument_hint else ""
+        lines.append(f"- `/{cmd.name}{hint}` — {cmd.description}")
+    lines += [
+        "",
+        "**Keys**",
+        "",
+        "- `Enter` send · `Shift+Enter` / `Ctrl+J` new line · `Up`/`Down` history",
+        "- `Esc` interrupt · `Shift+Tab` cycle permission mode · `Ctrl+C` clear, twice to quit",
+        "- `@path` attach a file · `!command` run a shell command",
+    ]
+    ctx.output("\n".join(lines))
+
+
+@command("clear", "Start a new conversation (clears the history and the screen)", aliases=("reset",))
+async def clear_command(ctx: CommandContext) -> None:
+    engine = ctx.engine
+    if engine is not None and engine.busy:
+        ctx.error("A turn is running; press Esc first.")
+        return
+    if engine is not None:
+        engine.messages.clear()
+        engine.last_request_usage = type(engine.last_request_usage)()
+    await ctx.app.clear_conversation()
+    ctx.app.refresh_status()
+
+
+@command("model", "Show or set the model for this session", argument_hint="[model]")
+async def model_command(ctx: CommandContext) -> None:
+    if ctx.engine is None:
+        ctx.error(NOT_READY)
+        return
+    if ctx.args:
+        ctx.engine.config.model = ctx.args.split()[0]
+        ctx.app.refresh_status()
+        ctx.output(f"Model set to `{ctx.engine.config.model}` for this session.")
+    else:
+        ctx.output(f"Model: `{ctx.engine.config.model}` · `/model NAME` to change it.")
+
+
+@command("cost", "Show the cost and token usage of this session")
+async def cost_command(ctx: CommandContext) -> None:
+    engine = ctx.engine
+    if engine is None:
+        ctx.error(NOT_READY)
+        return
+    u = engine.usage
+    ctx.output(
+        f"**Total cost:** ${engine.cost_usd:.4f}\n\n"
+        f"- input: {u.input_tokens:,} tokens · output: {u.output_tokens:,} tokens\n"
+        f"- cache read: {u.cache_read_input_tokens:,} · cache write: {u.cache_creation_input_tokens:,}\n"
+        f"- turns: {engine.turns}"
+    )
+
+
+@command("status", "Show the session: version, folder, model, mode, context")
+async def status_command(ctx: CommandContext) -> None:
+    from agentcli import __version__
+
+    engine = ctx.engine
+    if engine is None:
+        ctx.error(NOT_READY)
+        return
+    from agentcli.ui.widgets.status import CONTEXT_WINDOW
+
+    used = engine.last_request_usage.context_tokens
+    ctx.output(
+        f"- **agentcli** v{__version__}\n"
+        f"- **Session:** `{engine.session_id}`\n"
+        f"- **Folder:** `{engine.workspace.root}`\n"
+        f"- **Model:** `{engine.config.model}`\n"
+        f"- **Permission mode:** {engine.gate.policy.mode}\n"
+        f"- **Context:** {used:,} / {CONTEXT_WINDOW:,} tokens ({used * 100 // CONTEXT_WINDOW}%)\n"
+        f"- **Messages:** {len(engine.messages)}"
+    )
+
+
+@command("theme", "Switch the colour theme (remembered)", argument_hint="[dark|light|high-contrast]")
+async def theme_command(ctx: CommandContext) -> None:
+    from agentcli.ui.themes import theme_names
+
+    names = theme_names()
+    if not ctx.args:
+        current = getattr(ctx.app, "theme_name", "")
+        listed = ", ".join(f"**{n}**" if n == current else n for n in names)
+        ctx.output(f"Themes: {listed} · `/theme NAME` to switch.")
+        return
+    problem = ctx.app.set_theme(ctx.args.strip())
+    if problem:
+        ctx.error(problem)
+    else:
+        ctx.output(f"Theme set to **{ctx.args.strip()}**.")
+
+
+@command("permissions", "Show the permission mode and this session's rules", aliases=("allowed-tools",))
+async def permissions_command(ctx: CommandContext) -> None:
+    if ctx.engine is None:
+        ctx.error(NOT_READY)
+        return
+    policy = ctx.engine.gate.policy
+    out = [f"**Mode:** {policy.mode} (Shift+Tab cycles)", ""]
+    for label, rules in (("Allow", policy.allow), ("Ask", policy.ask), ("Deny", policy.deny)):
+        out.append(f"**{label}:** " + (", ".join(f"`{r}`" for r in rules) or "none"))
+        out.append("")
+    ctx.output("\n".join(out).rstrip())
+
+
+@command("copy", "Copy the last answer to the clipboard as markdown")
+async def copy_command(ctx: CommandContext) -> None:
+    text = ctx.app.conversation.last_answer_source
+    if not text:
+        ctx.error("There is no answer to copy yet.")
+        return
+    ctx.app.copy_to_clipboard(text)
+    ctx.output(f"Copied the last answer ({len(text):,} characters).")
+
+
+@command("exit", "Quit agentcli", aliases=("quit",))
+async def exit_command(ctx: CommandContext) -> None:
+    ctx.app.exit()

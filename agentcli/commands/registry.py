@@ -1,0 +1,183 @@
+"""The slash-command registry: one record per command, looked up by name.
+
+A command is data (name, description, argument hint) plus an async handler,
+so `/help` and the completion popup are generated from the registry and a
+later module can add commands without touching the app. The registry is open:
+
+    from agentcli.commands.registry import Command, CommandContext, command
+
+    @command("compact", "Summarise the conversation to free context", argument_hint="[focus]")
+    async def compact(ctx: CommandContext) -> None:
+        ctx.output("compacted")
+
+A module that defines commands only has to be imported: `command(...)`
+registers into the process-wide `REGISTRY`. The app imports
+`agentcli.commands.builtin` and, when it exists,
+`agentcli.commands.session_commands` at start-up (see `load_command_modules`).
+
+The handler receives a `CommandContext`: the running app (a Textual `App`,
+typed loosely here so this module never imports textual), the engine (or None
+while the provider loads; `ctx.engine` is built before the first frame so it
+is always set in practice), the argument text after the command name, and
+helpers to write to the conversation. Handlers must not block: anything slow
+goes to `await asyncio.to_thread(...)` or a worker.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class CommandContext:
+    """What a handler gets.
+
+    `app` is the AgentApp (agentcli/ui/app.py); `engine` the QueryEngine;
+    `args` the text after `/name ` (stripped, possibly empty).
+    `output(text)` shows a markdown note in the conversation;
+    `error(text)` shows an error note. Both are set by the app.
+    """
+
+    app: Any
+    engine: Any
+    args: str = ""
+    registry: CommandRegistry | None = None
+    output: Callable[[str], None] = field(default=lambda text: None)
+    error: Callable[[str], None] = field(default=lambda text: None)
+
+
+Handler = Callable[[CommandContext], Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class Command:
+    """One slash command.
+
+    name: without the slash, lowercase ("help").
+    description: one line, shown in /help and the completion popup.
+    handler: async callable taking a CommandContext.
+    argument_hint: shown after the name, e.g. "[model name]".
+    aliases: other names that run the same command ("quit" for "exit").
+    hidden: registered but left out of /help and completion.
+    source: "builtin", "session", "user", ... (for /help grouping).
+    """
+
+    name: str
+    description: str
+    handler: Handler
+    argument_hint: str = ""
+    aliases: tuple[str, ...] = ()
+    hidden: bool = False
+    source: str = "builtin"
+
+
+class CommandRegistry:
+    """Commands by name (and alias). Registering a name again replaces it,
+    so user-defined commands can override built-ins deliberately."""
+
+    def __init__(self) -> None:
+        self._commands: dict[str, Command] = {}
+        self._aliases: dict[str, str] = {}
+
+    def register(self, cmd: Command) -> Command:
+        name = cmd.name.lower().lstrip("/")
+        if not name or any(ch.isspace() for ch in name):
+            raise ValueError(f"bad command name: {cmd.name!r}")
+        self._commands[name] = cmd
+        for alias in cmd.aliases:
+            self._aliases[alias.lower()] = name
+        return cmd
+
+    def unregister(self, name: str) -> None:
+        name = name.lower().lstrip("/")
+        cmd = self._commands.pop(name, None)
+        if cmd is not None:
+            for alias in cmd.aliases:
+                self._aliases.pop(alias.lower(), None)
+
+    def get(self, name: str) -> Command | None:
+        key = name.lower().lstrip("/")
+        return self._commands.get(key) or self._commands.get(self._aliases.get(key, ""))
+
+    def __contains__(self, name: str) -> bool:
+        return self.get(name) is not None
+
+    def all(self, *, include_hidden: bool = False) -> list[Command]:
+        """Commands sorted by name."""
+        cmds = sorted(self._commands.values(), key=lambda c: c.name)
+        return [c for c in cmds if include_hidden or not c.hidden]
+
+    def matching(self, prefix: str) -> list[Command]:
+        """Visible commands whose name starts with `prefix` (then those containing it):
+        what the completion popup shows as the person types after `/`."""
+        prefix = prefix.lower().lstrip("/")
+        cmds = self.all()
+        starts = [c for c in cmds if c.name.startswith(prefix)]
+        contains = [c for c in cmds if prefix in c.name and c not in starts]
+        return starts + contains
+
+
+REGISTRY = CommandRegistry()
+"""The process-wide registry the app uses."""
+
+
+def command(
+    name: str,
+    description: str,
+    *,
+    argument_hint: str = "",
+    aliases: Iterable[str] = (),
+    hidden: bool = False,
+    source: str = "builtin",
+    registry: CommandRegistry | None = None,
+) -> Callable[[Handler], Handler]:
+    """Decorator: register an async handler as `/name` in REGISTRY (or `registry`)."""
+
+    def decorate(handler: Handler) -> Handler:
+        (registry or REGISTRY).register(
+            Command(
+                name=name,
+                description=description,
+                handler=handler,
+                argument_hint=argument_hint,
+                aliases=tuple(aliases),
+                hidden=hidden,
+                source=source,
+            )
+        )
+        return handler
+
+    return decorate
+
+
+def parse_command_line(text: str) -> tuple[str, str] | None:
+    """'/model opus' -> ('model', 'opus'); text not starting with '/' -> None."""
+    stripped = text.strip()
+    if not stripped.startswith("/") or stripped == "/":
+        return None
+    name, _, args = stripped[1:].partition(" ")
+    if "/" in name:  # a path like /usr/bin is a message, not a command
+        return None
+    return name.lower(), args.strip()
+
+
+COMMAND_MODULES = ("agentcli.commands.builtin", "agentcli.commands.session_commands")
+
+
+def load_command_modules(modules: Iterable[str] = COMMAND_MODULES) -> list[str]:
+    """Import the modules that register commands; a missing optional module is skipped.
+    Returns the problems (module and error) for the app to show, so one broken
+    module does not stop the others loading."""
+    problems: list[str] = []
+    for module in modules:
+        try:
+            importlib.import_module(module)
+        except ModuleNotFoundError as exc:
+            if exc.name != module:
+                problems.append(f"{module}: {exc}")
+        except Exception as exc:  # a broken command module must not stop the app
+            problems.append(f"{module}: {type(exc).__name__}: {exc}")
+    return problems

@@ -1,0 +1,210 @@
+"""Session slash commands: /compact, /resume, /init, /memory, /context, /cost.
+
+Each command's logic is a plain function of the QueryEngine that returns
+markdown (testable without the app); the handlers registered below only call
+them and show the text. `/cost` here replaces the simpler built-in one
+(registering a name again replaces it).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from agentcli.commands.registry import CommandContext, command
+from agentcli.engine.memory import load_memory, memory_locations
+from agentcli.engine.pricing import is_estimate, price_for
+from agentcli.engine.windows import context_usage
+
+NOT_READY = "agentcli is still starting; try again in a moment."
+
+INIT_PROMPT = """\
+Please study this project and write an AGENTS.md file at its root: the instructions a \
+coding agent (you, in a later session) needs to work here well. Look at the README, the \
+build and package files, the layout of the source and test folders, and a few \
+representative modules. Include:
+
+- what the project is, in two or three sentences;
+- how to install, build, run, lint and test it (exact commands, and how to run one test);
+- the architecture: the main modules and how they fit together;
+- the code style and conventions that are not obvious from a linter;
+- anything surprising a newcomer would get wrong.
+
+Keep it short and concrete (well under 200 lines); do not repeat what any tool can infer. \
+If AGENTS.md (or CLAUDE.md) already exists, improve it rather than starting over."""
+
+
+# -- the logic: engine -> markdown ------------------------------------------------
+
+
+def cost_text(engine: Any) -> str:
+    usage, model = engine.usage, engine.config.model
+    price = price_for(model)
+    rows = [
+        ("Input", usage.input_tokens, price.input),
+        ("Cache write", usage.cache_creation_input_tokens, price.cache_write),
+        ("Cache read", usage.cache_read_input_tokens, price.cache_read),
+        ("Output", usage.output_tokens, price.output),
+    ]
+    lines = [
+        f"**Total cost:** ${engine.cost_usd:.4f}"
+        + (" (estimated prices)" if is_estimate(model) else ""),
+        "",
+        "| kind | tokens | $/M tokens | cost |",
+        "|---|---:|---:|---:|",
+    ]
+    for name, tokens, per_million in rows:
+        lines.append(
+            f"| {name} | {tokens:,} | {per_million:g} | ${tokens * per_million / 1e6:.4f} |"
+        )
+    inputs = usage.input_tokens + usage.cache_creation_input_tokens + usage.cache_read_input_tokens
+    if inputs:
+        lines += ["", f"Cache reads: {usage.cache_read_input_tokens / inputs:.0%} of input tokens."]
+    lines.append(f"Turns: {engine.turns} · model: `{model}`")
+    return "\n".join(lines)
+
+
+def context_text(engine: Any) -> str:
+    report = context_usage(engine)
+    lines = [
+        f"**Context:** {report.total:,} of {report.window:,} tokens ({report.fraction:.0%})",
+        "",
+        "| part | tokens | share |",
+        "|---|---:|---:|",
+    ]
+    for name, tokens in report.parts.items():
+        share = tokens / report.window if report.window else 0
+        lines.append(f"| {name} | {tokens:,} | {share:.1%} |")
+    free = max(report.window - report.total, 0)
+    lines.append(f"| free | {free:,} | {free / report.window:.1%} |")
+    if report.compact_at is not None:
+        lines += ["", f"Auto-compaction at {report.compact_at:,} tokens; `/compact` to do it now."]
+    return "\n".join(lines)
+
+
+def memory_text(engine: Any) -> str:
+    project = Path(engine.workspace.root)
+    system_text = "\n".join(b.get("text", "") for b in engine.system)
+    memory = load_memory(project)
+    lines = ["**Memory files**", ""]
+    if memory.empty:
+        lines.append("None loaded. Looked for:")
+        lines += [f"- `{path}`" for path, _ in memory_locations(project)]
+        lines += ["", "`/init` asks the model to write an AGENTS.md for this project."]
+        return "\n".join(lines)
+    for item in memory.files:
+        how = "imported" if item.kind == "import" else item.kind
+        loaded = f"Contents of {item.path} (" in system_text
+        state = "" if loaded else " — changed or added since the session started; used next session"
+        lines.append(f"- `{item.path}` ({how}, {len(item.content):,} chars){state}")
+    for problem in memory.problems:
+        lines.append(f"- problem: {problem}")
+    return "\n".join(lines)
+
+
+def sessions_text(project: Path, limit: int = 20) -> str:
+    from agentcli.session.store import list_sessions
+
+    sessions = list_sessions(project)
+    if not sessions:
+        return "No earlier sessions in this folder."
+    lines = ["| updated | messages | first prompt | id |", "|---|---:|---|---|"]
+    for s in sessions[:limit]:
+        when = _format_time(s.updated)
+        prompt = (s.first_prompt or "(no text)").replace("|", "\\|")[:70]
+        lines.append(f"| {when} | {s.message_count} | {prompt} | `{s.id[:8]}` |")
+    lines += ["", "`/resume ID` (a prefix is enough) or `agentcli --resume ID` to open one."]
+    return "\n".join(lines)
+
+
+async def compact_text(engine: Any, focus: str = "") -> tuple[bool, str]:
+    outcome = await engine.compact(focus)
+    if outcome.ok:
+        return True, outcome.message
+    return False, f"Compaction failed; the conversation is unchanged: {outcome.message}"
+
+
+# -- the registered commands --------------------------------------------------------
+
+
+@command(
+    "compact",
+    "Summarise the conversation to free context",
+    argument_hint="[focus]",
+    source="session",
+)
+async def compact_command(ctx: CommandContext) -> None:
+    if ctx.engine is None:
+        ctx.error(NOT_READY)
+        return
+    ok, text = await compact_text(ctx.engine, ctx.args)
+    (ctx.output if ok else ctx.error)(text)
+
+
+@command("context", "Show how full the context window is, by part", source="session")
+async def context_command(ctx: CommandContext) -> None:
+    if ctx.engine is None:
+        ctx.error(NOT_READY)
+        return
+    ctx.output(context_text(ctx.engine))
+
+
+@command("cost", "Show the tokens of each kind and the cost of this session", source="session")
+async def cost_command(ctx: CommandContext) -> None:
+    if ctx.engine is None:
+        ctx.error(NOT_READY)
+        return
+    ctx.output(cost_text(ctx.engine))
+
+
+@command("memory", "Show the memory files (AGENTS.md, CLAUDE.md) in the context", source="session")
+async def memory_command(ctx: CommandContext) -> None:
+    if ctx.engine is None:
+        ctx.error(NOT_READY)
+        return
+    ctx.output(memory_text(ctx.engine))
+
+
+@command("init", "Study the project and write its AGENTS.md", source="session")
+async def init_command(ctx: CommandContext) -> None:
+    send = getattr(ctx.app, "send", None)
+    if send is None:
+        ctx.error("/init needs the interactive app")
+        return
+    send(INIT_PROMPT)
+
+
+@command(
+    "resume",
+    "Resume an earlier conversation of this folder",
+    argument_hint="[id]",
+    source="session",
+)
+async def resume_command(ctx: CommandContext) -> None:
+    import asyncio
+
+    from agentcli.session.attach import SessionNotFound, resolve_resumed
+
+    project = Path(ctx.engine.workspace.root) if ctx.engine is not None else Path.cwd()
+    if not ctx.args:
+        picker = getattr(ctx.app, "pick_session", None)
+        if picker is not None:
+            await picker()
+        else:
+            ctx.output(await asyncio.to_thread(sessions_text, project))
+        return
+    try:
+        loaded = await asyncio.to_thread(resolve_resumed, project, resume_id=ctx.args)
+    except SessionNotFound as exc:
+        ctx.error(str(exc))
+        return
+    opener = getattr(ctx.app, "resume_session", None)
+    if opener is None:
+        ctx.output(f"Restart with `agentcli --resume {loaded.session_id}` to open it.")
+        return
+    await opener(loaded)
+
+
+def _format_time(value: datetime) -> str:
+    return value.astimezone().strftime("%Y-%m-%d %H:%M")

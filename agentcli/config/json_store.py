@@ -1,0 +1,88 @@
+"""Read and atomically update JSON object files (settings, remembered choices).
+
+Settings files are written by people as well as by agentcli, so an update must
+never lose what is already there: we read the whole object, let the caller
+change it, and write it back through a temp file in the same folder (fsync,
+then os.replace), so a crash leaves either the old or the new file, never half
+of one. A file that is not a JSON object is refused rather than overwritten.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+
+class JsonStoreError(Exception):
+    """A JSON file exists but cannot be used (unreadable, not JSON, not an object)."""
+
+
+def read_json_object(path: Path | str) -> dict[str, Any]:
+    """The object stored in `path`, or {} if the file does not exist.
+
+    Raises JsonStoreError naming the file (and line/column for bad JSON) when
+    it exists but is unreadable or is not a JSON object.
+    """
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    except (OSError, UnicodeDecodeError) as exc:
+        raise JsonStoreError(f"{p}: cannot read: {exc}") from exc
+    if not text.strip():
+        return {}
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise JsonStoreError(
+            f"{p}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
+        ) from exc
+    if not isinstance(data, dict):
+        raise JsonStoreError(f"{p}: expected a JSON object, found {type(data).__name__}")
+    return data
+
+
+def write_json_atomic(path: Path | str, data: Any) -> None:
+    """Write `data` as pretty JSON to `path` atomically, creating its folder."""
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        if p.exists():
+            try:
+                os.chmod(tmp, p.stat().st_mode & 0o777)
+            except OSError:
+                pass
+        os.replace(tmp, p)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+def update_json_object(
+    path: Path | str, mutate: Callable[[dict[str, Any]], None]
+) -> dict[str, Any]:
+    """Apply `mutate` to the object in `path` and write it back atomically.
+
+    Keys the caller does not touch are kept as they were. A missing file (and
+    folder) is created. A broken file raises JsonStoreError and is left
+    untouched, since rewriting it would lose what the person wrote.
+    Returns the object as written.
+    """
+    data = read_json_object(path)
+    mutate(data)
+    write_json_atomic(path, data)
+    return data

@@ -1,0 +1,73 @@
+"""`agentcli config` and `/config`: the merged settings, and where each value came from."""
+
+from __future__ import annotations
+
+import json
+
+from agentcli.config.settings import Settings
+
+
+def render_settings(settings: Settings) -> str:
+    lines = ["Settings files (lowest to highest precedence):"]
+    for layer in settings.layers:
+        lines.append(f"  {layer.name:<8} {layer.path}  [{layer.status}]")
+    lines.append("  command line flags")
+    if settings.problems:
+        lines.append("")
+        lines.append("Problems:")
+        lines += [f"  ! {problem}" for problem in settings.problems]
+    lines.append("")
+    lines.append("Effective settings:")
+    for key, item in (
+        ("model", settings.model),
+        ("permissions.defaultMode", settings.default_mode),
+        ("theme", settings.theme),
+    ):
+        if item is not None:
+            lines.append(f"  {key} = {json.dumps(item.value)}  ({item.source})")
+    for kind in ("allow", "ask", "deny"):
+        entries = getattr(settings, kind)
+        if entries:
+            lines.append(f"  permissions.{kind}:")
+            lines += [f"    {rule}  ({source})" for rule, source in entries]
+    if settings.additional_dirs:
+        lines.append("  permissions.additionalDirectories:")
+        lines += [f"    {path}  ({source})" for path, source in settings.additional_dirs]
+    if settings.env:
+        lines.append("  env:")
+        lines += [
+            f"    {key} = {json.dumps(item.value)}  ({item.source})"
+            for key, item in settings.env.items()
+        ]
+    if settings.hook_sources:
+        lines.append("  hooks:")
+        for event, matcher, command, source in settings.hook_sources:
+            shown = f" [{matcher}]" if matcher else ""
+            lines.append(f"    {event}{shown}: {command}  ({source})")
+    if len(lines) and lines[-1] == "Effective settings:":
+        lines.append("  (all defaults)")
+    return "\n".join(lines)
+
+
+def config_command(argv: list[str]) -> int:
+    """`agentcli config [--model M] [--permission-mode X] [--allowedTools ...] ...`.
+
+    Accepts the session flags, so a person can see what a command line would
+    add to their settings files.
+    """
+    from pathlib import Path
+
+    from agentcli.cli import build_parser
+    from agentcli.config.settings import CliSettings, load_settings
+
+    args = build_parser().parse_args(argv)
+    cli = CliSettings(
+        model=args.model,
+        permission_mode=args.permission_mode,
+        allowed_tools=list(args.allowed_tools or []),
+        disallowed_tools=list(args.disallowed_tools or []),
+        add_dirs=list(args.add_dirs or []),
+    )
+    settings = load_settings(Path.cwd(), cli)
+    print(render_settings(settings))
+    return 1 if settings.problems else 0

@@ -1,0 +1,97 @@
+"""Prompt-cache breakpoints: read the stable prefix from the cache on every request.
+
+The API caches the prefix of a request (tools, then system, then messages) up
+to a block carrying `cache_control`; a later request reads it if its prefix is
+byte-identical, looking back a little from each breakpoint. We use three of
+the four breakpoints allowed:
+
+1. the last system block: tools and system prompt, identical for the whole
+   session (no clock, no random order in either);
+2. the last block of the latest message: a moving breakpoint that writes the
+   whole conversation so far, for the next request to read;
+3. the last block of the user message before it: exactly where the previous
+   request put breakpoint 2, so this request reads that entry even when the
+   turn added many blocks (more than the API's look-back).
+
+Breakpoints are placed on copies in each request (`prepare_messages`), never
+in the conversation or the transcript, so moving them changes no stored byte.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+EPHEMERAL: dict[str, str] = {"type": "ephemeral"}
+MAX_BREAKPOINTS = 4
+_NOT_CACHEABLE = ("thinking", "redacted_thinking")
+
+
+def mark_system(system: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A copy of the system blocks with a breakpoint on the last one."""
+    if not system:
+        return []
+    blocks = [{k: v for k, v in b.items() if k != "cache_control"} for b in system]
+    blocks[-1]["cache_control"] = dict(EPHEMERAL)
+    return blocks
+
+
+def add_cache_breakpoints(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The request's messages with breakpoints on the latest message and on the
+    user message before it (copies of those two; the rest shared as is)."""
+    out = list(messages)
+    user_indexes = [i for i, m in enumerate(out) if m.get("role") == "user"]
+    targets = {len(out) - 1} if out else set()
+    earlier = [i for i in user_indexes if i < len(out) - 1]
+    if earlier:
+        targets.add(earlier[-1])
+    for index in sorted(targets):
+        out[index] = _mark_message(out[index])
+    return out
+
+
+def _mark_message(message: dict[str, Any]) -> dict[str, Any]:
+    content = message.get("content")
+    if isinstance(content, str):
+        if not content:
+            return message
+        content = [{"type": "text", "text": content}]
+    if not isinstance(content, list):
+        return message
+    blocks = list(content)
+    for i in range(len(blocks) - 1, -1, -1):
+        block = blocks[i]
+        if block.get("type") in _NOT_CACHEABLE:
+            continue
+        if block.get("type") == "text" and not block.get("text"):
+            continue
+        blocks[i] = {**block, "cache_control": dict(EPHEMERAL)}
+        return {**message, "content": blocks}
+    return message
+
+
+def count_breakpoints(request_body: dict[str, Any]) -> int:
+    """How many blocks of a request carry `cache_control` (tools, system, messages)."""
+    total = sum(1 for t in request_body.get("tools") or [] if t.get("cache_control"))
+    system = request_body.get("system")
+    if isinstance(system, list):
+        total += sum(1 for b in system if b.get("cache_control"))
+    for message in request_body.get("messages") or []:
+        content = message.get("content")
+        if isinstance(content, list):
+            total += sum(1 for b in content if isinstance(b, dict) and b.get("cache_control"))
+    return total
+
+
+def request_shaper(
+    *steps: Callable[[list[dict[str, Any]]], list[dict[str, Any]]],
+) -> Callable[[list[dict[str, Any]]], list[dict[str, Any]]]:
+    """A `prepare_messages` hook: the given steps (e.g. the tool-result budget),
+    then the cache breakpoints, which must see the final bytes."""
+
+    def shape(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        for step in steps:
+            messages = step(messages)
+        return add_cache_breakpoints(messages)
+
+    return shape

@@ -1,0 +1,288 @@
+"""Compaction: when the context fills up, summarise the older history.
+
+Before each model request (the loop's checkpoint) the compactor estimates the
+request's size: the API's own count for the last request (its usage), plus an
+estimate for what was added since. Past the threshold (85% of the model's
+window by default; AGENTCLI_AUTOCOMPACT_PCT overrides) the older messages are
+sent to the model with a request for a summary, and the conversation becomes
+the summary followed by the most recent messages, kept verbatim. `/compact
+[focus]` does the same on request.
+
+The transcript keeps everything: the writer records a compact boundary, the
+summary and the kept messages after it. A compaction that fails (a model
+error, an interruption, an empty summary) changes nothing.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from agentcli.engine.abort import AbortSignal
+from agentcli.engine.events import Event, Notice
+from agentcli.engine.messages import normalize_for_api, user_message
+from agentcli.engine.pricing import cost_usd
+from agentcli.engine.usage import Usage
+from agentcli.engine.windows import context_window, estimate_tokens
+from agentcli.providers.base import BlockCompleted, MessageCompleted, ModelError, ModelRequest
+
+if TYPE_CHECKING:
+    from agentcli.engine.query_engine import QueryEngine
+
+DEFAULT_THRESHOLD = 0.85
+KEEP_RATIO = 0.15  # of the window, kept verbatim after the summary
+SUMMARY_MAX_TOKENS = 8_000
+MAX_AUTO_FAILURES = 3
+
+SUMMARY_REQUEST = """\
+Your context window is nearly full, so this conversation is about to be compacted: \
+everything above will be replaced by a summary you write now. Do not call any tools. \
+Write a summary that lets you carry on the work without the original messages:
+
+1. The user's requests and intent, in their own words where it matters.
+2. Key technical facts and decisions: the architecture, conventions and constraints found.
+3. Files read, created or changed, with why, and the important code (signatures, snippets).
+4. Errors met and how they were fixed; what the user corrected or asked to do differently.
+5. Open tasks, and exactly what was being worked on last.
+6. The next step, if there is one, consistent with the user's latest request.
+
+Answer with the summary only."""
+
+SUMMARY_INTRO = (
+    "This session continues an earlier conversation that ran out of context. "
+    "The earlier part is summarised below; the messages after this one are the most "
+    "recent part, verbatim.\n\n<summary>\n{summary}\n</summary>"
+)
+
+
+def threshold_from_env(default: float = DEFAULT_THRESHOLD) -> float:
+    raw = os.environ.get("AGENTCLI_AUTOCOMPACT_PCT", "").strip()
+    try:
+        value = float(raw) / 100 if raw else default
+    except ValueError:
+        return default
+    return value if 0 < value <= 1 else default
+
+
+@dataclass
+class CompactionOutcome:
+    ok: bool
+    message: str
+    pre_tokens: int = 0
+    post_tokens: int = 0
+    summarized: int = 0
+    kept: int = 0
+
+
+class Compactor:
+    """Watches one engine's context and compacts it (auto or on request)."""
+
+    def __init__(
+        self,
+        *,
+        threshold: float | None = None,
+        window: int | None = None,
+        keep_tokens: int | None = None,
+        auto: bool = True,
+        summary_max_tokens: int = SUMMARY_MAX_TOKENS,
+    ) -> None:
+        self.threshold = threshold if threshold is not None else threshold_from_env()
+        self._window = window
+        self._keep_tokens = keep_tokens
+        self.auto = auto
+        self.summary_max_tokens = summary_max_tokens
+        self.failures = 0
+        self.compactions = 0
+        # (messages covered, tokens) of the last request the API counted.
+        self._anchor: tuple[int, int] | None = None
+        self._engine: QueryEngine | None = None
+
+    # -- wiring -----------------------------------------------------------------
+
+    def attach(self, engine: QueryEngine) -> Compactor:
+        self._engine = engine
+        engine.compactor = self
+        engine.listeners.append(self._on_message)
+        engine.before_request = self.before_request
+        return self
+
+    def window(self, engine: QueryEngine) -> int:
+        return self._window or context_window(engine.config.model)
+
+    def keep_tokens(self, engine: QueryEngine) -> int:
+        return self._keep_tokens or int(self.window(engine) * KEEP_RATIO)
+
+    def _on_message(self, message: dict[str, Any], meta: dict[str, Any]) -> None:
+        usage = meta.get("usage")
+        if self._engine is None or message.get("role") != "assistant" or not usage:
+            return
+        used = Usage.from_api(usage)
+        self._anchor = (len(self._engine.messages), used.context_tokens + used.output_tokens)
+
+    # -- measuring --------------------------------------------------------------
+
+    def estimate_request_tokens(self, engine: QueryEngine) -> int:
+        """The next request's input tokens: the API's count plus an estimate of the rest."""
+        messages = engine.messages
+        anchor = self._anchor
+        if anchor is not None and anchor[0] <= len(messages):
+            tail = messages[anchor[0] :]
+            return anchor[1] + (estimate_tokens(_shaped(engine, tail)) if tail else 0)
+        return (
+            estimate_tokens(engine.system)
+            + estimate_tokens(engine.visible_tools().schemas())
+            + estimate_tokens(_shaped(engine, normalize_for_api(messages)))
+        )
+
+    def limit(self, engine: QueryEngine) -> int:
+        return int(self.window(engine) * self.threshold)
+
+    def should_compact(self, engine: QueryEngine) -> bool:
+        if not self.auto or self.failures >= MAX_AUTO_FAILURES or len(engine.messages) < 2:
+            return False
+        return self.estimate_request_tokens(engine) >= self.limit(engine)
+
+    # -- the hook at the loop's checkpoint ---------------------------------------
+
+    async def before_request(self, abort: AbortSignal) -> AsyncIterator[Event]:
+        engine = self._engine
+        if engine is None or not self.should_compact(engine):
+            return
+        yield Notice("Context nearly full: compacting the conversation...")
+        outcome = await self.compact(engine, trigger="auto", abort=abort)
+        if outcome.ok:
+            self.failures = 0
+            yield Notice(outcome.message)
+        else:
+            self.failures += 1
+            yield Notice(
+                f"Compaction failed, the conversation is unchanged: {outcome.message}", "warning"
+            )
+
+    # -- compacting -------------------------------------------------------------
+
+    async def compact(
+        self,
+        engine: QueryEngine,
+        *,
+        focus: str = "",
+        trigger: str = "manual",
+        abort: AbortSignal | None = None,
+    ) -> CompactionOutcome:
+        """Summarise the older messages; on any failure leave the conversation as it was."""
+        if engine.provider is None:
+            return CompactionOutcome(False, "no model provider is configured")
+        messages = list(engine.messages)
+        split = choose_split(messages, self.keep_tokens(engine))
+        if split <= 0:
+            return CompactionOutcome(False, "there is not enough history to compact yet")
+        pre_tokens = self.estimate_request_tokens(engine)
+        instruction = SUMMARY_REQUEST
+        if focus.strip():
+            instruction += f"\n\nPay particular attention to: {focus.strip()}"
+        request_messages = normalize_for_api([*messages[:split], user_message(instruction)])
+        if engine.prepare_messages is not None:
+            request_messages = engine.prepare_messages(request_messages)
+        request = ModelRequest(
+            model=engine.config.model,
+            messages=request_messages,
+            system=engine.system,
+            tools=engine.visible_tools().schemas(),
+            max_tokens=self.summary_max_tokens,
+        )
+        summary, usage, problem = await _summarize(engine, request, abort or AbortSignal())
+        if usage is not None:
+            engine.usage = engine.usage + usage
+            engine.cost_usd += cost_usd(engine.config.model, usage)
+        if problem is not None:
+            return CompactionOutcome(False, problem)
+        if engine.messages != messages:
+            return CompactionOutcome(False, "the conversation changed while it was summarised")
+
+        summary_message = user_message(SUMMARY_INTRO.format(summary=summary))
+        kept = messages[split:]
+        engine.messages[:] = [summary_message, *kept]
+        self._anchor = None
+        self.compactions += 1
+        info = {"trigger": trigger, "preTokens": pre_tokens, "kept": len(kept)}
+        for listener in list(engine.listeners):
+            listener(summary_message, {"compact": info})
+        for message in kept:
+            for listener in list(engine.listeners):
+                listener(message, {"kept": True})
+        post = self.estimate_request_tokens(engine)
+        return CompactionOutcome(
+            True,
+            f"Compacted the conversation: {split} earlier message(s) summarised, "
+            f"{len(kept)} recent kept (about {pre_tokens:,} -> {post:,} tokens).",
+            pre_tokens,
+            post,
+            split,
+            len(kept),
+        )
+
+
+def _shaped(engine: QueryEngine, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return engine.prepare_messages(messages) if engine.prepare_messages else messages
+
+
+def _starts_turn(message: dict[str, Any]) -> bool:
+    """A place the kept part may begin: not a message of tool results (their calls
+    would be summarised away)."""
+    if message.get("role") != "user":
+        return True
+    content = message.get("content")
+    return not (
+        isinstance(content, list)
+        and any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content)
+    )
+
+
+def choose_split(messages: list[dict[str, Any]], keep_tokens: int) -> int:
+    """Index of the first kept message: as much recent history as fits in
+    `keep_tokens`, starting at a valid place; the last message is always kept."""
+    if len(messages) < 2:
+        return 0
+    index, used = len(messages), 0
+    while index > 1:
+        cost = estimate_tokens(messages[index - 1])
+        if used + cost > keep_tokens and index < len(messages):
+            break
+        used += cost
+        index -= 1
+    # Move forward to a valid start (summarising more), else back (keeping more).
+    forward = next((i for i in range(index, len(messages)) if _starts_turn(messages[i])), None)
+    if forward is not None:
+        return forward
+    backward = next((i for i in range(index - 1, 0, -1) if _starts_turn(messages[i])), None)
+    return backward or 0
+
+
+async def _summarize(
+    engine: QueryEngine, request: ModelRequest, abort: AbortSignal
+) -> tuple[str, Usage | None, str | None]:
+    """(summary text, usage, problem); problem is None on success."""
+    from agentcli.engine.loop import _stream_model
+
+    assert engine.provider is not None
+    texts: dict[int, str] = {}
+    usage: Usage | None = None
+    complete = False
+    async for event in _stream_model(engine.provider, request, abort):
+        match event:
+            case BlockCompleted(index=index, block=block) if block.get("type") == "text":
+                texts[index] = block.get("text", "")
+            case MessageCompleted(usage=final):
+                usage, complete = final, True
+            case ModelError(message=message):
+                return "", usage, f"the summary request failed: {message}"
+    if abort.aborted:
+        return "", usage, "interrupted"
+    if not complete:
+        return "", usage, "the summary response was cut off"
+    summary = "\n\n".join(texts[i] for i in sorted(texts)).strip()
+    if not summary:
+        return "", usage, "the model returned an empty summary"
+    return summary, usage, None

@@ -1,0 +1,77 @@
+"""The context window of each model, in tokens.
+
+Current Claude models have a 200k-token window; a `[1m]` suffix (how Claude
+Code names the 1M-token beta variants) means one million. A model we do not
+know gets 200k, the common case. AGENTCLI_CONTEXT_WINDOW overrides (for
+trying compaction on a small window).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from agentcli.engine.query_engine import QueryEngine
+
+DEFAULT_WINDOW = 200_000
+LARGE_WINDOW = 1_000_000
+
+
+def context_window(model: str) -> int:
+    configured = os.environ.get("AGENTCLI_CONTEXT_WINDOW", "").strip()
+    if configured.isdigit() and int(configured) > 0:
+        return int(configured)
+    if model.lower().endswith("[1m]"):
+        return LARGE_WINDOW
+    return DEFAULT_WINDOW
+
+
+def estimate_tokens(value: object) -> int:
+    """About four characters of JSON per token: for parts the API does not count
+    separately (and for messages sent after the last usage report)."""
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return len(text) // 4
+
+
+@dataclass(frozen=True)
+class ContextUsage:
+    """How full the window is, by part, for `/context` and the status bar."""
+
+    window: int
+    total: int
+    parts: dict[str, int]  # system, tools, memory, messages
+    compact_at: int | None = None  # the auto-compaction threshold, in tokens
+
+    @property
+    def fraction(self) -> float:
+        return self.total / self.window if self.window else 0.0
+
+
+def context_usage(engine: QueryEngine) -> ContextUsage:
+    """The next request's size: the API's count of the last request (from its
+    usage) plus an estimate of what was added since, split by part. The split
+    of the counted part is estimated; messages get what the others do not."""
+    from agentcli.engine.memory import MEMORY_HEADER
+    from agentcli.engine.messages import normalize_for_api
+
+    memory_blocks = [b for b in engine.system if b.get("text", "").startswith(MEMORY_HEADER)]
+    other_blocks = [b for b in engine.system if b not in memory_blocks]
+    parts = {
+        "system": estimate_tokens(other_blocks) if other_blocks else 0,
+        "tools": estimate_tokens(engine.visible_tools().schemas()),
+        "memory": estimate_tokens(memory_blocks) if memory_blocks else 0,
+    }
+    compactor = engine.compactor
+    if compactor is not None:
+        total = compactor.estimate_request_tokens(engine)
+        window, compact_at = compactor.window(engine), compactor.limit(engine)
+    else:
+        messages = normalize_for_api(engine.messages)
+        total = sum(parts.values()) + (estimate_tokens(messages) if messages else 0)
+        window, compact_at = context_window(engine.config.model), None
+    fixed = sum(parts.values())
+    parts["messages"] = max(total - fixed, 0)
+    return ContextUsage(window, max(total, fixed), parts, compact_at)

@@ -1,0 +1,204 @@
+"""The hook events of a session, and what their outcomes mean (Claude Code's protocol).
+
+Every hook gets a JSON object on stdin: `session_id`, `transcript_path`, `cwd`,
+`permission_mode`, `hook_event_name` and the event's own fields. Then:
+
+- exit 0: stdout may be JSON: `continue: false` (+ `stopReason`) stops the
+  agent, `systemMessage` is shown to the person, `decision: "block"` +
+  `reason` blocks like exit 2, and `hookSpecificOutput` carries
+  `permissionDecision` (allow/deny/ask) + `permissionDecisionReason` and
+  `updatedInput` (PreToolUse) or `additionalContext` (UserPromptSubmit,
+  SessionStart). Plain stdout of UserPromptSubmit/SessionStart is context too;
+- exit 2: block; stderr goes to the model (PreToolUse: the call is refused;
+  PostToolUse: added to the result; Stop: the model continues with it;
+  UserPromptSubmit: the prompt is blocked and erased);
+- any other exit, or a timeout: a non-blocking error shown to the person.
+
+The matching hooks of one event run concurrently; their outcomes combine (any
+block blocks, deny beats ask beats allow).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agentcli.hooks.config import HookEvent, HooksConfig
+from agentcli.hooks.runner import HookRun, run_hook
+
+BLOCK_EXIT = 2
+
+
+@dataclass
+class HookOutcome:
+    """What the runs of one event add up to."""
+
+    block: str | None = None  # exit 2 / decision "block": the message for the model
+    stop: str | None = None  # continue: false: why the agent stops
+    notices: list[str] = field(default_factory=list)  # for the person
+    context: list[str] = field(default_factory=list)  # additionalContext for the model
+    permission: str | None = None  # PreToolUse: allow | deny | ask
+    permission_reason: str = ""
+    updated_input: dict[str, Any] | None = None
+
+
+_RANK = {"deny": 3, "ask": 2, "allow": 1}
+
+
+class Hooks:
+    """The hooks of one session. `config` may be empty: every method is then a no-op."""
+
+    def __init__(
+        self,
+        config: HooksConfig,
+        cwd: Path,
+        *,
+        session_id: str = "",
+        transcript_path: str | None = None,
+        permission_mode: Callable[[], str] = lambda: "default",
+        env: dict[str, str] | None = None,
+    ) -> None:
+        self.config = config
+        self.cwd = cwd
+        self.session_id = session_id
+        self.transcript_path = transcript_path
+        self.permission_mode = permission_mode
+        self.env = env or {}
+        self.pending_stop: str | None = None  # continue:false from a tool hook
+        self.session_context: list[str] = []  # SessionStart context, sent with the 1st prompt
+        self._background: set[asyncio.Task[Any]] = set()
+
+    def has(self, event: HookEvent, tool_name: str | None = None) -> bool:
+        return bool(self.config.commands(event, tool_name))
+
+    def has_tool_hook(self, event_name: str, tool_name: str) -> bool:
+        return self.has(HookEvent(event_name), tool_name)
+
+    async def fire(
+        self, event: HookEvent, fields: dict[str, Any], tool_name: str | None = None
+    ) -> HookOutcome:
+        hooks = self.config.commands(event, tool_name)
+        if not hooks:
+            return HookOutcome()
+        payload = {
+            "session_id": self.session_id,
+            "transcript_path": self.transcript_path,
+            "cwd": str(self.cwd),
+            "permission_mode": self.permission_mode(),
+            "hook_event_name": event.value,
+            **fields,
+        }
+        runs = await asyncio.gather(*(run_hook(h, payload, self.cwd, self.env) for h in hooks))
+        return combine(event, runs)
+
+    # -- the events ------------------------------------------------------------
+
+    async def pre_tool_use(self, tool_name: str, tool_input: Any, tool_use_id: str) -> HookOutcome:
+        return await self.fire(
+            HookEvent.PRE_TOOL_USE,
+            {"tool_name": tool_name, "tool_input": tool_input, "tool_use_id": tool_use_id},
+            tool_name,
+        )
+
+    async def post_tool_use(
+        self, tool_name: str, tool_input: Any, tool_use_id: str, tool_response: Any
+    ) -> HookOutcome:
+        return await self.fire(
+            HookEvent.POST_TOOL_USE,
+            {
+                "tool_name": tool_name,
+                "tool_input": tool_input,
+                "tool_use_id": tool_use_id,
+                "tool_response": tool_response,
+            },
+            tool_name,
+        )
+
+    async def user_prompt_submit(self, prompt: str) -> HookOutcome:
+        return await self.fire(HookEvent.USER_PROMPT_SUBMIT, {"prompt": prompt})
+
+    async def stop(self, stop_hook_active: bool) -> HookOutcome:
+        return await self.fire(HookEvent.STOP, {"stop_hook_active": stop_hook_active})
+
+    async def session_start(self, source: str = "startup") -> HookOutcome:
+        return await self.fire(HookEvent.SESSION_START, {"source": source})
+
+    async def session_end(self, reason: str = "other") -> HookOutcome:
+        outcome = await self.fire(HookEvent.SESSION_END, {"reason": reason})
+        await self.drain()
+        return outcome
+
+    def notify(self, message: str) -> None:
+        """Notification: the agent waits for the person. Runs in the background."""
+        if not self.has(HookEvent.NOTIFICATION):
+            return
+        task = asyncio.ensure_future(self.fire(HookEvent.NOTIFICATION, {"message": message}))
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def drain(self) -> None:
+        """Wait for background hooks (notifications) to finish."""
+        if self._background:
+            await asyncio.gather(*list(self._background), return_exceptions=True)
+
+    def take_stop(self) -> str | None:
+        reason, self.pending_stop = self.pending_stop, None
+        return reason
+
+
+def combine(event: HookEvent, runs: list[HookRun]) -> HookOutcome:
+    outcome = HookOutcome()
+    blocks: list[str] = []
+    for run in runs:
+        if run.error or run.timed_out:
+            what = run.error or "timed out and was killed"
+            outcome.notices.append(f"{event.value} hook `{run.command}` {what}")
+            continue
+        if run.exit_code == BLOCK_EXIT:
+            blocks.append(run.stderr.strip() or f"blocked by the hook `{run.command}`")
+            continue
+        if run.exit_code != 0:
+            detail = run.stderr.strip() or run.stdout.strip()
+            outcome.notices.append(
+                f"{event.value} hook `{run.command}` failed (exit {run.exit_code})"
+                + (f": {detail}" if detail else "")
+            )
+            continue
+        data = run.json_output()
+        if data is None:
+            if run.stdout.strip() and event in (
+                HookEvent.USER_PROMPT_SUBMIT,
+                HookEvent.SESSION_START,
+            ):
+                outcome.context.append(run.stdout.strip())
+            continue
+        _apply_json(outcome, data, blocks)
+    if blocks:
+        outcome.block = "\n".join(blocks)
+    return outcome
+
+
+def _apply_json(outcome: HookOutcome, data: dict[str, Any], blocks: list[str]) -> None:
+    if data.get("continue") is False:
+        outcome.stop = str(data.get("stopReason") or "a hook stopped the agent")
+    message = data.get("systemMessage")
+    if isinstance(message, str) and message:
+        outcome.notices.append(message)
+    if data.get("decision") == "block":
+        blocks.append(str(data.get("reason") or "blocked by a hook"))
+    specific = data.get("hookSpecificOutput")
+    if not isinstance(specific, dict):
+        return
+    decision = specific.get("permissionDecision")
+    if decision in _RANK and _RANK[decision] > _RANK.get(outcome.permission or "", 0):
+        outcome.permission = decision
+        outcome.permission_reason = str(specific.get("permissionDecisionReason") or "")
+    updated = specific.get("updatedInput")
+    if isinstance(updated, dict):
+        outcome.updated_input = updated
+    context = specific.get("additionalContext")
+    if isinstance(context, str) and context:
+        outcome.context.append(context)

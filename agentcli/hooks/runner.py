@@ -1,0 +1,87 @@
+"""Running one hook command: JSON on stdin, exit code and output back, a hard timeout.
+
+The command runs through the shell in the project folder, in its own process
+group, so a hook that hangs (or leaves children behind) is killed as a whole
+at its timeout. Nothing here interprets the output; see events.py.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from agentcli.hooks.config import HookCommand
+
+MAX_OUTPUT_CHARS = 100_000
+
+
+@dataclass(frozen=True, slots=True)
+class HookRun:
+    command: str
+    exit_code: int | None  # None: it did not finish (timeout, could not start)
+    stdout: str = ""
+    stderr: str = ""
+    timed_out: bool = False
+    error: str | None = None  # could not be started at all
+
+    def json_output(self) -> dict[str, Any] | None:
+        """stdout as a JSON object, when it is one (exit 0 only)."""
+        text = self.stdout.strip()
+        if self.exit_code != 0 or not text.startswith("{"):
+            return None
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError:
+            return None
+        return data if isinstance(data, dict) else None
+
+
+async def run_hook(
+    hook: HookCommand, payload: dict[str, Any], cwd: Path, env: dict[str, str] | None = None
+) -> HookRun:
+    """Run `hook` with `payload` as JSON on stdin; kill its process group at the timeout."""
+    full_env = {**os.environ, **(env or {}), "AGENTCLI_PROJECT_DIR": str(cwd)}
+    try:
+        process = await asyncio.create_subprocess_shell(
+            hook.command,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            cwd=str(cwd),
+            env=full_env,
+            start_new_session=True,
+        )
+    except OSError as exc:
+        return HookRun(hook.command, None, error=f"could not start: {exc}")
+    data = json.dumps(payload).encode()
+    try:
+        stdout, stderr = await asyncio.wait_for(process.communicate(data), hook.timeout_s)
+    except TimeoutError:
+        _kill_group(process)
+        await process.wait()
+        return HookRun(hook.command, None, timed_out=True)
+    except asyncio.CancelledError:
+        _kill_group(process)
+        raise
+    return HookRun(
+        hook.command,
+        process.returncode,
+        _text(stdout),
+        _text(stderr),
+    )
+
+
+def _kill_group(process: asyncio.subprocess.Process) -> None:
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _text(data: bytes) -> str:
+    return data.decode("utf-8", errors="replace")[:MAX_OUTPUT_CHARS]

@@ -1,0 +1,93 @@
+"""From settings to a session's permissions and hooks: shared by the TUI and headless mode.
+
+bootstrap.py calls `load_for_options()` first (to know the mode, rules,
+folders and env), builds the engine, then `attach()` wires the gate's
+"always" answers to the local settings file, the Notification hook to the
+gate, and the hooks to the engine. `startup_notices()` is what a front end
+should show before the first prompt (skipped settings files, the bypass
+warning).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from agentcli.config.settings import CliSettings, Settings, load_settings
+from agentcli.hooks.events import Hooks
+from agentcli.permissions.persist import remember_allow_rules
+from agentcli.permissions.types import PermissionMode
+
+BYPASS_WARNING = (
+    "bypassPermissions mode: every tool call runs without asking (deny rules still hold). "
+    "Use it only in a sandbox you can throw away."
+)
+
+
+def load_for_options(options: Any) -> Settings:
+    """Merged settings for bootstrap's Options (cwd, model, mode, tool lists, --add-dir)."""
+    cli = CliSettings(
+        model=options.model,
+        permission_mode=options.permission_mode,
+        allowed_tools=list(options.allowed_tools or []),
+        disallowed_tools=list(options.disallowed_tools or []),
+        add_dirs=list(options.add_dirs or []),
+    )
+    return load_settings(Path(options.cwd), cli)
+
+
+def mode_of(settings: Settings) -> PermissionMode:
+    return PermissionMode(settings.default_mode.value if settings.default_mode else "default")
+
+
+def model_of(settings: Settings, default: str) -> str:
+    """--model, then AGENTCLI_MODEL, then the settings files, then the default."""
+    if settings.model is not None and settings.model.source == "command line":
+        return settings.model.value
+    env = os.environ.get("AGENTCLI_MODEL")
+    if env:
+        return env
+    return settings.model.value if settings.model is not None else default
+
+
+def attach(engine: Any, settings: Settings) -> None:
+    """Wire settings-driven behaviour into a freshly built QueryEngine."""
+    root = engine.workspace.root
+    policy = engine.gate.policy
+    engine.settings = settings
+    engine.gate.remember = lambda rules: remember_allow_rules(root, rules)
+    if engine.tools.get("ExitPlanMode") is None:  # always offered: the tool list stays stable
+        from agentcli.tools.exit_plan_mode import ExitPlanModeTool
+        from agentcli.tools.registry import ToolRegistry
+
+        engine.tools = ToolRegistry([*engine.tools, ExitPlanModeTool()])
+    if settings.hooks.is_empty():
+        engine.hooks = None
+        return
+    transcript = next((x.path for x in engine.listeners if hasattr(x, "path")), None)
+    hooks = Hooks(
+        settings.hooks,
+        root,
+        session_id=engine.session_id,
+        transcript_path=str(transcript) if transcript else None,
+        permission_mode=lambda: policy.mode.value,
+        env=settings.env_values(),
+    )
+    engine.hooks = hooks
+    engine.gate.on_wait = lambda request: hooks.notify(
+        f"agentcli needs your permission to use {request.tool_name}"
+    )
+
+
+def engine_startup_notices(engine: Any) -> list[str]:
+    """Startup notices for an engine built by bootstrap (empty if it has no settings)."""
+    settings = getattr(engine, "settings", None)
+    return startup_notices(settings, engine.gate.policy.mode) if settings is not None else []
+
+
+def startup_notices(settings: Settings, mode: PermissionMode) -> list[str]:
+    notices = [f"settings: {problem}" for problem in settings.problems]
+    if mode is PermissionMode.BYPASS:
+        notices.append(BYPASS_WARNING)
+    return notices

@@ -1,0 +1,230 @@
+"""Reading a transcript back, repairing what a crash or a newer version left.
+
+Loading never refuses a file that can be read and never changes it: every
+repair happens in memory and is reported as a notice.
+
+- a cut last line (the process died mid-write) is dropped;
+- a line that is not JSON, or a record of a type we do not know, is skipped;
+- a file from a newer format version loads what this version understands;
+- a `tool_use` whose result was never written (killed while a tool ran) gets
+  a result saying it was interrupted, so the next request is one the API
+  accepts; a `tool_result` whose call is missing is dropped.
+
+`messages` is the context the model sees: what follows the last compact
+boundary. `history` is every message of the file for display (the kept copies
+written after a boundary are not repeated).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agentcli.engine.messages import user_message
+from agentcli.engine.orchestration import INTERRUPTED_MESSAGE
+from agentcli.session import records
+
+
+class TranscriptError(Exception):
+    """The transcript could not be read at all (missing, unreadable)."""
+
+
+@dataclass
+class LoadedSession:
+    path: Path
+    session_id: str
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    history: list[dict[str, Any]] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)
+    meta: dict[str, Any] = field(default_factory=dict)
+    last_uuid: str | None = None
+    # Lines dropped as unreadable (1-based) that no earlier resume recorded.
+    dropped_lines: list[int] = field(default_factory=list)
+    # Messages the repair added at the end of `messages` (results of dangling calls).
+    synthetic: list[dict[str, Any]] = field(default_factory=list)
+    compactions: int = 0
+
+
+def load_session(path: Path) -> LoadedSession:
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise TranscriptError(f"{path}: no such transcript") from None
+    except OSError as exc:
+        raise TranscriptError(f"{path}: cannot read the transcript: {exc.strerror}") from None
+    loaded = LoadedSession(path=path, session_id=path.stem)
+    _Parser(loaded).parse(raw)
+    _repair(loaded)
+    return loaded
+
+
+class _Parser:
+    def __init__(self, loaded: LoadedSession) -> None:
+        self.loaded = loaded
+        self.bad_lines: list[int] = []
+        self.acknowledged: set[int] = set()
+        self.unknown: dict[str, int] = {}
+        self.newer: int | None = None
+        self.cut_last = False
+
+    def parse(self, raw: bytes) -> None:
+        text = raw.decode("utf-8", errors="replace")
+        lines = text.split("\n")
+        ends_cleanly = text.endswith("\n") or not text
+        if ends_cleanly:
+            lines.pop()
+        for number, line in enumerate(lines, start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except ValueError:
+                if number == len(lines) and not ends_cleanly:
+                    self.cut_last = True
+                self.bad_lines.append(number)
+                continue
+            if not isinstance(record, dict) or not isinstance(record.get("type"), str):
+                self.bad_lines.append(number)
+                continue
+            self.record(record, number)
+        self.report()
+
+    def record(self, record: dict[str, Any], number: int) -> None:
+        loaded = self.loaded
+        version = record.get("version")
+        if isinstance(version, int) and version > records.FORMAT_VERSION:
+            self.newer = max(self.newer or 0, version)
+        kind = record["type"]
+        if kind == records.SESSION:
+            loaded.meta = {k: v for k, v in record.items() if k != "type"}
+            if isinstance(record.get("sessionId"), str):
+                loaded.session_id = record["sessionId"]
+        elif kind in records.MESSAGE_TYPES:
+            message = record.get("message")
+            if not _valid_message(message, kind):
+                self.bad_lines.append(number)
+                return
+            meta = record.get("meta") if isinstance(record.get("meta"), dict) else {}
+            message = {"role": kind, "content": message["content"]}
+            loaded.messages.append(message)
+            if not meta.get("kept"):
+                loaded.history.append(message)
+            if isinstance(record.get("uuid"), str):
+                loaded.last_uuid = record["uuid"]
+        elif kind == records.COMPACT_BOUNDARY:
+            loaded.messages = []
+            loaded.compactions += 1
+            if isinstance(record.get("uuid"), str):
+                loaded.last_uuid = record["uuid"]
+        elif kind == records.REPAIR:
+            dropped = record.get("droppedLines")
+            if isinstance(dropped, list):
+                self.acknowledged.update(n for n in dropped if isinstance(n, int))
+        else:
+            self.unknown[kind] = self.unknown.get(kind, 0) + 1
+
+    def report(self) -> None:
+        loaded, name = self.loaded, self.loaded.path.name
+        fresh = [n for n in self.bad_lines if n not in self.acknowledged]
+        loaded.dropped_lines = fresh
+        if self.cut_last and fresh and fresh[-1] == self.bad_lines[-1]:
+            loaded.notices.append(
+                f"{name}: the last line was cut off (agentcli stopped while writing it); dropped it"
+            )
+            fresh = fresh[:-1]
+        if fresh:
+            shown = ", ".join(str(n) for n in fresh[:5]) + (" ..." if len(fresh) > 5 else "")
+            loaded.notices.append(f"{name}: skipped unreadable line(s) {shown}")
+        for kind, count in sorted(self.unknown.items()):
+            loaded.notices.append(f"{name}: skipped {count} record(s) of unknown type {kind!r}")
+        if self.newer is not None:
+            loaded.notices.append(
+                f"{name}: written by a newer agentcli (format version {self.newer}, this one "
+                f"reads {records.FORMAT_VERSION}); loaded what this version understands"
+            )
+
+
+def _valid_message(message: Any, role: str) -> bool:
+    if not isinstance(message, dict) or message.get("role", role) != role:
+        return False
+    content = message.get("content")
+    if isinstance(content, str):
+        return True
+    return isinstance(content, list) and all(
+        isinstance(b, dict) and isinstance(b.get("type"), str) for b in content
+    )
+
+
+def _repair(loaded: LoadedSession) -> None:
+    """Make `messages` a conversation the API accepts, saying what was changed."""
+    name = loaded.path.name
+    messages = loaded.messages
+    fixed: list[dict[str, Any]] = []
+    open_ids: list[str] = []  # tool_use ids of the last assistant message awaiting results
+    dropped_results = 0
+    interrupted = 0
+    for message in messages:
+        if message["role"] == "assistant":
+            if open_ids:
+                interrupted += len(open_ids)
+                fixed.append(_interrupted(open_ids))
+            open_ids = [b.get("id") for b in _blocks(message) if b.get("type") == "tool_use"]
+            fixed.append(message)
+            continue
+        blocks = _blocks(message)
+        kept = []
+        for block in blocks:
+            if block.get("type") == "tool_result":
+                if block.get("tool_use_id") in open_ids:
+                    open_ids.remove(block.get("tool_use_id"))
+                else:
+                    dropped_results += 1
+                    continue
+            kept.append(block)
+        if open_ids:
+            # A person's message arrived while calls had no results: the calls
+            # were cut off (results go first when the messages are merged).
+            interrupted += len(open_ids)
+            fixed.append(_interrupted(open_ids))
+            open_ids = []
+        if kept:
+            fixed.append({"role": "user", "content": kept} if len(kept) != len(blocks) else message)
+    if open_ids:
+        interrupted += len(open_ids)
+        synthetic = _interrupted(open_ids)
+        fixed.append(synthetic)
+        loaded.synthetic.append(synthetic)
+    if interrupted:
+        loaded.notices.append(
+            f"{name}: {interrupted} tool call(s) had no result "
+            "(agentcli stopped while they ran); marked them as interrupted"
+        )
+    if dropped_results:
+        loaded.notices.append(
+            f"{name}: dropped {dropped_results} tool result(s) whose call is not in the transcript"
+        )
+    if fixed and fixed[0]["role"] != "user":
+        fixed.insert(0, user_message("(The start of this conversation could not be loaded.)"))
+        loaded.notices.append(f"{name}: the conversation did not start with a user message")
+    loaded.messages = fixed
+
+
+def _interrupted(ids: list[str]) -> dict[str, Any]:
+    return user_message(
+        [
+            {
+                "type": "tool_result",
+                "tool_use_id": tool_id,
+                "content": INTERRUPTED_MESSAGE,
+                "is_error": True,
+            }
+            for tool_id in ids
+        ]
+    )
+
+
+def _blocks(message: dict[str, Any]) -> list[dict[str, Any]]:
+    content = message.get("content")
+    return content if isinstance(content, list) else []

@@ -1,0 +1,164 @@
+"""Writing the transcript as the conversation happens: append-only, flushed early.
+
+The writer is a QueryEngine listener. Each message is appended as soon as it
+is complete and flushed to the OS at once, so a SIGKILL loses at most the
+message being streamed; at every turn boundary (the person's prompt, the tool
+results, a final answer) the file is also fsynced, so a power cut loses no
+completed turn either. The file is opened lazily: a session that never sends
+a message leaves no file behind.
+
+Nothing is ever rewritten. Resuming a session whose file ends in a cut line
+first ends that line, then notes the repair in a `repair` record.
+
+A failure to write (disk full, permissions) must not kill the person's
+session: it is kept in `problem` for the front end to show, once.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import IO, Any
+
+from agentcli.config.paths import project_dir
+from agentcli.session import records
+
+
+def transcript_path(project: Path, session_id: str) -> Path:
+    return project_dir(project) / f"{session_id}.jsonl"
+
+
+class TranscriptWriter:
+    def __init__(
+        self,
+        path: Path,
+        *,
+        session_id: str,
+        cwd: str,
+        model: str,
+        permission_mode: Callable[[], str] | None = None,
+    ) -> None:
+        self.path = path
+        self.session_id = session_id
+        self.cwd = cwd
+        self.model = model
+        self.permission_mode = permission_mode
+        self.last_uuid: str | None = None
+        self.problem: str | None = None
+        self._file: IO[str] | None = None
+        self._pending: list[dict[str, Any]] = []  # records to write before the next one
+
+    # -- resuming ---------------------------------------------------------------
+
+    def continue_after(
+        self,
+        last_uuid: str | None,
+        *,
+        dropped_lines: list[int] = (),  # type: ignore[assignment]
+        synthetic: list[dict[str, Any]] = (),  # type: ignore[assignment]
+    ) -> None:
+        """Append to an existing transcript: chain after its last record, record
+        the repairs the loader made (they are written with the next message, so
+        a resumed session that sends nothing leaves the file untouched)."""
+        self.last_uuid = last_uuid
+        if dropped_lines:
+            self._pending.append(
+                records.repair_record(session_id=self.session_id, dropped_lines=list(dropped_lines))
+            )
+        for message in synthetic:
+            self._pending.append(self._message_record(message, {"synthetic": True}))
+
+    # -- the listener -----------------------------------------------------------
+
+    def __call__(self, message: dict[str, Any], meta: dict[str, Any]) -> None:
+        """QueryEngine listener: `(message, meta)` as each message completes."""
+        compact = meta.get("compact")
+        batch: list[dict[str, Any]] = []
+        if isinstance(compact, dict):
+            boundary = records.boundary_record(
+                session_id=self.session_id,
+                parent=self.last_uuid,
+                trigger=str(compact.get("trigger", "manual")),
+                pre_tokens=int(compact.get("preTokens", 0)),
+                kept=int(compact.get("kept", 0)),
+            )
+            self.last_uuid = boundary["uuid"]
+            batch.append(boundary)
+            meta = {**meta, "compactSummary": True}
+        batch.append(self._message_record(message, meta))
+        self._write(batch, sync=_is_turn_boundary(message))
+
+    def _message_record(self, message: dict[str, Any], meta: dict[str, Any]) -> dict[str, Any]:
+        full = {"cwd": self.cwd, **meta}
+        if self.permission_mode is not None:
+            full["permissionMode"] = self.permission_mode()
+        record = records.message_record(
+            message, session_id=self.session_id, parent=self.last_uuid, meta=full
+        )
+        self.last_uuid = record["uuid"]
+        return record
+
+    # -- the file ---------------------------------------------------------------
+
+    def _write(self, batch: list[dict[str, Any]], *, sync: bool) -> None:
+        if self.problem is not None:
+            return
+        try:
+            handle = self._open()
+            if self._pending:
+                batch = self._pending + batch
+                self._pending = []
+            handle.write("".join(records.dumps(r) for r in batch))
+            handle.flush()
+            if sync:
+                os.fsync(handle.fileno())
+        except OSError as exc:
+            self.problem = f"cannot write the transcript {self.path}: {exc.strerror or exc}"
+
+    def _open(self) -> IO[str]:
+        if self._file is not None:
+            return self._file
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        needs_newline = False
+        exists = self.path.exists() and self.path.stat().st_size > 0
+        if exists:
+            with self.path.open("rb") as existing:
+                existing.seek(-1, os.SEEK_END)
+                needs_newline = existing.read(1) != b"\n"
+        handle = self.path.open("a", encoding="utf-8", newline="\n")
+        if needs_newline:
+            handle.write("\n")  # end a cut line so it stays alone (and is skipped)
+        if not exists:
+            handle.write(
+                records.dumps(
+                    records.session_record(self.session_id, cwd=self.cwd, model=self.model)
+                )
+            )
+        self._file = handle
+        return handle
+
+    def sync(self) -> None:
+        if self._file is not None and self.problem is None:
+            try:
+                self._file.flush()
+                os.fsync(self._file.fileno())
+            except OSError as exc:
+                self.problem = f"cannot write the transcript {self.path}: {exc.strerror or exc}"
+
+    def close(self) -> None:
+        self.sync()
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+
+def _is_turn_boundary(message: dict[str, Any]) -> bool:
+    """A user message (prompt, tool results) or a final answer ends a step worth syncing."""
+    if message.get("role") == "user":
+        return True
+    content = message.get("content")
+    return not (
+        isinstance(content, list)
+        and any(isinstance(b, dict) and b.get("type") == "tool_use" for b in content)
+    )

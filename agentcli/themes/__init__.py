@@ -1,0 +1,1 @@
+"""Theme .tcss files shipped with the package (see agentcli/ui/themes.py)."""

@@ -1,0 +1,463 @@
+"""AgentApp: the interactive agent.
+
+Start-up order is the point of this module: only textual and our UI modules
+are imported before the first frame; the engine is built and the provider
+(`import anthropic` costs about a second) is loaded in a thread worker after
+the screen is up. A message sent before then waits in a queue and goes as
+soon as the provider is ready.
+
+A turn runs in an async worker that feeds engine events to EventsView. Esc
+interrupts it through `engine.interrupt()`; the engine guarantees a valid
+transcript, so the next message simply continues.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+from typing import Any
+
+from rich.text import Text
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.widgets import Static
+
+from agentcli import __version__
+from agentcli.commands.registry import REGISTRY, CommandContext, parse_command_line
+from agentcli.ui.completers import command_completions, file_completions
+from agentcli.ui.events_view import EventsView
+from agentcli.ui.history import PromptHistory
+from agentcli.ui.themes import (
+    DEFAULT_THEME,
+    HIGH_CONTRAST,
+    apply_theme,
+    theme_files,
+    theme_names,
+)
+from agentcli.ui.widgets.completion_popup import CompletionPopup
+from agentcli.ui.widgets.conversation import Conversation
+from agentcli.ui.widgets.prompt_input import PromptInput
+from agentcli.ui.widgets.status import StatusBar, StatusLine
+
+MODE_CYCLE = ["default", "acceptEdits", "plan"]
+QUIT_WINDOW_S = 2.0
+
+
+class AgentApp(App):
+    CSS_PATH = [Path(__file__).parent / "app.tcss", *theme_files()]  # noqa: RUF012
+    TITLE = "agentcli"
+    BINDINGS = [  # noqa: RUF012
+        Binding("escape", "interrupt", "Interrupt", show=False),
+        Binding("ctrl+c", "ctrl_c", "Clear / quit", show=False),
+        Binding("shift+tab", "cycle_mode", "Cycle mode", show=False),
+    ]
+
+    def __init__(
+        self,
+        args: Any = None,
+        *,
+        cwd: Path | None = None,
+        engine: Any = None,
+        first_prompt: str | None = None,
+        load_provider: bool = True,
+        permission_guard_s: float | None = None,
+        theme_name: str | None = None,
+        remember_theme: bool = True,
+    ) -> None:
+        super().__init__()
+        self.args = args
+        self.cwd = (cwd or Path.cwd()).resolve()
+        self.engine = engine
+        self.first_prompt = first_prompt
+        self.load_provider = load_provider
+        self.permission_guard_s = permission_guard_s
+        self.remember_theme = remember_theme
+        self.provider_error: str | None = None
+        self.queue: list[str] = []
+        self.pending_context: list[dict[str, Any]] = []
+        self.registry = REGISTRY
+        self.history = PromptHistory(None)
+        self.files: list[str] | None = None
+        self.commands_loaded = False
+        self.shell_run: Any = None
+        self.permission_prompt: Any = None
+        self._permission_lock = asyncio.Lock()
+        self._last_ctrl_c = 0.0
+        self._initial_theme = theme_name
+        self.theme_name = DEFAULT_THEME
+        self.turn_worker: Any = None
+        self.register_theme(HIGH_CONTRAST)
+
+    # -- layout -----------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        self.conversation = Conversation(id="conversation")
+        self.status_line = StatusLine(id="status-line")
+        self.popup = CompletionPopup(id="completion")
+        self.prompt = PromptInput(id="prompt")
+        self.status_bar = StatusBar(id="status-bar")
+        self.view = EventsView(self.conversation, self.status_line)
+        yield self.conversation
+        with Vertical(id="bottom"):
+            yield self.status_line
+            yield self.popup
+            yield Vertical(id="permission-area")
+            yield self.prompt
+            yield self.status_bar
+
+    def banner_text(self) -> Text:
+        text = Text()
+        text.append("✻ agentcli", style="bold")
+        text.append(f" v{__version__}\n")
+        text.append(f"  {self.cwd}\n", style="dim")
+        text.append(f"  model: {self.model_name()}", style="dim")
+        return text
+
+    def model_name(self) -> str:
+        if self.engine is not None:
+            return self.engine.config.model
+        import os
+
+        return getattr(self.args, "model", None) or os.environ.get("AGENTCLI_MODEL") or "…"
+
+    def on_mount(self) -> None:
+        self._apply_initial_theme()
+        self.banner = Static(self.banner_text(), id="banner")
+        self.conversation.add_widget(self.banner)
+        self.prompt.prompt_history = self.history
+        self.prompt.focus()
+        self.refresh_status()
+        self.call_after_refresh(self._after_first_frame)
+
+    def _apply_initial_theme(self) -> None:
+        name = self._initial_theme
+        if name is None and self.remember_theme:
+            from agentcli.ui.settings import load_theme
+
+            name, problem = load_theme()
+            if problem:
+                self.call_after_refresh(self.note, problem, "warning")
+        if name not in theme_names():
+            name = DEFAULT_THEME
+        self.theme_name = name
+        apply_theme(self, name)
+
+    def _after_first_frame(self) -> None:
+        from agentcli.commands.registry import load_command_modules
+
+        for problem in load_command_modules():
+            self.note(f"Could not load commands: {problem}", "warning")
+        self.commands_loaded = True
+        self._update_completion()  # a `/` typed before the commands were loaded
+        self.history = PromptHistory.load(self.cwd)
+        self.prompt.prompt_history = self.history
+        if self.history.problem:
+            self.note(self.history.problem, "warning")
+        if self.engine is None or (self.engine.provider is None and self.load_provider):
+            self.run_worker(self._load_in_thread, thread=True, group="load", exit_on_error=False)
+        else:
+            self._engine_ready()
+        self.run_worker(self._load_files(), group="files", exit_on_error=False)
+
+    # -- background loading -------------------------------------------------------
+
+    def _load_in_thread(self) -> None:
+        """Build the engine, then the provider (slow SDK import), off the UI thread."""
+        from agentcli.bootstrap import Options, build_engine, make_provider
+        from agentcli.providers.base import ModelError
+
+        if self.engine is None:
+            options = Options.from_args(self.args, self.cwd) if self.args else Options(self.cwd)
+            engine = build_engine(options, self.approve, provider=None)
+            self.call_from_thread(self._engine_built, engine)
+        if not self.load_provider:
+            self.call_from_thread(self._engine_ready)
+            return
+        try:
+            provider = make_provider()
+        except ModelError as error:
+            self.call_from_thread(self._provider_failed, error.message)
+            return
+        except Exception as error:  # an SDK that fails to import must not kill the app
+            self.call_from_thread(self._provider_failed, f"{type(error).__name__}: {error}")
+            return
+        self.engine.provider = provider
+        self.call_from_thread(self._engine_ready)
+
+    def _engine_built(self, engine: Any) -> None:
+        self.engine = engine
+        self._initial_mode = str(engine.gate.policy.mode)
+        self.banner.update(self.banner_text())
+        self.refresh_status()
+
+    def _engine_ready(self) -> None:
+        if self.engine is not None and not hasattr(self, "_initial_mode"):
+            self._initial_mode = str(self.engine.gate.policy.mode)
+        self.refresh_status()
+        if self.first_prompt:
+            prompt, self.first_prompt = self.first_prompt, None
+            self.queue.insert(0, prompt)
+        self._drain_queue()
+
+    def _provider_failed(self, message: str) -> None:
+        self.provider_error = message
+        self.note(message, "error")
+        self.refresh_status()
+
+    async def _load_files(self) -> None:
+        from agentcli.ui.completers import list_project_files
+
+        self.files = await list_project_files(self.cwd)
+        self._update_completion()  # an `@` typed before the list was ready
+
+    @property
+    def ready(self) -> bool:
+        return self.engine is not None and self.engine.provider is not None
+
+    # -- notes and status -------------------------------------------------------
+
+    def note(self, text: str, level: str = "info") -> None:
+        self.conversation.add_note(Text(text), level)
+
+    def markdown_note(self, text: str) -> None:
+        self.conversation.add_markdown_note(text)
+
+    def refresh_status(self) -> None:
+        state = ""
+        if self.provider_error:
+            state = "no model connection"
+        elif not self.ready:
+            state = "starting…"
+        if self.engine is None:
+            self.status_bar.update(f"{self.model_name()} · {state}")
+        else:
+            self.status_bar.refresh_from(self.engine, provider_state=state)
+
+    # -- input --------------------------------------------------------------------
+
+    def on_text_area_changed(self, event: PromptInput.Changed) -> None:
+        if event.text_area is self.prompt:
+            self._update_completion()
+
+    def _update_completion(self) -> None:
+        text = self.prompt.text
+        items = command_completions(text, self.registry)
+        if not items and "@" in text and self.files:
+            row, col = self.prompt.cursor_location
+            offset = sum(len(line) + 1 for line in text.split("\n")[:row]) + col
+            items = file_completions(text, offset, self.files)
+        self.popup.show(items)
+        self.prompt.popup_open = self.popup.visible
+
+    def on_prompt_input_navigate(self, event: PromptInput.Navigate) -> None:
+        if event.key == "up":
+            self.popup.move(-1)
+        elif event.key == "down":
+            self.popup.move(1)
+        elif event.key == "escape":
+            self._close_popup()
+        elif event.key in ("tab", "enter"):
+            self._accept_completion(submit=event.key == "enter")
+
+    def _close_popup(self) -> None:
+        self.popup.hide()
+        self.prompt.popup_open = False
+
+    def _accept_completion(self, *, submit: bool) -> None:
+        choice = self.popup.selected()
+        self._close_popup()
+        if choice is None:
+            return
+        text = self.prompt.text
+        new = text[: choice.start] + choice.value + text[choice.end :]
+        # A command with no arguments runs on Enter, like Claude Code.
+        cmd = parse_command_line(choice.value)
+        if submit and cmd is not None:
+            command = self.registry.get(cmd[0])
+            if command is not None and not command.argument_hint:
+                self.prompt.set_text("")
+                self.post_message(PromptInput.Submitted(choice.value.strip()))
+                return
+        self.prompt.set_text(new)
+        self._close_popup()
+
+    async def on_prompt_input_submitted(self, event: PromptInput.Submitted) -> None:
+        text = event.text
+        if not text.strip():
+            return
+        self.history.add(text)
+        self.prompt.set_text("")
+        self._close_popup()
+        command = parse_command_line(text)
+        if command is not None and command[0] in self.registry:
+            await self.run_command(*command)
+        elif command is not None and command[0].replace("-", "").replace(":", "").isalnum():
+            self.note(f"Unknown command: /{command[0]} · /help lists the commands", "warning")
+        elif text.startswith("!") and text[1:].strip():
+            self.run_worker(self._run_shell(text[1:].strip()), group="shell", exit_on_error=False)
+        else:
+            self.send(text)
+
+    async def run_command(self, name: str, args: str) -> None:
+        command = self.registry.get(name)
+        if command is None:
+            return
+        ctx = CommandContext(
+            app=self,
+            engine=self.engine,
+            args=args,
+            registry=self.registry,
+            output=self.markdown_note,
+            error=lambda text: self.note(text, "error"),
+        )
+        try:
+            await command.handler(ctx)
+        except Exception as exc:  # a broken command must not take the app down
+            self.note(f"/{name} failed: {type(exc).__name__}: {exc}", "error")
+
+    # -- turns --------------------------------------------------------------------
+
+    def send(self, text: str) -> None:
+        """Send a message, or queue it while starting up or while a turn runs."""
+        if not self.ready or self.busy:
+            self.queue.append(text)
+            if self.provider_error:
+                self.note(self.provider_error, "error")
+            else:
+                self.note("Queued: it will be sent when agentcli is ready.", "queued")
+            return
+        self.turn_worker = self.run_worker(self._run_turn(text), group="turn", exit_on_error=False)
+
+    @property
+    def busy(self) -> bool:
+        return self.turn_worker is not None and not self.turn_worker.is_finished
+
+    def _drain_queue(self) -> None:
+        if self.queue and self.ready and not self.busy:
+            self.send(self.queue.pop(0))
+
+    async def _run_turn(self, text: str) -> None:
+        from agentcli.engine.events import AssistantMessage, TurnEnded
+        from agentcli.ui.attachments import attach, find_mentions
+
+        self.conversation.add_user(text)
+        self.status_line.start()
+        blocks = list(self.pending_context)
+        self.pending_context.clear()
+        if find_mentions(text):
+            files, notes = await asyncio.to_thread(attach, text, self.cwd)
+            blocks.extend(files)
+            for line in notes:
+                self.note(line, "attachment")
+        content: Any = [*blocks, {"type": "text", "text": text}] if blocks else text
+        try:
+            async for event in self.engine.submit_message(content):
+                await self.view.show(event)
+                if isinstance(event, AssistantMessage | TurnEnded):
+                    self.refresh_status()
+        except Exception as exc:
+            await self.conversation.finish_answer()
+            self.note(f"Error: {type(exc).__name__}: {exc}", "error")
+        finally:
+            self.status_line.stop()
+            self.refresh_status()
+            self.call_later(self._drain_queue)
+
+    async def _run_shell(self, command: str) -> None:
+        from agentcli.ui.shell_mode import ShellRun, context_block
+
+        pane = self.conversation.add_tool(f"shell-{time.monotonic_ns()}", "Bash", {}, "! " + command)
+        pane.set_state("running")
+        self.shell_run = run = ShellRun(command, self.cwd)
+        try:
+            output, code = await run.run(pane.add_output)
+        except OSError as exc:
+            output, code = str(exc), 127
+        finally:
+            self.shell_run = None
+        status = "interrupted" if code is None else ("done" if code == 0 else "failed")
+        display = {"kind": "bash", "exit_code": code}
+        pane.finish(status, {"content": output}, display)
+        self.pending_context.append(context_block(command, output, code))
+
+    # -- permission ---------------------------------------------------------------
+
+    async def approve(self, request: Any) -> Any:
+        """The engine's approver: show the question, wait for the answer."""
+        from agentcli.ui.widgets.permission_prompt import GUARD_S, PermissionPrompt
+
+        async with self._permission_lock:
+            guard = GUARD_S if self.permission_guard_s is None else self.permission_guard_s
+            prompt = PermissionPrompt(request, guard_s=guard)
+            self.permission_prompt = prompt
+            self.prompt.display = False
+            self.status_line.set_verb("Waiting for permission")
+            await self.query_one("#permission-area").mount(prompt)
+            try:
+                return await prompt.answer
+            finally:
+                self.permission_prompt = None
+                await prompt.remove()
+                self.prompt.display = True
+                self.prompt.focus()
+
+    # -- actions --------------------------------------------------------------------
+
+    def action_interrupt(self) -> None:
+        if self.permission_prompt is not None:
+            self.permission_prompt.deny()
+        if self.shell_run is not None:
+            self.shell_run.kill()
+        if self.engine is not None and self.engine.busy:
+            self.engine.interrupt()
+            self.status_line.set_verb("Interrupting")
+
+    def action_ctrl_c(self) -> None:
+        selected = self.screen.get_selected_text()
+        if selected:
+            self.copy_to_clipboard(selected)
+            self.screen.clear_selection()
+            return
+        if self.prompt.text:
+            self.prompt.set_text("")
+            self._close_popup()
+            return
+        now = time.monotonic()
+        if now - self._last_ctrl_c < QUIT_WINDOW_S:
+            self.exit()
+            return
+        self._last_ctrl_c = now
+        self.notify("Press Ctrl+C again to exit", timeout=QUIT_WINDOW_S)
+
+    def action_cycle_mode(self) -> None:
+        if self.engine is None:
+            return
+        from agentcli.permissions.types import PermissionMode
+
+        policy = self.engine.gate.policy
+        cycle = list(MODE_CYCLE)
+        if getattr(self, "_initial_mode", "") == "bypassPermissions":
+            cycle.append("bypassPermissions")
+        current = str(policy.mode)
+        index = cycle.index(current) if current in cycle else -1
+        policy.mode = PermissionMode(cycle[(index + 1) % len(cycle)])
+        self.refresh_status()
+
+    def set_theme(self, name: str) -> str | None:
+        """Switch and remember the theme; returns a problem message or None."""
+        if name not in theme_names():
+            return f"Unknown theme {name!r}; themes: {', '.join(theme_names())}"
+        self.theme_name = name
+        apply_theme(self, name)
+        if self.remember_theme:
+            from agentcli.ui.settings import save_theme
+
+            return save_theme(name)
+        return None
+
+    async def clear_conversation(self) -> None:
+        await self.conversation.clear()
+        self.banner = Static(self.banner_text(), id="banner")
+        self.conversation.add_widget(self.banner)

@@ -1,0 +1,105 @@
+"""What the completion popup offers: slash commands after `/`, project files after `@`.
+
+Pure functions over plain data (no textual), so they are easy to test. File
+paths come from `rg --files` (respects .gitignore, also outside git) once per
+session, refreshed in the background; matching is fuzzy (the letters in
+order, closer together and in the file name ranking higher).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from agentcli.commands.registry import CommandRegistry
+
+MAX_ITEMS = 12
+MAX_COMMANDS = 100  # the popup scrolls
+MAX_FILES = 50_000
+
+
+@dataclass(frozen=True, slots=True)
+class Completion:
+    """One choice: `value` replaces the token `start:end` of the prompt text."""
+
+    value: str
+    label: str
+    description: str
+    start: int
+    end: int
+
+
+def command_completions(text: str, registry: CommandRegistry) -> list[Completion]:
+    """`/he` -> `/help`. Only while the prompt is a single word starting with `/`."""
+    if not text.startswith("/") or any(ch.isspace() for ch in text):
+        return []
+    out = []
+    for cmd in registry.matching(text[1:])[:MAX_COMMANDS]:
+        hint = f" {cmd.argument_hint}" if cmd.argument_hint else ""
+        out.append(Completion(f"/{cmd.name} ", f"/{cmd.name}{hint}", cmd.description, 0, len(text)))
+    return out
+
+
+AT_TOKEN = re.compile(r"(?:^|(?<=\s))@(\S*)$")
+
+
+def at_token(text: str, cursor: int) -> tuple[int, str] | None:
+    """The `@partial` token ending at the cursor: (start offset, partial)."""
+    match = AT_TOKEN.search(text[:cursor])
+    if match is None:
+        return None
+    return match.start(), match.group(1)
+
+
+def fuzzy_score(query: str, path: str) -> int | None:
+    """Lower is better; None when the letters of `query` are not in `path` in order."""
+    if not query:
+        return len(path)
+    q, p = query.lower(), path.lower()
+    pos, score, last = 0, 0, -1
+    for ch in q:
+        found = p.find(ch, pos)
+        if found < 0:
+            return None
+        if last >= 0:
+            score += found - last - 1  # gaps cost
+        last, pos = found, found + 1
+    name_start = p.rfind("/") + 1
+    if p.find(q, name_start) >= 0:
+        score -= 100  # the query is in the file name
+    elif q in p:
+        score -= 50
+    return score * 10 + len(path) // 10
+
+
+def file_completions(text: str, cursor: int, files: list[str]) -> list[Completion]:
+    token = at_token(text, cursor)
+    if token is None:
+        return []
+    start, partial = token
+    scored = []
+    for path in files:
+        score = fuzzy_score(partial, path)
+        if score is not None:
+            scored.append((score, path))
+    scored.sort()
+    return [
+        Completion(f"@{path} ", path, "", start, cursor) for _, path in scored[:MAX_ITEMS]
+    ]
+
+
+async def list_project_files(root: Path) -> list[str]:
+    """Project files relative to `root`, .gitignore respected (via ripgrep)."""
+    from agentcli.tools.ripgrep import run_rg
+
+    try:
+        out = await run_rg(
+            ["--files", "--hidden", "--no-require-git", "-g", "!.git"], root, max_lines=MAX_FILES
+        )
+    except Exception:
+        return []
+    lines = out.stdout.decode("utf-8", "replace").splitlines()
+    if out.stopped_early:
+        lines = lines[:MAX_FILES]
+    return sorted(line.removeprefix("./") for line in lines if line)

@@ -1,0 +1,104 @@
+"""Engine events -> what the conversation shows. One method, one `match`.
+
+Kept apart from the app so the mapping can be read (and tested) on its own.
+The engine never knows about any of this.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from rich.text import Text
+
+from agentcli.ui.widgets.conversation import Conversation
+from agentcli.ui.widgets.status import StatusLine
+
+if TYPE_CHECKING:
+    from agentcli.engine.events import Event
+
+INTERRUPTED_TEXT = "Interrupted · What should agentcli do instead?"
+
+
+class EventsView:
+    def __init__(self, conversation: Conversation, status_line: StatusLine) -> None:
+        self.conversation = conversation
+        self.status_line = status_line
+        self.streamed_chars = 0
+
+    async def show(self, event: Event) -> None:
+        from agentcli.engine.events import (
+            ApiRetry,
+            AssistantMessage,
+            EndReason,
+            Notice,
+            RequestStarted,
+            TextDelta,
+            ThinkingDelta,
+            ToolCallFinished,
+            ToolCallProgress,
+            ToolCallRunning,
+            ToolCallStarted,
+            ToolPermissionRequested,
+            TurnEnded,
+        )
+
+        conv = self.conversation
+        match event:
+            case RequestStarted():
+                self.status_line.set_verb("Thinking")
+            case TextDelta(text=text):
+                self.status_line.set_verb("Writing")
+                self.streamed_chars += len(text)
+                self.status_line.output_tokens = self.streamed_chars // 4
+                conv.append_text(text)
+            case ThinkingDelta(text=text):
+                self.status_line.set_verb("Thinking")
+                self.streamed_chars += len(text)
+                self.status_line.output_tokens = self.streamed_chars // 4
+            case ApiRetry(attempt=attempt, max_retries=most, delay_s=delay, error=error):
+                conv.add_note(
+                    Text(f"{error} · retrying in {delay:.0f}s (attempt {attempt}/{most})"),
+                    "warning",
+                )
+            case AssistantMessage(usage=usage):
+                await conv.finish_answer()
+                self.streamed_chars = 0
+                self.status_line.output_tokens += 0
+                self.status_line.output_tokens = max(self.status_line.output_tokens, usage.output_tokens)
+            case ToolCallStarted(tool_use_id=tid, name=name, input=inp, summary=summary):
+                await conv.finish_answer()
+                conv.add_tool(tid, name, inp, summary)
+            case ToolPermissionRequested(tool_use_id=tid):
+                if pane := conv.pane(tid):
+                    pane.set_state("waiting")
+            case ToolCallRunning(tool_use_id=tid, name=name):
+                self.status_line.set_verb(f"Running {name}")
+                if pane := conv.pane(tid):
+                    pane.set_state("running")
+            case ToolCallProgress(tool_use_id=tid, data=data):
+                pane = conv.pane(tid)
+                if pane is not None and isinstance(data, dict) and data.get("kind") == "output":
+                    pane.add_output(str(data.get("text", "")))
+            case ToolCallFinished(
+                tool_use_id=tid, status=status, result=result, display=display
+            ):
+                if pane := conv.pane(tid):
+                    pane.finish(status, result, display)
+            case Notice(text=text, level=level):
+                conv.add_note(Text(text), level)
+            case TurnEnded(reason=reason, error=error):
+                await conv.finish_answer()
+                if reason in (EndReason.ABORTED_STREAMING, EndReason.ABORTED_TOOLS):
+                    conv.add_note(Text(INTERRUPTED_TEXT), "interrupted")
+                elif reason is EndReason.MODEL_ERROR:
+                    conv.add_note(Text(f"Error: {error or 'the model request failed'}"), "error")
+                elif reason is EndReason.MAX_TURNS:
+                    conv.add_note(Text("Stopped: the maximum number of turns was reached."), "warning")
+                elif error:
+                    conv.add_note(Text(error), "warning")
+            case _:
+                pass
+
+    @staticmethod
+    def describe(event: Any) -> str:
+        return type(event).__name__

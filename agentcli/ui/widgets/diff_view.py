@@ -1,0 +1,78 @@
+"""An Edit/Write diff as coloured lines, with line numbers.
+
+The colours come from component classes (`diff--added`, ...), so themes set
+them in .tcss. Lines keep their +/- sign, so the diff reads without colour
+(NO_COLOR, a monochrome terminal, or copied text).
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual.widgets import Static
+
+MAX_DIFF_LINES = 400
+
+
+class DiffView(Static):
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "diff--added",
+        "diff--removed",
+        "diff--context",
+        "diff--hunk",
+        "diff--lineno",
+    }
+    # Colours live in app.tcss and the theme files.
+    DEFAULT_CSS = "DiffView { height: auto; }"
+
+    def __init__(self, diff: dict[str, Any], **kwargs: Any) -> None:
+        super().__init__("", **kwargs)
+        self.diff = diff
+
+    def on_mount(self) -> None:
+        self.update(self.render_diff())
+
+    def render_diff(self) -> Text:
+        styles = {
+            name: self.get_component_rich_style(f"diff--{name}", partial=True)
+            for name in ("added", "removed", "context", "hunk", "lineno")
+        }
+        out = Text(no_wrap=False, end="")
+        shown = 0
+        hunks = self.diff.get("hunks") or []
+        width = max(
+            (
+                len(str(max(h.get("old_start", 0) + h.get("old_lines", 0), h.get("new_start", 0) + h.get("new_lines", 0))))
+                for h in hunks
+            ),
+            default=1,
+        )
+        for index, hunk in enumerate(hunks):
+            if index:
+                out.append("   ⋮\n", styles["hunk"])
+            old_no, new_no = hunk.get("old_start", 1), hunk.get("new_start", 1)
+            for line in hunk.get("lines", []):
+                if shown >= MAX_DIFF_LINES:
+                    out.append(f"   … {self._remaining(hunks) - shown} more lines\n", styles["hunk"])
+                    return out
+                sign, body = (line[:1] or " "), line[1:]
+                if sign == "+":
+                    number, style = new_no, styles["added"]
+                    new_no += 1
+                elif sign == "-":
+                    number, style = old_no, styles["removed"]
+                    old_no += 1
+                else:
+                    number, style = new_no, styles["context"]
+                    old_no += 1
+                    new_no += 1
+                out.append(f"{number:>{width}} ", styles["lineno"])
+                out.append(f"{sign} {body}\n", style)
+                shown += 1
+        out.rstrip()
+        return out
+
+    @staticmethod
+    def _remaining(hunks: list[dict[str, Any]]) -> int:
+        return sum(len(h.get("lines", [])) for h in hunks)

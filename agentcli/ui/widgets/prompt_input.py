@@ -1,0 +1,99 @@
+"""The multi-line prompt: Enter sends, Shift+Enter / Ctrl+J add a line.
+
+A TextArea, so pasting a large block inserts it (the paste's own newlines
+never send it), and the text is never lost while a turn runs: the prompt
+stays editable and its content is only cleared when it is sent. Up/Down walk
+the per-project history when the cursor is on the first/last line; while the
+completion popup shows they move in the popup instead.
+"""
+
+from __future__ import annotations
+
+from textual import events
+from textual.binding import Binding
+from textual.message import Message
+from textual.widgets import TextArea
+
+PLACEHOLDER = "Type a message · / for commands · @ for files · ! for shell"
+
+
+class PromptInput(TextArea):
+    BINDINGS = [  # noqa: RUF012
+        Binding("ctrl+c", "app.ctrl_c", "Clear / quit", show=False, priority=False),
+        Binding("ctrl+d", "ctrl_d", "Quit on empty", show=False),
+        Binding("shift+tab", "app.cycle_mode", "Mode", show=False),
+    ]
+
+    class Submitted(Message):
+        def __init__(self, text: str) -> None:
+            super().__init__()
+            self.text = text
+
+    class Navigate(Message):
+        """A key the completion popup wants while it is showing."""
+
+        def __init__(self, key: str) -> None:
+            super().__init__()
+            self.key = key
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(
+            "",
+            soft_wrap=True,
+            show_line_numbers=False,
+            tab_behavior="focus",
+            compact=True,
+            placeholder=PLACEHOLDER,
+            highlight_cursor_line=False,
+            **kwargs,
+        )
+        self.prompt_history = None  # a PromptHistory, set by the app
+        self.popup_open = False  # set by the app when the completion popup shows
+
+    def set_text(self, text: str) -> None:
+        self.text = text
+        self.move_cursor(self.document.end)
+
+    async def _on_key(self, event: events.Key) -> None:
+        key = event.key
+        if self.popup_open and key in ("up", "down", "tab", "enter", "escape"):
+            event.stop()
+            event.prevent_default()
+            self.post_message(self.Navigate(key))
+            return
+        if key == "enter":
+            event.stop()
+            event.prevent_default()
+            self.post_message(self.Submitted(self.text))
+            return
+        if key in ("shift+enter", "ctrl+j", "alt+enter"):
+            event.stop()
+            event.prevent_default()
+            self.insert("\n")
+            return
+        if key == "up" and self.prompt_history is not None and self.cursor_location[0] == 0:
+            entry = self.prompt_history.previous(self.text)
+            if entry is not None:
+                event.stop()
+                event.prevent_default()
+                self.set_text(entry)
+                return
+        if (
+            key == "down"
+            and self.prompt_history is not None
+            and self.prompt_history.walking
+            and self.cursor_location[0] == self.document.line_count - 1
+        ):
+            entry = self.prompt_history.next()
+            if entry is not None:
+                event.stop()
+                event.prevent_default()
+                self.set_text(entry)
+                return
+        await super()._on_key(event)
+
+    def action_ctrl_d(self) -> None:
+        if not self.text:
+            self.app.exit()
+        else:
+            self.action_delete_right()

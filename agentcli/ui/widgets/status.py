@@ -1,0 +1,95 @@
+"""The status line (while a turn runs) and the status bar (always).
+
+The status line shows a spinner, elapsed time, output tokens and
+"esc to interrupt"; it ticks on a timer only while a turn runs. The status
+bar shows model, permission mode, context used and session cost; the app
+calls `refresh_from(engine)` after each event that changes them.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from rich.text import Text
+from textual.widgets import Static
+
+SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+CONTEXT_WINDOW = 200_000
+MODE_LABELS = {
+    "default": "default",
+    "acceptEdits": "accept edits",
+    "plan": "plan mode",
+    "bypassPermissions": "bypass permissions",
+}
+
+
+class StatusLine(Static):
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__("", **kwargs)
+        self.started: float | None = None
+        self.verb = "Working"
+        self.output_tokens = 0
+        self._frame = 0
+        self._timer = None
+        self.display = False
+
+    def start(self, verb: str = "Working") -> None:
+        self.started = time.monotonic()
+        self.verb = verb
+        self.output_tokens = 0
+        self.display = True
+        if self._timer is None:
+            self._timer = self.set_interval(0.1, self._tick)
+        self._tick()
+
+    def set_verb(self, verb: str) -> None:
+        self.verb = verb
+
+    def stop(self) -> None:
+        self.started = None
+        self.display = False
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+
+    def _tick(self) -> None:
+        if self.started is None:
+            return
+        self._frame = (self._frame + 1) % len(SPINNER)
+        elapsed = int(time.monotonic() - self.started)
+        text = Text()
+        text.append(f"{SPINNER[self._frame]} {self.verb}… ", style="bold")
+        text.append(f"({elapsed}s · ↓ {self.output_tokens} tokens · esc to interrupt)")
+        self.update(text)
+
+
+def format_tokens(count: int) -> str:
+    if count >= 1000:
+        return f"{count / 1000:.1f}k"
+    return str(count)
+
+
+class StatusBar(Static):
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__("", **kwargs)
+        self.note = ""
+
+    def refresh_from(self, engine: Any, *, provider_state: str = "") -> None:
+        if engine is None:
+            return
+        mode = str(engine.gate.policy.mode)
+        used = engine.last_request_usage.context_tokens
+        percent = used * 100 // CONTEXT_WINDOW
+        parts = [
+            engine.config.model,
+            MODE_LABELS.get(mode, mode),
+            f"context {format_tokens(used)} ({percent}%)",
+            f"${engine.cost_usd:.2f}",
+        ]
+        if provider_state:
+            parts.append(provider_state)
+        text = Text(" · ".join(parts))
+        if mode != "default":
+            text.stylize("bold", len(parts[0]) + 3, len(parts[0]) + 3 + len(parts[1]))
+        self.update(text)

@@ -1,0 +1,231 @@
+"""One assistant answer, streamed in as markdown at a cost that stays flat.
+
+Textual's `Markdown.append` re-joins and re-splits the whole source on every
+call and lays out every block again, so a long answer slows down chunk after
+chunk. `StreamingMarkdown` keeps the cost per chunk independent of what came
+before:
+
+- `BlockSplitter` cuts the text into top-level blocks as it arrives;
+- a finished block is parsed once and mounted as Textual's own markdown block
+  widgets (headings, lists, tables, highlighted code), which are never touched
+  again;
+- only the open tail block is re-parsed, at most once per screen refresh
+  (`append` only records text and schedules one update);
+- the blocks live in a `Markdown` subclass with `layout: stream`, whose layout
+  reuses the placements of the unchanged blocks in front of the tail.
+
+The rendered blocks are the very widgets `Markdown` builds for the same source,
+so the answer looks the same as a `Markdown` showing the whole text.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import weakref
+from functools import cache
+
+from markdown_it import MarkdownIt
+from textual import events
+from textual.app import ComposeResult
+from textual.widget import Widget
+from textual.widgets import Markdown
+from textual.widgets.markdown import MarkdownBlock, MarkdownFence
+
+from agentcli.ui.widgets.markdown_blocks import BlockSplitter
+
+# Blocks whose widget can take the content of a newer parse of the same block
+# in place (no remount), which is what a growing tail block mostly is.
+# (The paragraph class is not exported; Markdown.BLOCKS is its public name.)
+_UPDATABLE_IN_PLACE = (Markdown.BLOCKS["paragraph_open"], MarkdownFence)
+
+
+@cache
+def _parser() -> MarkdownIt:
+    """The parser Textual's `Markdown` uses by default ("gfm-like"), built once."""
+    return MarkdownIt("gfm-like")
+
+
+class MarkdownBody(Markdown):
+    """The container of the rendered blocks.
+
+    A `Markdown` so that Textual's block widgets, which expect one as their
+    document, and its CSS (`Markdown > MarkdownParagraph`...) work unchanged.
+    It never parses on its own: `StreamingMarkdown` hands it blocks.
+    """
+
+    DEFAULT_CSS = """
+    MarkdownBody {
+        layout: stream;
+    }
+    """
+
+    def __init__(self, owner: StreamingMarkdown) -> None:
+        super().__init__()
+        self._owner_ref = weakref.ref(owner)
+
+    @property
+    def source(self) -> str:
+        owner = self._owner_ref()
+        return owner.source if owner is not None else ""
+
+    def _on_mount(self, event: events.Mount) -> None:
+        # Markdown would parse its (empty) initial document here: nothing to do.
+        event.prevent_default()
+
+    def build_blocks(self, source: str, first_line: int) -> list[MarkdownBlock]:
+        """Block widgets for a piece of the answer starting at line `first_line`."""
+        blocks = list(self._parse_markdown(_parser().parse(source)))
+        if first_line:
+            for block in blocks:
+                start, end = block.source_range
+                block.source_range = (start + first_line, end + first_line)
+        return blocks
+
+
+class StreamingMarkdown(Widget):
+    """A streamed markdown answer: `append(chunk)` often, `await finish()` once."""
+
+    DEFAULT_CSS = """
+    StreamingMarkdown {
+        width: 1fr;
+        height: auto;
+    }
+    """
+
+    def __init__(
+        self,
+        markdown: str = "",
+        *,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self._chunks: list[str] = []
+        self._splitter = BlockSplitter()
+        self._body = MarkdownBody(self)
+        self._frozen_lines = 0  # lines in frozen blocks: where the tail starts
+        self._tail_widgets: list[MarkdownBlock] = []
+        self._shown_tail = ""  # the tail text the tail widgets show
+        self._render_lock = asyncio.Lock()
+        self._scheduled = False
+        self._finished = False
+        self.frozen_block_count = 0
+        """How many finished blocks have been rendered (each exactly once)."""
+        if markdown:
+            self.append(markdown)
+
+    def compose(self) -> ComposeResult:
+        yield self._body
+
+    def on_mount(self) -> None:
+        if self._chunks and not self._finished:
+            self._scheduled = False
+            self._schedule()
+
+    # -- the public interface ---------------------------------------------------
+
+    @property
+    def source(self) -> str:
+        """All the markdown appended so far, exactly as it was given."""
+        if len(self._chunks) > 1:
+            self._chunks = ["".join(self._chunks)]
+        return self._chunks[0] if self._chunks else ""
+
+    def append(self, text: str) -> None:
+        """Add a chunk. Cheap: the screen catches up once per refresh."""
+        if self._finished:
+            raise RuntimeError("StreamingMarkdown.append() after finish()")
+        if not text:
+            return
+        self._chunks.append(text)
+        self._splitter.feed(text)
+        self._schedule()
+
+    async def finish(self) -> None:
+        """The answer is complete: render everything, including the last block."""
+        self._finished = True
+        self._splitter.close()
+        await self.flush()
+
+    async def flush(self) -> None:
+        """Render what has been appended so far now (normally done per refresh)."""
+        async with self._render_lock:
+            await self._apply()
+
+    # -- rendering ----------------------------------------------------------------
+
+    def _schedule(self) -> None:
+        if self._scheduled or not self.is_mounted:
+            return
+        self._scheduled = True
+        self.call_after_refresh(self._request_render)
+
+    def _request_render(self) -> None:
+        # Runs among the screen's after-refresh callbacks; render on our own
+        # message pump so the screen is not held up by mounting.
+        self.call_next(self._scheduled_render)
+
+    async def _scheduled_render(self) -> None:
+        self._scheduled = False
+        await self.flush()
+
+    async def _apply(self) -> None:
+        body = self._body
+        if not body.is_mounted:
+            return
+        finished = self._splitter.take_finished()
+        tail = self._splitter.tail
+        if not finished and tail == self._shown_tail:
+            return
+        frozen: list[MarkdownBlock] = []
+        for block_source in finished:
+            frozen.extend(self._render_frozen(block_source, self._frozen_lines))
+            self._frozen_lines += block_source.count("\n")
+        new_tail = self._render_tail(tail, self._frozen_lines) if tail else []
+        with self.app.batch_update():
+            if finished:
+                # The tail widgets showed (part of) the first finished block:
+                # the frozen widgets take their place.
+                await self._replace_tail(0, frozen + new_tail)
+                self._tail_widgets = new_tail
+            else:
+                await self._update_tail(new_tail)
+        self._shown_tail = tail
+
+    def _render_frozen(self, source: str, first_line: int) -> list[MarkdownBlock]:
+        """Parse a finished block, once: its widgets are never updated again."""
+        self.frozen_block_count += 1
+        return self._body.build_blocks(source, first_line)
+
+    def _render_tail(self, source: str, first_line: int) -> list[MarkdownBlock]:
+        """Parse the open tail block (again): the only per-update parsing."""
+        return self._body.build_blocks(source, first_line)
+
+    async def _update_tail(self, new_tail: list[MarkdownBlock]) -> None:
+        """Show a new parse of the tail, updating widgets in place where possible."""
+        old_tail = self._tail_widgets
+        kept = 0
+        for old, new in zip(old_tail, new_tail, strict=False):
+            if type(old) is not type(new) or not isinstance(old, _UPDATABLE_IN_PLACE):
+                break
+            old.source_range = new.source_range
+            if not _same_content(old, new):
+                await old._update_from_block(new)
+            kept += 1
+        await self._replace_tail(kept, new_tail[kept:])
+        self._tail_widgets = old_tail[:kept] + new_tail[kept:]
+
+    async def _replace_tail(self, keep: int, widgets: list[MarkdownBlock]) -> None:
+        """Remove the tail widgets after the first `keep`, then mount `widgets`."""
+        stale = self._tail_widgets[keep:]
+        if stale:
+            await self._body.remove_children(stale)
+        if widgets:
+            await self._body.mount_all(widgets)
+
+
+def _same_content(old: MarkdownBlock, new: MarkdownBlock) -> bool:
+    if isinstance(old, MarkdownFence) and isinstance(new, MarkdownFence):
+        return old.code == new.code and old.lexer == new.lexer
+    return old._content == new._content

@@ -1,0 +1,174 @@
+"""One tool call: header, state, live output, result summary, diff.
+
+Keyed by tool_use id in the conversation, so concurrent calls each update
+their own pane. Collapsed by default to a summary line; a click (or Enter
+when focused) expands the full output. Bash output is kept as a bounded list
+of lines so a chatty command costs O(new output) per update, not O(all).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any
+
+from rich.markup import escape
+from rich.text import Text
+from textual.containers import Vertical
+from textual.widgets import Static
+
+from agentcli.ui.widgets.diff_view import DiffView
+
+TAIL_LINES = 5
+MAX_KEPT_LINES = 2000
+STATE_LABELS = {
+    "queued": "",
+    "waiting": "waiting for permission",
+    "running": "running…",
+    "done": "",
+    "failed": "failed",
+    "denied": "denied",
+    "interrupted": "interrupted",
+}
+ARGUMENT_KEYS = ("command", "file_path", "path", "pattern", "url", "query")
+
+
+def tool_label(name: str, summary: str, inp: dict[str, Any]) -> str:
+    """`Read(src/app.py)`: the tool and what it acts on."""
+    detail = summary
+    if not detail:
+        for key in ARGUMENT_KEYS:
+            if isinstance(inp.get(key), str):
+                detail = inp[key]
+                break
+    detail = detail.splitlines()[0] if detail else ""
+    if len(detail) > 100:
+        detail = detail[:99] + "…"
+    return f"{name}({detail})" if detail else name
+
+
+def result_text(result: dict[str, Any]) -> str:
+    content = result.get("content", "")
+    if isinstance(content, str):
+        return content
+    parts = []
+    for block in content or []:
+        if isinstance(block, dict) and block.get("type") == "text":
+            parts.append(block.get("text", ""))
+        elif isinstance(block, dict):
+            parts.append(f"[{block.get('type', 'content')}]")
+    return "\n".join(parts)
+
+
+def summary_line(name: str, status: str, display: Any, text: str) -> str:
+    """The one line shown for a finished call, like `Read 42 lines`."""
+    kind = display.get("kind") if isinstance(display, dict) else None
+    if status == "denied":
+        return "Denied" + (f": {text.splitlines()[0]}" if text else "")
+    if status == "interrupted":
+        return "Interrupted"
+    if kind == "read":
+        lines = display.get("lines", 0)
+        return f"Read {lines} line{'s' if lines != 1 else ''}"
+    if kind == "diff":
+        return f"Updated {display.get('path', '')} with {display.get('added', 0)} addition{'s' if display.get('added', 0) != 1 else ''} and {display.get('removed', 0)} removal{'s' if display.get('removed', 0) != 1 else ''}"
+    if kind == "create":
+        return f"Created {display.get('path', '')} ({display.get('lines', 0)} lines)"
+    if kind == "bash":
+        code = display.get("exit_code")
+        if display.get("timed_out"):
+            return "Timed out"
+        lines = text.strip().splitlines()
+        first = lines[0] if lines else "(no output)"
+        more = f" (+{len(lines) - 1} lines)" if len(lines) > 1 else ""
+        prefix = f"exit {code}: " if code not in (0, None) else ""
+        return f"{prefix}{first}{more}"
+    if kind == "glob":
+        return f"Found {display.get('total', 0)} files"
+    if kind == "grep":
+        return f"Found {display.get('results', 0)} results"
+    lines = text.strip().splitlines()
+    if not lines:
+        return "Done" if status == "done" else status.capitalize()
+    return lines[0][:200] + (f" (+{len(lines) - 1} lines)" if len(lines) > 1 else "")
+
+
+class ToolPane(Vertical, can_focus=True):
+    """A tool call's pane. States are CSS classes (`-running`, `-done`, ...)."""
+
+    BINDINGS = [("enter", "toggle", "Expand")]  # noqa: RUF012
+
+    def __init__(self, tool_use_id: str, name: str, inp: dict[str, Any], summary: str = "") -> None:
+        super().__init__(classes="tool-pane -queued")
+        self.tool_use_id = tool_use_id
+        self.tool_name = name
+        self.input = inp
+        self.label = tool_label(name, summary, inp)
+        self.state = "queued"
+        self.expanded = False
+        self._lines: deque[str] = deque(maxlen=MAX_KEPT_LINES)
+        self._partial = ""
+        self._result = ""
+        self._summary = ""
+        self._header = Static(self._header_text(), classes="tool-header")
+        self._body = Static("", classes="tool-body")
+        self._body.display = False
+
+    def compose(self):
+        yield self._header
+        yield self._body
+
+    def _header_text(self) -> Text:
+        text = Text()
+        text.append("● ", style="bold")
+        text.append(self.label, style="bold")
+        label = STATE_LABELS.get(self.state, self.state)
+        if label:
+            text.append(f"  {label}", style="italic")
+        return text
+
+    def set_state(self, state: str) -> None:
+        self.remove_class(f"-{self.state}")
+        self.state = state
+        self.add_class(f"-{state}")
+        self._header.update(self._header_text())
+
+    def add_output(self, chunk: str) -> None:
+        """Live Bash output: keep the lines, show the last few."""
+        data = self._partial + chunk
+        pieces = data.split("\n")
+        self._partial = pieces.pop()
+        self._lines.extend(pieces)
+        self._show_body()
+
+    def finish(self, status: str, result: dict[str, Any], display: Any) -> None:
+        self._result = result_text(result)
+        self._summary = summary_line(self.tool_name, status, display, self._result)
+        self.set_state(status)
+        if isinstance(display, dict) and display.get("kind") == "diff" and status == "done":
+            self.mount(DiffView(display, classes="tool-diff"))
+        self._show_body()
+
+    def action_toggle(self) -> None:
+        self.expanded = not self.expanded
+        self._show_body()
+
+    def on_click(self) -> None:
+        self.action_toggle()
+
+    def _show_body(self) -> None:
+        self._body.display = True
+        if self.state in ("queued", "waiting", "running"):
+            lines = list(self._lines) + ([self._partial] if self._partial else [])
+            shown = lines if self.expanded else lines[-TAIL_LINES:]
+            self._body.update(Text("\n".join(shown), style="dim"))
+            return
+        if self.expanded:
+            full = self._result or "\n".join(self._lines)
+            self._body.update(Text(f"⎿  {self._summary}\n{full}"))
+        else:
+            hint = "" if not self._result.strip() else "  [dim](click to expand)[/dim]"
+            self._body.update(f"⎿  {escape(self._summary)}{hint}")
+
+    @property
+    def summary(self) -> str:
+        return self._summary

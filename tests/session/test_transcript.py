@@ -1,0 +1,210 @@
+"""Transcripts: written as the conversation happens, loaded back with repairs."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from pathlib import Path
+
+from agentcli.engine.messages import normalize_for_api
+from agentcli.engine.orchestration import INTERRUPTED_MESSAGE
+from agentcli.session.attach import attach_session, resolve_resumed
+from agentcli.session.loader import load_session
+from agentcli.session.records import FORMAT_VERSION
+from agentcli.session.store import latest_session
+from tests.engine.harness import make_engine, run_turn
+from tests.engine.scripted import (
+    Probe,
+    Response,
+    ScriptedProvider,
+    check_valid_request,
+    make_tool,
+    text,
+    tool_use,
+)
+
+
+def records(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def line(record: dict) -> str:
+    return json.dumps(record) + "\n"
+
+
+def session_file(tmp_path: Path, *lines: str) -> Path:
+    path = tmp_path / "0b7e4d1c-0000-4000-8000-000000000001.jsonl"
+    path.write_text("".join(lines))
+    return path
+
+
+HEADER = {"type": "session", "version": 1, "sessionId": "s1", "cwd": "/p", "model": "m"}
+
+
+def msg(role: str, content, **extra) -> dict:
+    return {
+        "type": role,
+        "version": 1,
+        "uuid": f"u-{id(content)}",
+        "message": {"role": role, "content": content},
+        **extra,
+    }
+
+
+async def test_a_tool_session_is_written_message_by_message_and_loads_back(tmp_path):
+    probe = Probe()
+    provider = ScriptedProvider(
+        Response([text("Looking."), tool_use("Echo", {"value": "a"}, id="toolu_1")]),
+        Response([text("Done.")]),
+    )
+    engine = make_engine(provider, [make_tool("Echo", probe, safe=True)], tmp_path)
+    writer = attach_session(engine)
+    await run_turn(engine, "do it")
+
+    written = records(writer.path)
+    assert written[0]["type"] == "session" and written[0]["version"] == FORMAT_VERSION
+    assert [r["type"] for r in written[1:]] == ["user", "assistant", "user", "assistant"]
+    for previous, record in itertools.pairwise(written[1:]):
+        assert record["parentUuid"] == previous["uuid"]
+    assert written[2]["meta"]["model"] == "claude-test"
+    assert written[2]["meta"]["usage"]["input_tokens"] == 10
+    assert written[1]["meta"]["permissionMode"] == "bypassPermissions"
+    assert written[1]["meta"]["cwd"] == str(tmp_path)
+
+    loaded = load_session(writer.path)
+    assert loaded.notices == []
+    assert loaded.messages == engine.messages
+    assert loaded.session_id == engine.session_id
+    assert latest_session(tmp_path).id == engine.session_id
+
+
+async def test_resume_continues_the_same_file_and_sends_everything_before(tmp_path):
+    first = make_engine(ScriptedProvider(Response([text("One.")])), [], tmp_path)
+    attach_session(first)
+    await run_turn(first, "first question")
+
+    resumed = resolve_resumed(tmp_path, continue_latest=True)
+    provider = ScriptedProvider(Response([text("Two.")]))
+    second = make_engine(provider, [], tmp_path)
+    second.session_id, second.messages = resumed.session_id, list(resumed.messages)
+    writer = attach_session(second, resumed=resumed)
+    await run_turn(second, "second question")
+
+    sent = provider.requests[0].messages
+    assert [m["role"] for m in sent] == ["user", "assistant", "user"]
+    assert "first question" in json.dumps(sent) and "second question" in json.dumps(sent)
+    assert writer.path == first_transcript(tmp_path)
+    assert len(load_session(writer.path).messages) == 4
+
+
+def first_transcript(tmp_path: Path) -> Path:
+    return latest_session(tmp_path).path
+
+
+def test_a_cut_last_line_is_dropped_with_a_notice_and_the_file_is_untouched(tmp_path):
+    good = line(HEADER) + line(msg("user", "hello")) + line(msg("assistant", [text("Hi")]))
+    path = session_file(tmp_path, good, '{"type": "user", "message": {"ro')
+    before = path.read_bytes()
+
+    loaded = load_session(path)
+
+    assert [m["role"] for m in loaded.messages] == ["user", "assistant"]
+    assert any("last line was cut off" in n for n in loaded.notices)
+    assert path.read_bytes() == before
+
+
+def test_a_dangling_tool_use_gets_an_interrupted_result(tmp_path):
+    call = tool_use("Bash", {"command": "sleep 100"}, id="toolu_dangling")
+    path = session_file(
+        tmp_path,
+        line(HEADER),
+        line(msg("user", "run it")),
+        line(msg("assistant", [text("Running."), call])),
+    )
+
+    loaded = load_session(path)
+
+    assert any("had no result" in n for n in loaded.notices)
+    last = loaded.messages[-1]
+    assert last["content"][0]["tool_use_id"] == "toolu_dangling"
+    assert last["content"][0]["content"] == INTERRUPTED_MESSAGE
+    check_valid_request(normalize_for_api([*loaded.messages, {"role": "user", "content": "go"}]))
+
+
+def test_a_tool_use_followed_by_a_new_prompt_is_repaired_before_it(tmp_path):
+    call = tool_use("Bash", {"command": "x"}, id="toolu_mid")
+    path = session_file(
+        tmp_path,
+        line(msg("user", "run it")),
+        line(msg("assistant", [call])),
+        line(msg("user", [text("never mind")])),
+        line(msg("assistant", [text("OK")])),
+    )
+    loaded = load_session(path)
+    check_valid_request(normalize_for_api([*loaded.messages, {"role": "user", "content": "go"}]))
+    assert loaded.synthetic == []  # the repair is in the middle, not at the end
+
+
+def test_unknown_record_types_and_junk_lines_are_skipped_with_notices(tmp_path):
+    path = session_file(
+        tmp_path,
+        line(HEADER),
+        line(msg("user", "hello")),
+        line({"type": "telemetry", "version": 1, "data": 1}),
+        "this is not json\n",
+        line(msg("assistant", [text("Hi")])),
+    )
+    loaded = load_session(path)
+    assert [m["role"] for m in loaded.messages] == ["user", "assistant"]
+    assert any("unknown type 'telemetry'" in n for n in loaded.notices)
+    assert any("unreadable line(s) 4" in n for n in loaded.notices)
+
+
+def test_a_file_from_a_future_version_loads_what_it_understands(tmp_path):
+    path = session_file(
+        tmp_path,
+        line({**HEADER, "version": 7}),
+        line({**msg("user", "hello"), "version": 7, "newField": {"x": 1}}),
+        line({"type": "hologram", "version": 7}),
+        line({**msg("assistant", [text("Hi")]), "version": 7}),
+    )
+    loaded = load_session(path)
+    assert [m["role"] for m in loaded.messages] == ["user", "assistant"]
+    assert any("newer agentcli (format version 7" in n for n in loaded.notices)
+
+
+def test_resuming_a_cut_file_ends_the_line_and_later_loads_are_quiet(tmp_path):
+    project = tmp_path / "proj"
+    project.mkdir()
+    engine = make_engine(ScriptedProvider(), [], project)
+    writer = attach_session(engine)
+    writer({"role": "user", "content": [text("q")]}, {})
+    writer({"role": "assistant", "content": [text("a")]}, {})
+    writer.close()
+    with writer.path.open("a") as handle:
+        handle.write('{"type":"assistant","mess')
+
+    resumed = resolve_resumed(project, continue_latest=True)
+    assert any("cut off" in n for n in resumed.notices)
+    again = make_engine(ScriptedProvider(), [], project)
+    again.session_id = resumed.session_id
+    second = attach_session(again, resumed=resumed)
+    second({"role": "user", "content": [text("next")]}, {})
+    second.close()
+
+    reloaded = load_session(writer.path)
+    assert reloaded.notices == []
+    assert [m["role"] for m in reloaded.messages] == ["user", "assistant", "user"]
+    lines = writer.path.read_text().splitlines()
+    assert lines[-3] == '{"type":"assistant","mess'  # the cut line stays, alone on its line
+    assert json.loads(lines[-2])["type"] == "repair"
+    assert json.loads(lines[-1])["parentUuid"] == resumed.last_uuid
+
+
+def test_no_secret_reaches_the_transcript(tmp_path, monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-very-secret-123")
+    engine = make_engine(ScriptedProvider(), [], tmp_path)
+    writer = attach_session(engine)
+    writer({"role": "user", "content": [text("hi")]}, {"authorization": "Bearer x", "model": "m"})
+    data = writer.path.read_text()
+    assert "sk-ant" not in data and "Bearer" not in data and "authorization" not in data
