@@ -86,7 +86,7 @@ def test_relative_rules_and_folders_are_taken_from_the_project(files):
     ],
 )
 def test_a_bad_file_is_reported_and_skipped_while_others_load(files, content, expected):
-    project, user, shared, local = files
+    project, user, _shared, local = files
     _write(user, {"model": "from-user"})
     _write(local, content)
     settings = load_settings(project)
