@@ -103,6 +103,8 @@ def _mode_default(
     if read_only:
         if inside:
             return Decision("allow", "read-only")
+        if call.in_scratch(workspace):
+            return Decision("allow", "read-only: agentcli's own saved tool output")
         return Decision("ask", "it reads outside the project folder")
     if tool.name in EDIT_TOOLS:
         if not inside:
@@ -131,6 +133,15 @@ class _PathCall:
 
     def inside(self, workspace: Workspace) -> bool:
         return self.real is None or workspace.is_inside(self.real)
+
+    def in_scratch(self, workspace: Workspace) -> bool:
+        """The full outputs a tool result points the model to (never the user's files)."""
+        scratch = workspace.scratch_dir
+        return (
+            self.real is not None
+            and scratch is not None
+            and self.real.is_relative_to(real_path(scratch))
+        )
 
     def matches(self, rule: Rule, workspace: Workspace, *, strict: bool) -> bool:
         """Deny/ask (strict=False): either form of the path. Allow: the resolved one only.
