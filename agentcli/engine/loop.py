@@ -16,7 +16,8 @@ that leaves has a result for each of its tool_use blocks.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -87,12 +88,16 @@ async def query(params: QueryParams) -> AsyncIterator[Event]:
     """Run the loop until it ends; the last event is always `TurnEnded`."""
     runners: list[ToolRunner] = []
     try:
-        async for event in _run_loop(params, runners):
-            yield event
+        async with aclosing(_run_loop(params, runners)) as events:
+            async for event in events:
+                yield event
     finally:
-        # A consumer that stops listening early must not leave tools running.
+        # A consumer that stops listening early must not leave tools running
+        # (QueryEngine answers any tool_use left without a result).
         for runner in runners:
-            runner.cancel_pending()
+            await runner.cancel_and_wait()
+        if params.hooks is not None:
+            params.hooks.take_stop()  # a stop request dies with the run that made it
 
 
 async def _run_loop(params: QueryParams, runners: list[ToolRunner]) -> AsyncIterator[Event]:
@@ -139,29 +144,32 @@ async def _run_loop(params: QueryParams, runners: list[ToolRunner]) -> AsyncIter
         collector = _Collector()
         request = _build_request(params)
         failure: ModelError | None = None
-        async for event in _stream_model(params.provider, request, abort):
-            match event:
-                case TextChunk(index=index, text=text):
-                    collector.add_text(index, text)
-                    yield TextDelta(text, index)
-                case ThinkingChunk(index=index, text=text):
-                    yield ThinkingDelta(text, index)
-                case BlockCompleted(index=index, block=block):
-                    collector.complete_block(index, block)
-                    if block.get("type") == "tool_use":
-                        yield runner.add(block)
-                case StreamStarted(model=model, usage=start_usage):
-                    collector.model, collector.usage = model, start_usage
-                case MessageCompleted(stop_reason=stop_reason, usage=final_usage):
-                    collector.stop_reason, collector.usage = stop_reason, final_usage
-                    collector.complete = True
-                case Retrying(attempt=a, max_retries=m, delay_s=d, error=e, status=s):
-                    yield ApiRetry(a, m, d, e, s)
-                case ModelError() as error:
-                    failure = error
-            for tool_event in runner.ready_events():
-                yield tool_event
+        async with aclosing(_stream_model(params.provider, request, abort)) as provider_events:
+            async for event in provider_events:
+                match event:
+                    case TextChunk(index=index, text=text):
+                        collector.add_text(index, text)
+                        yield TextDelta(text, index)
+                    case ThinkingChunk(index=index, text=text):
+                        yield ThinkingDelta(text, index)
+                    case BlockCompleted(index=index, block=block):
+                        collector.complete_block(index, block)
+                        if block.get("type") == "tool_use":
+                            yield runner.add(block)
+                    case StreamStarted(model=model, usage=start_usage):
+                        collector.model, collector.usage = model, start_usage
+                    case MessageCompleted(stop_reason=stop_reason, usage=final_usage):
+                        collector.stop_reason, collector.usage = stop_reason, final_usage
+                        collector.complete = True
+                    case Retrying(attempt=a, max_retries=m, delay_s=d, error=e, status=s):
+                        yield ApiRetry(a, m, d, e, s)
+                    case ModelError() as error:
+                        failure = error
+                for tool_event in runner.ready_events():
+                    yield tool_event
         usage = usage + collector.usage
+        if failure is None and not collector.complete and not abort.aborted:
+            failure = ModelError("the response ended before it was complete")
 
         # -- an ending while streaming: keep what is complete, fill in results --
         if failure is not None or abort.aborted or not collector.complete:
@@ -196,8 +204,11 @@ async def _run_loop(params: QueryParams, runners: list[ToolRunner]) -> AsyncIter
 
         # -- 2. no tool_use: done ---------------------------------------------
         if not runner.calls:
-            if params.hooks is not None:
-                stop = await stop_guard.check(params.hooks)
+            if params.hooks is not None and not abort.aborted:
+                stop = await _unless_aborted(stop_guard.check(params.hooks), abort)
+                if stop is None:  # Esc while the Stop hook ran: the answer stands
+                    yield TurnEnded(EndReason.COMPLETED, turn, usage, abort.reason)
+                    return
                 for text in stop.notices:
                     yield Notice(text, "warning")
                 if stop.end is not None:
@@ -212,8 +223,9 @@ async def _run_loop(params: QueryParams, runners: list[ToolRunner]) -> AsyncIter
             return
 
         # -- 3. run the tools -------------------------------------------------
-        async for event in runner.run():
-            yield event
+        async with aclosing(runner.run()) as tool_events:
+            async for event in tool_events:
+                yield event
         interrupted = abort.aborted
         _append_results(params.messages, runner, interrupted=interrupted)
         yield UserMessage(params.messages[-1])
@@ -321,8 +333,8 @@ class _Collector:
 
 def _keep_block(block: dict[str, Any]) -> bool:
     kind = block.get("type")
-    if kind == "text":
-        return bool(block.get("text"))
+    if kind == "text":  # the API rejects empty and whitespace-only text blocks
+        return bool(block.get("text", "").strip())
     if kind == "thinking":
         return bool(block.get("signature"))
     return True
@@ -337,3 +349,17 @@ def _append_results(messages: list[dict[str, Any]], runner: ToolRunner, *, inter
 
 def _marker() -> dict[str, Any]:
     return {"type": "text", "text": INTERRUPT_MARKER}
+
+
+async def _unless_aborted(work: Awaitable[Any], abort: AbortSignal) -> Any:
+    """`await work`, but cancel it and return None as soon as the abort signal fires."""
+    task = asyncio.ensure_future(work)
+    remove = abort.on_abort(task.cancel)
+    try:
+        return await task
+    except asyncio.CancelledError:
+        if not abort.aborted:
+            raise
+        return None
+    finally:
+        remove()

@@ -53,3 +53,26 @@ def tool_uses(message: dict[str, Any]) -> list[dict[str, Any]]:
     if not isinstance(content, list):
         return []
     return [b for b in content if b.get("type") == "tool_use"]
+
+
+def answer_dangling_tool_uses(
+    messages: list[dict[str, Any]], result_text: str, marker: str
+) -> dict[str, Any] | None:
+    """If the conversation ends with tool_use blocks nobody answered, answer them.
+
+    Happens when whoever consumed the loop stopped listening mid-turn. Each call
+    gets an error result and the marker says why; returns the message added.
+    """
+    if not messages or messages[-1]["role"] != "assistant":
+        return None
+    calls = tool_uses(messages[-1])
+    if not calls:
+        return None
+    content: list[dict[str, Any]] = [
+        {"type": "tool_result", "tool_use_id": c["id"], "content": result_text, "is_error": True}
+        for c in calls
+    ]
+    content.append({"type": "text", "text": marker})
+    message = {"role": "user", "content": content}
+    messages.append(message)
+    return message

@@ -58,14 +58,7 @@ class ToolCall:
     task: asyncio.Task[None] | None = None
     result: dict[str, Any] | None = None
     started: bool = field(default=False)
-
-    @property
-    def safe(self) -> bool:
-        return (
-            self.invalid is None
-            and self.tool is not None
-            and self.tool.is_concurrency_safe(self.inp)
-        )
+    safe: bool = False  # concurrency-safe; decided once, in `_prepare`
 
 
 class ToolRunner:
@@ -103,7 +96,10 @@ class ToolRunner:
             self._start(call)
         summary = ""
         if call.tool is not None and call.inp is not None:
-            summary = call.tool.summary(call.inp, self.workspace)
+            try:
+                summary = call.tool.summary(call.inp, self.workspace)
+            except Exception:  # a header is not worth the turn
+                summary = ""
         return ToolCallStarted(call.id, call.name, call.raw_input, summary)
 
     def _prepare(self, call: ToolCall) -> None:
@@ -120,6 +116,11 @@ class ToolRunner:
             call.inp = tool.input_model.model_validate(call.raw_input)
         except ValidationError as exc:
             call.invalid = format_validation_error(call.name, exc)
+            return
+        try:
+            call.safe = bool(tool.is_concurrency_safe(call.inp))
+        except Exception:  # when in doubt, run it alone
+            call.safe = False
 
     def _may_start_early(self, call: ToolCall) -> bool:
         if not call.safe or not all(c.safe and c.started for c in self.calls[:-1]):
@@ -178,11 +179,7 @@ class ToolRunner:
     async def stop(self, message: str) -> AsyncIterator[Event]:
         """Stop everything still pending and fill in its result (interrupt or model error)."""
         self._stop_message = message
-        running = [c.task for c in self.calls if c.task is not None and not c.task.done()]
-        for task in running:
-            task.cancel()
-        if running:
-            await asyncio.gather(*running, return_exceptions=True)
+        await self.cancel_and_wait()
         for call in self.calls:
             if call.result is None:
                 not_run = NOT_RUN_MESSAGE if message == INTERRUPTED_MESSAGE else message
@@ -218,6 +215,9 @@ class ToolRunner:
                 verdict = await self.gate.check(tool, inp, call.id, decision)
             if not verdict.allowed:
                 self._finish(call, ToolResult(verdict.message, is_error=True), "denied")
+                return
+            if self.abort.aborted:  # the answer came after Esc: nothing starts now
+                self._finish(call, ToolResult(NOT_RUN_MESSAGE, is_error=True), "interrupted")
                 return
             self._emit(ToolCallRunning(call.id, call.name))
             context = ToolContext(
@@ -263,11 +263,13 @@ class ToolRunner:
                 ready.append(event)
         return ready
 
-    def cancel_pending(self) -> None:
-        """Cancel whatever still runs, without waiting (the consumer went away)."""
-        for call in self.calls:
-            if call.task is not None and not call.task.done():
-                call.task.cancel()
+    async def cancel_and_wait(self) -> None:
+        """Cancel whatever still runs and wait for it to end (the consumer went away)."""
+        running = [c.task for c in self.calls if c.task is not None and not c.task.done()]
+        for task in running:
+            task.cancel()
+        if running:
+            await asyncio.gather(*running, return_exceptions=True)
 
     # -- outcome --------------------------------------------------------------
 
@@ -279,6 +281,8 @@ class ToolRunner:
 
 def tool_result_block(tool_use_id: str, result: ToolResult) -> dict[str, Any]:
     content = result.content
+    if isinstance(content, list):  # the API rejects empty and whitespace-only text blocks
+        content = [b for b in content if b.get("type") != "text" or str(b.get("text", "")).strip()]
     if content == "" or content == []:
         content = EMPTY_OUTPUT
     block: dict[str, Any] = {"type": "tool_result", "tool_use_id": tool_use_id, "content": content}

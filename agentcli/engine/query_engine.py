@@ -24,8 +24,9 @@ from agentcli.engine.events import (
     TurnEnded,
     UserMessage,
 )
-from agentcli.engine.loop import QueryParams, query
-from agentcli.engine.messages import user_message
+from agentcli.engine.loop import INTERRUPT_MARKER, QueryParams, query
+from agentcli.engine.messages import answer_dangling_tool_uses, user_message
+from agentcli.engine.orchestration import INTERRUPTED_MESSAGE
 from agentcli.engine.pricing import cost_usd
 from agentcli.engine.usage import Usage
 from agentcli.permissions.gate import PermissionGate
@@ -140,6 +141,11 @@ class QueryEngine:
                     yield event
         finally:
             self._abort = None
+            # A consumer that stopped listening mid-turn may leave calls unanswered;
+            # answer them so the next request is still one the API accepts.
+            repair = answer_dangling_tool_uses(self.messages, INTERRUPTED_MESSAGE, INTERRUPT_MARKER)
+            if repair is not None:
+                self._notify(repair, {})
 
     async def compact(self, focus: str = "") -> Any:
         """`/compact [focus]`: summarise the older history now (engine/compaction.py).
