@@ -170,6 +170,16 @@ class Tool(ABC):
     async def run(self, inp: Any, ctx: ToolContext) -> ToolResult: ...
 
 
+class FileTool(Tool):
+    """A tool whose input names one file in `file_path` (Read, Edit, Write)."""
+
+    def summary(self, inp: Any, workspace: Workspace) -> str:
+        return workspace.display_path(workspace.resolve(inp.file_path))
+
+    def target_path(self, inp: Any, workspace: Workspace) -> Path | None:
+        return workspace.resolve(inp.file_path)
+
+
 @cache
 def input_schema(model: type[BaseModel]) -> dict[str, Any]:
     """The model's JSON schema, without pydantic's cosmetic `title` keys."""

@@ -22,7 +22,7 @@ from typing import Any, ClassVar
 
 from pydantic import Field
 
-from agentcli.tools.base import Tool, ToolContext, ToolError, ToolInput, ToolResult, Workspace
+from agentcli.tools.base import FileTool, ToolContext, ToolError, ToolInput, ToolResult, Workspace
 from agentcli.tools.diff import build_diff
 from agentcli.tools.fileio import (
     FileChangedError,
@@ -71,17 +71,11 @@ class EditInput(ToolInput):
     )
 
 
-class EditTool(Tool):
+class EditTool(FileTool):
     name: ClassVar[str] = "Edit"
     input_model: ClassVar[type[ToolInput]] = EditInput
     read_only: ClassVar[bool] = False
     concurrency_safe: ClassVar[bool] = False
-
-    def summary(self, inp: Any, workspace: Workspace) -> str:
-        return workspace.display_path(workspace.resolve(inp.file_path))
-
-    def target_path(self, inp: Any, workspace: Workspace) -> Path | None:
-        return workspace.resolve(inp.file_path)
 
     async def run(self, inp: Any, ctx: ToolContext) -> ToolResult:
         if inp.old_string == inp.new_string:

@@ -21,7 +21,7 @@ from typing import Any, BinaryIO, ClassVar
 
 from pydantic import Field
 
-from agentcli.tools.base import Tool, ToolContext, ToolError, ToolInput, ToolResult, Workspace
+from agentcli.tools.base import FileTool, ToolContext, ToolError, ToolInput, ToolResult, Workspace
 from agentcli.tools.fileio import (
     FALLBACK_ENCODING,
     MAX_LINE_CHARS,
@@ -73,17 +73,11 @@ class ReadInput(ToolInput):
     )
 
 
-class ReadTool(Tool):
+class ReadTool(FileTool):
     name: ClassVar[str] = "Read"
     input_model: ClassVar[type[ToolInput]] = ReadInput
     read_only: ClassVar[bool] = True
     concurrency_safe: ClassVar[bool] = True
-
-    def summary(self, inp: Any, workspace: Workspace) -> str:
-        return workspace.display_path(workspace.resolve(inp.file_path))
-
-    def target_path(self, inp: Any, workspace: Workspace) -> Path | None:
-        return workspace.resolve(inp.file_path)
 
     async def run(self, inp: Any, ctx: ToolContext) -> ToolResult:
         workspace = ctx.workspace

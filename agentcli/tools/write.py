@@ -11,12 +11,11 @@ write is atomic, like Edit's.
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 from typing import Any, ClassVar
 
 from pydantic import Field
 
-from agentcli.tools.base import Tool, ToolContext, ToolError, ToolInput, ToolResult, Workspace
+from agentcli.tools.base import FileTool, ToolContext, ToolError, ToolInput, ToolResult, Workspace
 from agentcli.tools.diff import build_diff
 from agentcli.tools.fileio import (
     FileChangedError,
@@ -44,17 +43,11 @@ class WriteInput(ToolInput):
     content: str = Field(description="The complete new content of the file.")
 
 
-class WriteTool(Tool):
+class WriteTool(FileTool):
     name: ClassVar[str] = "Write"
     input_model: ClassVar[type[ToolInput]] = WriteInput
     read_only: ClassVar[bool] = False
     concurrency_safe: ClassVar[bool] = False
-
-    def summary(self, inp: Any, workspace: Workspace) -> str:
-        return workspace.display_path(workspace.resolve(inp.file_path))
-
-    def target_path(self, inp: Any, workspace: Workspace) -> Path | None:
-        return workspace.resolve(inp.file_path)
 
     async def run(self, inp: Any, ctx: ToolContext) -> ToolResult:
         return await asyncio.to_thread(_write, inp, ctx.workspace)
