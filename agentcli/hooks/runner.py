@@ -67,6 +67,8 @@ async def run_hook(
         return HookRun(hook.command, None, timed_out=True)
     except asyncio.CancelledError:
         _kill_group(process)
+        # Reap it before giving up, so no process or pipe outlives the hook.
+        await asyncio.shield(process.wait())
         raise
     return HookRun(
         hook.command,
