@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import random
 
-_WORDS = (
+_PROSE = (
     "the request handler reads each file once and caches the parsed result so that "
     "later calls return quickly while the worker pool keeps the queue short and the "
-    "session state stays consistent across retries when the server answers slowly "
-    "we measure latency per call and compare it with the budget before changing "
-    "anything in the configuration loader or the token counter"
-).split()
+    "session state stays consistent across retries when the server answers slowly we "
+    "measure latency per call and compare it with the budget before changing anything "
+    "in the configuration loader or the token counter"
+)
+_WORDS = _PROSE.split()
 _NAMES = ["config", "session", "parser", "worker", "buffer", "index", "client", "cache"]
 
 
@@ -26,7 +27,10 @@ def _sentence(rng: random.Random) -> str:
     if rng.random() < 0.25:
         words.insert(rng.randrange(len(words)), f"**{rng.choice(_WORDS)}**")
     if rng.random() < 0.1:
-        words.insert(rng.randrange(len(words)), f"[{rng.choice(_NAMES)}](https://example.com/{rng.choice(_NAMES)})")
+        words.insert(
+            rng.randrange(len(words)),
+            f"[{rng.choice(_NAMES)}](https://example.com/{rng.choice(_NAMES)})",
+        )
     text = " ".join(words)
     return text[0].upper() + text[1:] + "."
 
@@ -53,7 +57,9 @@ def _table(rng: random.Random) -> str:
     header = "| " + " | ".join(rng.choice(_NAMES).title() for _ in range(columns)) + " |"
     rule = "|" + "|".join("---" for _ in range(columns)) + "|"
     rows = [
-        "| " + " | ".join(f"`{rng.choice(_NAMES)}` {rng.randrange(1000)}" for _ in range(columns)) + " |"
+        "| "
+        + " | ".join(f"`{rng.choice(_NAMES)}` {rng.randrange(1000)}" for _ in range(columns))
+        + " |"
         for _ in range(rng.randrange(3, 8))
     ]
     return "\n".join([header, rule, *rows]) + "\n"
@@ -64,7 +70,9 @@ def _python(rng: random.Random) -> str:
     lines = [f"def load_{name}(path: str, retries: int = {rng.randrange(1, 5)}) -> dict:"]
     lines.append(f'    """Read the {name} and return it as a dict."""')
     for i in range(rng.randrange(3, 12)):
-        lines.append(f"    value_{i} = {rng.choice(_NAMES)}.get({rng.choice(_NAMES)!r}, {rng.randrange(100)})")
+        lines.append(
+            f"    value_{i} = {rng.choice(_NAMES)}.get({rng.choice(_NAMES)!r}, {rng.randrange(100)})"
+        )
     lines.append(f"    return {{'{name}': value_0}}")
     return "```python\n" + "\n".join(lines) + "\n```\n"
 
@@ -94,7 +102,17 @@ def make_markdown(size: int, seed: int = 20240601) -> str:
     parts: list[str] = []
     total = 0
     section = 0
-    makers = [_paragraph, _paragraph, _paragraph, _bullets, _numbered, _table, _python, _javascript, _bash]
+    makers = [
+        _paragraph,
+        _paragraph,
+        _paragraph,
+        _bullets,
+        _numbered,
+        _table,
+        _python,
+        _javascript,
+        _bash,
+    ]
     while total < size:
         if section == 0 or rng.random() < 0.12:
             section += 1

@@ -6,6 +6,10 @@ batch of chunks (what arrives between two frames), then wait until the widget
 has taken all of it in, then one screen refresh (layout and paint of what is
 visible). The time of each batch is recorded, so the cost per chunk can be
 compared between the start and the end of the message.
+
+A frame takes 100 chunks (2 KB): a fast stream on a busy screen. The frame is
+forced with the same private call Textual's Pilot uses (`_on_timer_update`), so
+neither widget waits for the 60 fps timer; the frame's cost is counted for both.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from bench.ui_bench_corpus import chunked, make_markdown
 
 MARKDOWN_BYTES = 200 * 1024
 CHUNK_CHARS = 20
-CHUNKS_PER_FRAME = 5
+CHUNKS_PER_FRAME = 100
 SIZE = (120, 40)
 
 RATE_GOAL = 5.0
@@ -47,7 +51,10 @@ class StreamResult:
     def per_chunk(self, start: float, end: float) -> float:
         """Mean seconds per chunk over a slice of the message (fractions 0..1)."""
         batches = self.batch_seconds
-        lo, hi = int(len(batches) * start), max(int(len(batches) * end), int(len(batches) * start) + 1)
+        lo, hi = (
+            int(len(batches) * start),
+            max(int(len(batches) * end), int(len(batches) * start) + 1),
+        )
         return statistics.fmean(batches[lo:hi]) / CHUNKS_PER_FRAME
 
     @property
@@ -158,7 +165,9 @@ def run(size: int = MARKDOWN_BYTES) -> tuple[StreamResult, StreamResult]:
 
 
 def report(ours: StreamResult, stock: StreamResult) -> list[str]:
-    lines = [f"streaming {MARKDOWN_BYTES // 1024} KB in {CHUNK_CHARS}-char chunks, {CHUNKS_PER_FRAME} chunks per frame:"]
+    lines = [
+        f"streaming {MARKDOWN_BYTES // 1024} KB in {CHUNK_CHARS}-char chunks, {CHUNKS_PER_FRAME} chunks per frame:"
+    ]
     for result in (ours, stock):
         lines.append(
             f"  {result.name:<20} {result.rate:8.0f} chunks/s  "

@@ -30,7 +30,9 @@ async def help_command(ctx: CommandContext) -> None:
     ctx.output("\n".join(lines))
 
 
-@command("clear", "Start a new conversation (clears the history and the screen)", aliases=("reset",))
+@command(
+    "clear", "Start a new conversation (clears the history and the screen)", aliases=("reset",)
+)
 async def clear_command(ctx: CommandContext) -> None:
     engine = ctx.engine
     if engine is not None and engine.busy:
@@ -93,7 +95,9 @@ async def status_command(ctx: CommandContext) -> None:
     )
 
 
-@command("theme", "Switch the colour theme (remembered)", argument_hint="[dark|light|high-contrast]")
+@command(
+    "theme", "Switch the colour theme (remembered)", argument_hint="[dark|light|high-contrast]"
+)
 async def theme_command(ctx: CommandContext) -> None:
     from agentcli.ui.themes import theme_names
 
@@ -110,7 +114,9 @@ async def theme_command(ctx: CommandContext) -> None:
         ctx.output(f"Theme set to **{ctx.args.strip()}**.")
 
 
-@command("permissions", "Show the permission mode and this session's rules", aliases=("allowed-tools",))
+@command(
+    "permissions", "Show the permission mode and this session's rules", aliases=("allowed-tools",)
+)
 async def permissions_command(ctx: CommandContext) -> None:
     if ctx.engine is None:
         ctx.error(NOT_READY)

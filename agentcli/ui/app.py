@@ -368,7 +368,9 @@ class AgentApp(App):
     async def _run_shell(self, command: str) -> None:
         from agentcli.ui.shell_mode import ShellRun, context_block
 
-        pane = self.conversation.add_tool(f"shell-{time.monotonic_ns()}", "Bash", {}, "! " + command)
+        pane = self.conversation.add_tool(
+            f"shell-{time.monotonic_ns()}", "Bash", {}, "! " + command
+        )
         pane.set_state("running")
         self.shell_run = run = ShellRun(command, self.cwd)
         try:

@@ -44,7 +44,7 @@ def attach(text: str, root: Path) -> tuple[list[dict[str, Any]], list[str]]:
         blocks.append(
             {
                 "type": "text",
-                "text": f"Contents of {mention}{suffix}:\n<file path=\"{mention}\">\n{body}\n</file>",
+                "text": f'Contents of {mention}{suffix}:\n<file path="{mention}">\n{body}\n</file>',
             }
         )
         notes.append(f"Attached {mention} ({lines} line{'s' if lines != 1 else ''}){suffix}")

@@ -84,9 +84,7 @@ def file_completions(text: str, cursor: int, files: list[str]) -> list[Completio
         if score is not None:
             scored.append((score, path))
     scored.sort()
-    return [
-        Completion(f"@{path} ", path, "", start, cursor) for _, path in scored[:MAX_ITEMS]
-    ]
+    return [Completion(f"@{path} ", path, "", start, cursor) for _, path in scored[:MAX_ITEMS]]
 
 
 async def list_project_files(root: Path) -> list[str]:

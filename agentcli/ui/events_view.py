@@ -64,7 +64,9 @@ class EventsView:
                 await conv.finish_answer()
                 self.streamed_chars = 0
                 self.status_line.output_tokens += 0
-                self.status_line.output_tokens = max(self.status_line.output_tokens, usage.output_tokens)
+                self.status_line.output_tokens = max(
+                    self.status_line.output_tokens, usage.output_tokens
+                )
             case ToolCallStarted(tool_use_id=tid, name=name, input=inp, summary=summary):
                 await conv.finish_answer()
                 conv.add_tool(tid, name, inp, summary)
@@ -79,9 +81,7 @@ class EventsView:
                 pane = conv.pane(tid)
                 if pane is not None and isinstance(data, dict) and data.get("kind") == "output":
                     pane.add_output(str(data.get("text", "")))
-            case ToolCallFinished(
-                tool_use_id=tid, status=status, result=result, display=display
-            ):
+            case ToolCallFinished(tool_use_id=tid, status=status, result=result, display=display):
                 if pane := conv.pane(tid):
                     pane.finish(status, result, display)
             case Notice(text=text, level=level):
@@ -93,7 +93,9 @@ class EventsView:
                 elif reason is EndReason.MODEL_ERROR:
                     conv.add_note(Text(f"Error: {error or 'the model request failed'}"), "error")
                 elif reason is EndReason.MAX_TURNS:
-                    conv.add_note(Text("Stopped: the maximum number of turns was reached."), "warning")
+                    conv.add_note(
+                        Text("Stopped: the maximum number of turns was reached."), "warning"
+                    )
                 elif error:
                     conv.add_note(Text(error), "warning")
             case _:

@@ -12,7 +12,9 @@ from agentcli.ui.widgets.prompt_input import PromptInput
 from tests.engine.scripted import Response, ScriptedProvider, text
 from tests.ui.helpers import idle, make_app, send, type_text, wait_for
 
-MARKDOWN = "# Title\n\n- one\n- two\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n```python\nprint('x')\n```\n"
+MARKDOWN = (
+    "# Title\n\n- one\n- two\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n```python\nprint('x')\n```\n"
+)
 
 
 async def test_first_screen_shows_banner_and_focused_prompt(tmp_path):
@@ -160,3 +162,14 @@ async def test_turn_end_event_reaches_the_view(tmp_path):
         await send(pilot, "go")
         await idle(pilot, app)
     assert isinstance(seen[-1], TurnEnded)
+
+
+async def test_an_answer_that_arrives_in_one_chunk_is_rendered(tmp_path):
+    provider = ScriptedProvider(Response([text("Short and whole.")]), chunk=10_000)
+    app = make_app(provider, tmp_path)
+    async with app.run_test() as pilot:
+        await send(pilot, "hi")
+        await idle(pilot, app)
+        answer = app.conversation.query(".assistant-message").last()
+        await wait_for(pilot, lambda: answer.region.height > 0, "the answer on screen")
+        assert answer.source == "Short and whole."

@@ -21,7 +21,16 @@ async def test_slash_popup_filters_as_you_type_and_tab_completes(tmp_path):
         await type_text(pilot, "/")
         await wait_for(pilot, lambda: app.popup.visible, "the popup")
         everything = [c.value.strip() for c in app.popup.items]
-        assert {"/help", "/clear", "/model", "/cost", "/status", "/theme", "/permissions", "/exit"} <= set(everything)
+        assert {
+            "/help",
+            "/clear",
+            "/model",
+            "/cost",
+            "/status",
+            "/theme",
+            "/permissions",
+            "/exit",
+        } <= set(everything)
         await type_text(pilot, "pe")
         assert [c.value.strip() for c in app.popup.items] == ["/permissions"]
         await pilot.press("tab")
@@ -81,7 +90,9 @@ async def test_bang_runs_a_shell_command_and_the_model_sees_it(tmp_path):
         await send(pilot, "what did it print")
         await idle(pilot, app)
         sent = repr(provider.requests[0].messages[0]["content"])
-        assert "<bash-input>echo from-the-shell</bash-input>" in sent and "from-the-shell\\n" in sent
+        assert (
+            "<bash-input>echo from-the-shell</bash-input>" in sent and "from-the-shell\\n" in sent
+        )
 
 
 async def test_help_is_generated_from_the_registry(tmp_path):

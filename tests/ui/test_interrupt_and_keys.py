@@ -78,7 +78,9 @@ async def test_escape_while_permission_prompt_is_open_denies_and_interrupts_noth
     provider = ScriptedProvider(
         Response([tool_use("Poke", {"value": "1"})]), Response([text("ok")])
     )
-    app = make_app(provider, tmp_path, [make_tool("Poke", probe, safe=False)], mode=PermissionMode.DEFAULT)
+    app = make_app(
+        provider, tmp_path, [make_tool("Poke", probe, safe=False)], mode=PermissionMode.DEFAULT
+    )
     async with app.run_test(size=(100, 40)) as pilot:
         await send(pilot, "poke")
         await wait_for(pilot, lambda: app.permission_prompt, "the prompt")

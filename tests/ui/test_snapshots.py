@@ -24,12 +24,27 @@ def edit_app(root: Path, *, mode=PermissionMode.BYPASS, theme="dark"):
     target.write_text("# settings\nname = 'demo'\nvalue = 1\ndebug = False\n")
     edit = {"file_path": str(target), "old_string": "value = 1", "new_string": "value = 2"}
     provider = ScriptedProvider(
-        Response([text("I'll read config.py first."), tool_use("Read", {"file_path": str(target)}, "toolu_r")]),
+        Response(
+            [
+                text("I'll read config.py first."),
+                tool_use("Read", {"file_path": str(target)}, "toolu_r"),
+            ]
+        ),
         Response([text("Now I'll change the value."), tool_use("Edit", edit, "toolu_e")]),
         Response([text("Changed `value` to **2** in `config.py`.")]),
     )
     tools = [builtin_tools().get("Read"), builtin_tools().get("Edit")]
     return make_app(provider, root, tools, mode=mode, cwd=PROJECT, theme_name=theme)
+
+
+async def settle(pilot, app) -> None:
+    """Let every answer finish its final render pass before the picture is taken."""
+    for _ in range(2):
+        for answer in app.conversation.query(".assistant-message"):
+            await answer.flush()
+        await pilot.pause()
+        await pilot.wait_for_scheduled_animations()
+        await pilot.pause()
 
 
 def quiet_status(app) -> None:
@@ -49,6 +64,7 @@ def test_finished_turn_with_a_diff(snap_compare, tmp_path, theme):
     async def run_before(pilot):
         await send(pilot, "Change value to 2")
         await idle(pilot, app)
+        await settle(pilot, app)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 
@@ -60,6 +76,6 @@ def test_permission_prompt_for_an_edit(snap_compare, tmp_path):
         await send(pilot, "Change value to 2")
         await wait_for(pilot, lambda: app.permission_prompt, "the permission prompt")
         quiet_status(app)
-        await pilot.pause()
+        await settle(pilot, app)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)

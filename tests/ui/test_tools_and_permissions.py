@@ -17,7 +17,10 @@ def tool_results(provider: ScriptedProvider, request: int) -> list[dict]:
 
 async def test_concurrent_tool_calls_each_get_their_own_pane(tmp_path):
     probe = Probe()
-    calls = [tool_use("Look", {"value": "a"}, "toolu_a"), tool_use("Look", {"value": "b"}, "toolu_b")]
+    calls = [
+        tool_use("Look", {"value": "a"}, "toolu_a"),
+        tool_use("Look", {"value": "b"}, "toolu_b"),
+    ]
     provider = ScriptedProvider(Response([text("Looking."), *calls]), Response([text("Done.")]))
     app = make_app(provider, tmp_path, [make_tool("Look", probe, safe=True, behaviour="wait")])
     async with app.run_test(size=(100, 40)) as pilot:
@@ -111,7 +114,7 @@ async def test_allow_once_runs_the_tool_and_asks_again_next_time(tmp_path):
 
 async def test_allow_for_session_adds_a_rule_and_stops_asking(tmp_path):
     calls = [Response([tool_use("Poke", {"value": "1"})]), Response([text("ok")])]
-    app, provider, probe = asking_app(tmp_path, *calls, *calls)
+    app, _provider, probe = asking_app(tmp_path, *calls, *calls)
     async with app.run_test(size=(100, 40)) as pilot:
         await open_prompt(pilot, app)
         await pilot.press("a")
@@ -156,7 +159,7 @@ async def test_deny_with_feedback_tells_the_model_what_to_do(tmp_path):
 
 
 async def test_keys_typed_just_before_the_prompt_appears_do_not_answer_it(tmp_path):
-    app, provider, probe = asking_app(
+    app, _provider, probe = asking_app(
         tmp_path,
         Response([tool_use("Poke", {"value": "1"})]),
         Response([text("ok")]),
@@ -179,7 +182,11 @@ async def test_edit_permission_prompt_shows_the_diff(tmp_path):
     from agentcli.ui.widgets.diff_view import DiffView
 
     (tmp_path / "config.py").write_text("value = 1\n")
-    edit = {"file_path": str(tmp_path / "config.py"), "old_string": "value = 1", "new_string": "value = 2"}
+    edit = {
+        "file_path": str(tmp_path / "config.py"),
+        "old_string": "value = 1",
+        "new_string": "value = 2",
+    }
     provider = ScriptedProvider(
         Response([tool_use("Read", {"file_path": str(tmp_path / "config.py")})]),
         Response([tool_use("Edit", edit, "toolu_e")]),

@@ -9,6 +9,7 @@ costs the same per key press and per token as a short one.
 
 from __future__ import annotations
 
+from collections import deque
 from typing import Any
 
 from rich.text import Text
@@ -45,6 +46,8 @@ class Conversation(VerticalScroll, can_focus=False):
         self.max_widgets = max_widgets
         self.panes: dict[str, ToolPane] = {}
         self.answer: Any | None = None  # the answer streaming now
+        self._answer_mounted: Any = None
+        self._items: deque[Widget] = deque()  # mounted items, oldest first
         self.last_answer_source: str = ""
         self.pruned = 0
         self._pruned_label = Static("", classes="pruned")
@@ -60,6 +63,7 @@ class Conversation(VerticalScroll, can_focus=False):
 
     def _add(self, widget: Widget) -> Widget:
         self.mount(widget)
+        self._items.append(widget)
         self._prune()
         return widget
 
@@ -83,12 +87,18 @@ class Conversation(VerticalScroll, can_focus=False):
         """A chunk of the streaming answer: O(chunk), no layout of older items."""
         if self.answer is None:
             self.answer = make_answer_widget(classes="assistant-message")
-            self._add(self.answer)
+            self._answer_mounted = self.mount(self.answer)
+            self._items.append(self.answer)
+            self._prune()
         self.answer.append(text)
 
     async def finish_answer(self) -> None:
         answer, self.answer = self.answer, None
         if answer is not None:
+            # A short answer can end before its widget is mounted; finish it after.
+            mounted, self._answer_mounted = self._answer_mounted, None
+            if mounted is not None and not answer.is_mounted:
+                await mounted
             await answer.finish()
             if answer.source.strip():
                 self.last_answer_source = answer.source
@@ -105,13 +115,21 @@ class Conversation(VerticalScroll, can_focus=False):
     # -- housekeeping -----------------------------------------------------------
 
     def item_count(self) -> int:
-        return len(self.children) - 1  # minus the pruned label
+        return len(self._items)
 
     def _prune(self) -> None:
-        items = [c for c in self.children if c is not self._pruned_label]
-        if len(items) <= self.max_widgets:
+        """Unmount the oldest items once there are too many (in batches, so the
+        layout is rebuilt rarely). Items still being mounted are left for later."""
+        if len(self._items) <= self.max_widgets:
             return
-        doomed = [w for w in items[:PRUNE_BATCH] if w is not self.answer]
+        doomed: list[Widget] = []
+        while self._items and len(doomed) < PRUNE_BATCH:
+            widget = self._items[0]
+            if widget is self.answer or not widget.is_mounted:
+                break
+            doomed.append(self._items.popleft())
+        if not doomed:
+            return
         for widget in doomed:
             if isinstance(widget, ToolPane):
                 self.panes.pop(widget.tool_use_id, None)
@@ -121,11 +139,24 @@ class Conversation(VerticalScroll, can_focus=False):
             "(still in the conversation)"
         )
         self._pruned_label.display = True
+        self._release(doomed)
         self.remove_children(doomed)
+
+    def _release(self, widgets: list[Widget]) -> None:
+        """Drop app-level subscriptions of widgets about to be removed: a widget
+        subscribed to the theme signal (StreamingMarkdown) is otherwise kept alive
+        by the app after removal, and a long session would grow without bound."""
+        signal = self.app.theme_changed_signal
+        for widget in widgets:
+            for node in widget.walk_children(with_self=True):
+                signal.unsubscribe(node)
 
     async def clear(self) -> None:
         self.answer = None
         self.panes.clear()
         self.pruned = 0
+        self._items.clear()
         self._pruned_label.display = False
-        await self.remove_children([c for c in self.children if c is not self._pruned_label])
+        doomed = [c for c in self.children if c is not self._pruned_label]
+        self._release(doomed)
+        await self.remove_children(doomed)

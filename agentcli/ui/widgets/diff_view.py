@@ -43,7 +43,14 @@ class DiffView(Static):
         hunks = self.diff.get("hunks") or []
         width = max(
             (
-                len(str(max(h.get("old_start", 0) + h.get("old_lines", 0), h.get("new_start", 0) + h.get("new_lines", 0))))
+                len(
+                    str(
+                        max(
+                            h.get("old_start", 0) + h.get("old_lines", 0),
+                            h.get("new_start", 0) + h.get("new_lines", 0),
+                        )
+                    )
+                )
                 for h in hunks
             ),
             default=1,
@@ -54,7 +61,9 @@ class DiffView(Static):
             old_no, new_no = hunk.get("old_start", 1), hunk.get("new_start", 1)
             for line in hunk.get("lines", []):
                 if shown >= MAX_DIFF_LINES:
-                    out.append(f"   … {self._remaining(hunks) - shown} more lines\n", styles["hunk"])
+                    out.append(
+                        f"   … {self._remaining(hunks) - shown} more lines\n", styles["hunk"]
+                    )
                     return out
                 sign, body = (line[:1] or " "), line[1:]
                 if sign == "+":

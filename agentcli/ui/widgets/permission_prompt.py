@@ -85,7 +85,10 @@ class PermissionPrompt(Vertical, can_focus=True):
         question.append(f"  2. {scope_hint(req)}  (2/a)\n")
         question.append("  3. No, and tell the model what to do differently  (3/n/esc)")
         yield Static(question, classes="permission-options")
-        yield Input(placeholder="Tab here to tell the model what to do instead, then Enter", id="permission-feedback")
+        yield Input(
+            placeholder="Tab here to tell the model what to do instead, then Enter",
+            id="permission-feedback",
+        )
 
     def on_mount(self) -> None:
         self.shown_at = time.monotonic()

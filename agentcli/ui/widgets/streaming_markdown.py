@@ -31,6 +31,7 @@ from textual.widget import Widget
 from textual.widgets import Markdown
 from textual.widgets.markdown import MarkdownBlock, MarkdownFence
 
+from agentcli.ui.widgets.markdown_baked import BakedBlocks, render_block_lines
 from agentcli.ui.widgets.markdown_blocks import BlockSplitter
 
 # Blocks whose widget can take the content of a newer parse of the same block
@@ -104,14 +105,20 @@ class StreamingMarkdown(Widget):
         self._chunks: list[str] = []
         self._splitter = BlockSplitter()
         self._body = MarkdownBody(self)
+        self._frozen_sources: list[tuple[str, int]] = []  # (source, first line)
         self._frozen_lines = 0  # lines in frozen blocks: where the tail starts
+        self._baked: BakedBlocks | None = None
+        self._live_frozen: list[MarkdownBlock] = []  # frozen, not baked yet
         self._tail_widgets: list[MarkdownBlock] = []
         self._shown_tail = ""  # the tail text the tail widgets show
         self._render_lock = asyncio.Lock()
         self._scheduled = False
         self._finished = False
+        self._rebuild_needed = False
+        self._bakeable = True
+        self._width = 0
         self.frozen_block_count = 0
-        """How many finished blocks have been rendered (each exactly once)."""
+        """How many finished blocks have been parsed and rendered (each once)."""
         if markdown:
             self.append(markdown)
 
@@ -119,9 +126,17 @@ class StreamingMarkdown(Widget):
         yield self._body
 
     def on_mount(self) -> None:
-        if self._chunks and not self._finished:
+        self.app.theme_changed_signal.subscribe(self, self._on_theme_changed)
+        if self._chunks or self._splitter.closed:
             self._scheduled = False
             self._schedule()
+
+    def on_resize(self, event: events.Resize) -> None:
+        # Height changes all the time while streaming; only a new width
+        # makes the baked lines wrong.
+        width, self._width = self._width, event.size.width
+        if self._baked is not None and width and event.size.width != width:
+            self._invalidate_baked()
 
     # -- the public interface ---------------------------------------------------
 
@@ -153,7 +168,7 @@ class StreamingMarkdown(Widget):
         async with self._render_lock:
             await self._apply()
 
-    # -- rendering ----------------------------------------------------------------
+    # -- scheduling ----------------------------------------------------------------
 
     def _schedule(self) -> None:
         if self._scheduled or not self.is_mounted:
@@ -170,28 +185,54 @@ class StreamingMarkdown(Widget):
         self._scheduled = False
         await self.flush()
 
+    def _on_theme_changed(self, _theme: object) -> None:
+        self._invalidate_baked()
+
+    def _invalidate_baked(self) -> None:
+        """Baked lines are for one width and theme: render the blocks again."""
+        self._rebuild_needed = True
+        self._scheduled = False
+        self._schedule()
+
+    # -- rendering ----------------------------------------------------------------
+
     async def _apply(self) -> None:
         body = self._body
         if not body.is_mounted:
             return
+        with self.app.batch_update():
+            if self._rebuild_needed:
+                progress = await self._rebuild()
+            else:
+                progress = await self._bake_laid_out()
+            progress = await self._show_new_text() or progress
+        if progress and self._live_frozen and self._bakeable:
+            # Bake the rest once it has been laid out. (Without progress, e.g.
+            # while hidden, wait for the next append rather than spin.)
+            self._schedule()
+
+    async def _show_new_text(self) -> bool:
+        """Mount newly finished blocks and re-render the tail; True if a block froze."""
         finished = self._splitter.take_finished()
         tail = self._splitter.tail
         if not finished and tail == self._shown_tail:
-            return
+            return False
         frozen: list[MarkdownBlock] = []
         for block_source in finished:
             frozen.extend(self._render_frozen(block_source, self._frozen_lines))
+            self._frozen_sources.append((block_source, self._frozen_lines))
             self._frozen_lines += block_source.count("\n")
         new_tail = self._render_tail(tail, self._frozen_lines) if tail else []
-        with self.app.batch_update():
-            if finished:
-                # The tail widgets showed (part of) the first finished block:
-                # the frozen widgets take their place.
-                await self._replace_tail(0, frozen + new_tail)
-                self._tail_widgets = new_tail
-            else:
-                await self._update_tail(new_tail)
+        if finished:
+            # The tail widgets showed (part of) the first finished block:
+            # the frozen widgets take their place.
+            await self._replace_tail(0, frozen + new_tail)
+            self._live_frozen.extend(frozen)
+            self._tail_widgets = new_tail
+        else:
+            await self._update_tail(new_tail)
         self._shown_tail = tail
+        return bool(finished)
 
     def _render_frozen(self, source: str, first_line: int) -> list[MarkdownBlock]:
         """Parse a finished block, once: its widgets are never updated again."""
@@ -223,6 +264,47 @@ class StreamingMarkdown(Widget):
             await self._body.remove_children(stale)
         if widgets:
             await self._body.mount_all(widgets)
+
+    async def _bake_laid_out(self) -> bool:
+        """Swap frozen block widgets that have been laid out for their lines."""
+        live = self._live_frozen
+        if not live:
+            return False
+        width = self._baked.baked_width if self._baked is not None else live[0].outer_size.width
+        baked: list[MarkdownBlock] = []
+        for block in live:
+            if block.outer_size.width != width or width <= 0:
+                break  # not laid out yet (or at another width): later
+            lines = render_block_lines(block)
+            if lines is None:
+                self._bakeable = False  # keep live widgets rather than retry forever
+                break
+            if self._baked is None:
+                self._baked = BakedBlocks(width)
+                await self._body.mount(self._baked, before=0)
+            self._baked.add(block, lines)
+            baked.append(block)
+        if baked:
+            del live[: len(baked)]
+            await self._body.remove_children(baked)
+        return bool(baked)
+
+    async def _rebuild(self) -> bool:
+        """Render every frozen block again from its source (after a resize or theme change)."""
+        self._rebuild_needed = False
+        stale: list[Widget] = list(self._live_frozen)
+        if self._baked is not None:
+            stale.append(self._baked)
+            self._baked = None
+        if stale:
+            await self._body.remove_children(stale)
+        blocks: list[MarkdownBlock] = []
+        for source, first_line in self._frozen_sources:
+            blocks.extend(self._body.build_blocks(source, first_line))
+        self._live_frozen = blocks
+        if blocks:
+            await self._body.mount_all(blocks, before=0)
+        return True
 
 
 def _same_content(old: MarkdownBlock, new: MarkdownBlock) -> bool:

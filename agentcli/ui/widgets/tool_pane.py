@@ -112,10 +112,13 @@ class ToolPane(Vertical, can_focus=True):
         self._header = Static(self._header_text(), classes="tool-header")
         self._body = Static("", classes="tool-body")
         self._body.display = False
+        self._diff: DiffView | None = None
 
     def compose(self):
         yield self._header
         yield self._body
+        if self._diff is not None:  # finished before it was mounted
+            yield self._diff
 
     def _header_text(self) -> Text:
         text = Text()
@@ -145,7 +148,9 @@ class ToolPane(Vertical, can_focus=True):
         self._summary = summary_line(self.tool_name, status, display, self._result)
         self.set_state(status)
         if isinstance(display, dict) and display.get("kind") == "diff" and status == "done":
-            self.mount(DiffView(display, classes="tool-diff"))
+            self._diff = DiffView(display, classes="tool-diff")
+            if self.is_mounted:
+                self.mount(self._diff)
         self._show_body()
 
     def action_toggle(self) -> None:

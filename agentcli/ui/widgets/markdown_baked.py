@@ -1,0 +1,97 @@
+"""Finished markdown blocks, kept as the lines Textual rendered for them.
+
+Every widget in a screen is visited on each layout, so a long answer made of
+hundreds of block widgets (each a small tree: list items, bullets, table
+cells...) makes every frame slower. Once a finished block has been laid out
+and rendered by Textual, its lines never change (until the width or the theme
+does), so `BakedBlocks` keeps just those lines, for any number of blocks, in
+one widget: the cost of a frame no longer grows with the answer.
+
+The lines come from Textual's own compositor, run on the block alone, so the
+baked blocks look exactly as the live ones did, links included.
+"""
+
+from __future__ import annotations
+
+from rich.segment import Segment
+from rich.style import Style
+from textual.geometry import Size
+from textual.strip import Strip
+from textual.widget import Widget
+from textual.widgets.markdown import MarkdownBlock
+
+
+def render_block_lines(block: MarkdownBlock) -> list[Strip] | None:
+    """The lines a laid-out block shows, or None if it cannot be rendered alone.
+
+    Uses Textual's compositor (a private module: pinned textual < 9) on the
+    block as its root, at the size the screen gave it.
+    """
+    size = block.outer_size
+    if not block.is_mounted or size.width <= 0:
+        return None
+    if size.height == 0:
+        return []
+    try:
+        from textual._compositor import Compositor
+
+        compositor = Compositor()
+        compositor.reflow(block, Size(size.width, size.height))
+        return compositor.render_strips()
+    except Exception:  # an unexpected Textual change: keep the live widgets
+        return None
+
+
+class BakedBlocks(Widget):
+    """The rendered lines of many finished blocks, with the gaps between them.
+
+    Its top margin is the first block's and its bottom margin the last block's,
+    so it sits among live blocks with the same (collapsed) spacing they had.
+    """
+
+    DEFAULT_CSS = """
+    BakedBlocks {
+        width: 1fr;
+        height: auto;
+    }
+    """
+
+    def __init__(self, width: int) -> None:
+        super().__init__()
+        self.baked_width = width
+        # Each line as a bare tuple of segments (None: a blank gap line). A Strip
+        # per line would carry its caches: many long-lived objects that every
+        # full garbage collection has to walk.
+        self._lines: list[tuple[Segment, ...] | None] = []
+        self._bottom_margin: int | None = None
+
+    @property
+    def line_count(self) -> int:
+        return len(self._lines)
+
+    def add(self, block: MarkdownBlock, lines: list[Strip]) -> None:
+        """Append a block's lines after the previous block's (with the collapsed gap)."""
+        top, _, bottom, _ = block.styles.margin
+        if self._bottom_margin is None:
+            self.styles.margin = (top, 0, bottom, 0)
+        else:
+            self._lines.extend([None] * max(self._bottom_margin, top))
+            self.styles.margin = (self.styles.margin.top, 0, bottom, 0)
+        self._bottom_margin = bottom
+        self._lines.extend(tuple(line) for line in lines)
+        self.refresh(layout=True)
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return len(self._lines)
+
+    def render_line(self, y: int) -> Strip:
+        width = self.size.width
+        line = self._lines[y] if 0 <= y < len(self._lines) else None
+        if line is None:
+            return Strip.blank(width, Style(bgcolor=self.rich_style.bgcolor))
+        strip = Strip(line, self.baked_width)
+        return strip if width == self.baked_width else strip.crop_extend(0, width, None)
+
+    def action_link(self, href: str) -> None:
+        """A click on a link in a baked block (the lines keep their click actions)."""
+        self.app.open_url(href)
