@@ -43,6 +43,8 @@ from agentcli.ui.widgets.status import StatusBar, StatusLine
 
 MODE_CYCLE = ["default", "acceptEdits", "plan"]
 QUIT_WINDOW_S = 2.0
+# A resumed conversation shows its latest messages; the rest stay in the transcript.
+RESUMED_MESSAGES_SHOWN = 200
 
 
 class AgentApp(App):
@@ -165,13 +167,18 @@ class AgentApp(App):
 
     def _load_in_thread(self) -> None:
         """Build the engine, then the provider (slow SDK import), off the UI thread."""
-        from agentcli.bootstrap import Options, build_engine, make_provider
+        from agentcli.bootstrap import build_engine, make_provider
         from agentcli.providers.base import ModelError
 
         if self.engine is None:
-            options = Options.from_args(self.args, self.cwd) if self.args else Options(self.cwd)
-            engine = build_engine(options, self.approve, provider=None)
+            options = self._options()
+            resumed = self._resumed_at_start(options)
+            engine = build_engine(options, self.approve, provider=None, resumed=resumed)
             self.call_from_thread(self._engine_built, engine)
+            if resumed is not None:
+                self.call_from_thread(self._show_resumed, resumed)
+            elif getattr(options, "resume", None) == "":  # `--resume` with no id: pick one
+                self.call_from_thread(self.pick_session)
         if not self.load_provider:
             self.call_from_thread(self._engine_ready)
             return
@@ -185,6 +192,84 @@ class AgentApp(App):
             return
         self.engine.provider = provider
         self.call_from_thread(self._engine_ready)
+
+    def _options(self) -> Any:
+        from agentcli.bootstrap import Options
+
+        return Options.from_args(self.args, self.cwd) if self.args else Options(self.cwd)
+
+    def _resumed_at_start(self, options: Any) -> Any:
+        """`--continue` / `--resume ID`: the session to open (in the loader thread)."""
+        from agentcli.session.attach import SessionNotFound, resolve_resumed
+
+        resume_id = getattr(options, "resume", None) or None
+        continue_latest = bool(getattr(options, "continue_session", False))
+        if not (resume_id or continue_latest):
+            return None
+        try:
+            return resolve_resumed(self.cwd, continue_latest=continue_latest, resume_id=resume_id)
+        except SessionNotFound as problem:
+            self.call_from_thread(self.note, f"{problem}; starting a new conversation", "warning")
+            return None
+
+    async def pick_session(self) -> None:
+        """`--resume` / `/resume` without an id: the picker of this folder's sessions."""
+        from agentcli.session.store import list_sessions
+        from agentcli.ui.screens.session_picker import SessionPicker
+
+        sessions = await asyncio.to_thread(list_sessions, self.cwd)
+        current = self.engine.session_id if self.engine is not None else None
+        sessions = [s for s in sessions if s.id != current]
+        if not sessions:
+            self.note("No earlier conversation in this folder.")
+            return
+        self.push_screen(SessionPicker(sessions), callback=self._session_picked)
+
+    async def _session_picked(self, summary: Any) -> None:
+        from agentcli.session.loader import TranscriptError, load_session
+
+        if summary is None:
+            return
+        try:
+            loaded = await asyncio.to_thread(load_session, summary.path)
+        except TranscriptError as problem:
+            self.note(str(problem), "error")
+            return
+        await self.resume_session(loaded)
+
+    async def resume_session(self, loaded: Any) -> None:
+        """Switch to an earlier session: a fresh engine on its messages, its history on screen."""
+        from agentcli.bootstrap import build_engine
+        from agentcli.session.attach import finish_session
+
+        if self.busy:
+            self.note("A turn is running: press Esc first, then resume.", "warning")
+            return
+        old = self.engine
+        provider = old.provider if old is not None else None
+        engine = await asyncio.to_thread(
+            build_engine, self._options(), self.approve, provider, loaded
+        )
+        if old is not None:
+            finish_session(old)
+        self._engine_built(engine)
+        await self.clear_conversation()
+        await self._show_resumed(loaded)
+
+    async def _show_resumed(self, loaded: Any) -> None:
+        from agentcli.ui.history_view import render_history
+
+        history = loaded.history
+        if len(history) > RESUMED_MESSAGES_SHOWN:
+            hidden = len(history) - RESUMED_MESSAGES_SHOWN
+            self.note(f"… {hidden} earlier messages are in the transcript, not shown here")
+            history = history[-RESUMED_MESSAGES_SHOWN:]
+        engine = self.engine
+        await render_history(self.conversation, history, engine.tools, engine.workspace)
+        for notice in loaded.notices:
+            self.note(notice, "warning")
+        self.note(f"Resumed conversation {loaded.session_id} · {len(loaded.history)} messages")
+        self.refresh_status()
 
     def _engine_built(self, engine: Any) -> None:
         self.engine = engine

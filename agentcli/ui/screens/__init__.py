@@ -1,0 +1,1 @@
+"""Screens shown over the conversation (the session picker)."""
