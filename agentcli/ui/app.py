@@ -147,6 +147,10 @@ class AgentApp(App):
         apply_theme(self, name)
 
     def _after_first_frame(self) -> None:
+        import gc
+
+        gc.freeze()  # start-up objects stay; later collections need not rescan them
+        gc.enable()
         from agentcli.commands.registry import load_command_modules
 
         for problem in load_command_modules():

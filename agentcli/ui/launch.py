@@ -6,6 +6,12 @@ from typing import Any
 
 
 def main(args: Any) -> int:
+    import gc
+
+    # Nearly everything created before the first frame lives as long as the app:
+    # collecting it is wasted start-up time. The app re-enables collection (and
+    # freezes these objects out of later full collections) once it has drawn.
+    gc.disable()
     from agentcli.ui.app import AgentApp
 
     app = AgentApp(args, first_prompt=args.prompt)
