@@ -246,3 +246,29 @@ async def test_append_after_finish_is_refused() -> None:
         await widget.finish()
         with pytest.raises(RuntimeError):
             widget.append("more")
+
+
+async def test_removed_answers_are_freed():
+    """Long sessions prune old answers; they must really leave memory.
+
+    (Textual may cache the last removed child list, so allow a couple.)
+    """
+    import gc
+    import weakref
+
+    from textual.app import App
+
+    app = App()
+    refs = []
+    async with app.run_test() as pilot:
+        for n in range(20):
+            answer = StreamingMarkdown(f"Answer number {n}, with *emphasis*.")
+            await app.mount(answer)
+            await answer.finish()
+            refs.append(weakref.ref(answer))
+            await answer.remove()
+            del answer
+        await pilot.pause()
+        gc.collect()
+        alive = sum(ref() is not None for ref in refs)
+        assert alive <= 2

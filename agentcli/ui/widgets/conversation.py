@@ -139,17 +139,7 @@ class Conversation(VerticalScroll, can_focus=False):
             "(still in the conversation)"
         )
         self._pruned_label.display = True
-        self._release(doomed)
         self.remove_children(doomed)
-
-    def _release(self, widgets: list[Widget]) -> None:
-        """Drop app-level subscriptions of widgets about to be removed: a widget
-        subscribed to the theme signal (StreamingMarkdown) is otherwise kept alive
-        by the app after removal, and a long session would grow without bound."""
-        signal = self.app.theme_changed_signal
-        for widget in widgets:
-            for node in widget.walk_children(with_self=True):
-                signal.unsubscribe(node)
 
     async def clear(self) -> None:
         self.answer = None
@@ -158,5 +148,4 @@ class Conversation(VerticalScroll, can_focus=False):
         self._items.clear()
         self._pruned_label.display = False
         doomed = [c for c in self.children if c is not self._pruned_label]
-        self._release(doomed)
         await self.remove_children(doomed)

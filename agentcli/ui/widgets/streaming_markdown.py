@@ -131,6 +131,11 @@ class StreamingMarkdown(Widget):
             self._scheduled = False
             self._schedule()
 
+    def on_unmount(self) -> None:
+        # The signal's weak key is kept alive by our bound-method callback: without
+        # this, every answer ever removed from the screen would stay in memory.
+        self.app.theme_changed_signal.unsubscribe(self)
+
     def on_resize(self, event: events.Resize) -> None:
         # Height changes all the time while streaming; only a new width
         # makes the baked lines wrong.
