@@ -81,16 +81,17 @@ async def status_command(ctx: CommandContext) -> None:
     if engine is None:
         ctx.error(NOT_READY)
         return
-    from agentcli.ui.widgets.status import CONTEXT_WINDOW
+    from agentcli.engine.windows import context_window
 
     used = engine.last_request_usage.context_tokens
+    window = context_window(engine.config.model)
     ctx.output(
         f"- **agentcli** v{__version__}\n"
         f"- **Session:** `{engine.session_id}`\n"
         f"- **Folder:** `{engine.workspace.root}`\n"
         f"- **Model:** `{engine.config.model}`\n"
         f"- **Permission mode:** {engine.gate.policy.mode}\n"
-        f"- **Context:** {used:,} / {CONTEXT_WINDOW:,} tokens ({used * 100 // CONTEXT_WINDOW}%)\n"
+        f"- **Context:** {used:,} / {window:,} tokens ({used * 100 // window}%)\n"
         f"- **Messages:** {len(engine.messages)}"
     )
 

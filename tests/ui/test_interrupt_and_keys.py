@@ -143,3 +143,15 @@ async def test_status_bar_shows_context_and_cost_after_a_turn(tmp_path):
         await idle(pilot, app)
         bar = str(app.status_bar.render())
         assert "context 50.0k (25%)" in bar and "$" in bar
+
+
+async def test_status_bar_percent_follows_the_models_window(tmp_path, monkeypatch):
+    from agentcli.engine.usage import Usage
+
+    monkeypatch.setenv("AGENTCLI_CONTEXT_WINDOW", "100000")
+    provider = ScriptedProvider(Response([text("ok")], usage=Usage(50_000, 10)))
+    app = make_app(provider, tmp_path)
+    async with app.run_test() as pilot:
+        await send(pilot, "hi")
+        await idle(pilot, app)
+        assert "context 50.0k (50%)" in str(app.status_bar.render())

@@ -15,7 +15,6 @@ from rich.text import Text
 from textual.widgets import Static
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
-CONTEXT_WINDOW = 200_000
 MODE_LABELS = {
     "default": "default",
     "acceptEdits": "accept edits",
@@ -79,8 +78,12 @@ class StatusBar(Static):
         if engine is None:
             return
         mode = str(engine.gate.policy.mode)
+        from agentcli.engine.windows import context_window
+
+        # The API's own count for the last request: cheap, unlike an estimate of
+        # the whole conversation, which a refresh per event could not afford.
         used = engine.last_request_usage.context_tokens
-        percent = used * 100 // CONTEXT_WINDOW
+        percent = used * 100 // context_window(engine.config.model)
         parts = [
             engine.config.model,
             MODE_LABELS.get(mode, mode),
