@@ -272,3 +272,31 @@ async def test_removed_answers_are_freed():
         gc.collect()
         alive = sum(ref() is not None for ref in refs)
         assert alive <= 2
+
+
+async def test_text_in_baked_blocks_can_be_selected_and_copied() -> None:
+    """A person drags over an old part of an answer and copies it."""
+    widget = StreamingMarkdown()
+    app = _Host(widget)
+    async with app.run_test(size=SIZE) as pilot:
+        await _stream(
+            pilot, widget, "First paragraph here.\n\nSecond paragraph follows.\n\nEnd.", 5
+        )
+        await widget.finish()
+        for _ in range(4):
+            await pilot.pause()
+        (baked,) = widget.query(BakedBlocks)
+        assert baked.line_count >= 3
+
+        baked.text_select_all()
+        await pilot.pause()
+        selected = app.screen.get_selected_text()
+        assert "First paragraph here." in selected and "Second paragraph follows." in selected
+
+        # A drag with the mouse selects just what it covers.
+        app.screen.clear_selection()
+        await pilot.mouse_down(baked, offset=(0, 0))
+        await pilot.hover(baked, offset=(4, 0))
+        await pilot.mouse_up(baked, offset=(4, 0))
+        await pilot.pause()
+        assert app.screen.get_selected_text() == "First"

@@ -16,6 +16,7 @@ from __future__ import annotations
 from rich.segment import Segment
 from rich.style import Style
 from textual.geometry import Size
+from textual.selection import Selection
 from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets.markdown import MarkdownBlock
@@ -88,9 +89,38 @@ class BakedBlocks(Widget):
         width = self.size.width
         line = self._lines[y] if 0 <= y < len(self._lines) else None
         if line is None:
-            return Strip.blank(width, Style(bgcolor=self.rich_style.bgcolor))
-        strip = Strip(line, self.baked_width)
-        return strip if width == self.baked_width else strip.crop_extend(0, width, None)
+            strip = Strip.blank(width, Style(bgcolor=self.rich_style.bgcolor))
+        else:
+            strip = Strip(line, self.baked_width)
+            if width != self.baked_width:
+                strip = strip.crop_extend(0, width, None)
+            strip = self._highlight_selection(strip, y)
+        # Offsets tell the screen which character is under the mouse: selection.
+        return strip.apply_offsets(0, y)
+
+    def _highlight_selection(self, strip: Strip, y: int) -> Strip:
+        selection = self.text_selection
+        span = selection.get_span(y) if selection is not None else None
+        if span is None:
+            return strip
+        start, end = span
+        end = strip.cell_length if end == -1 else min(end, strip.cell_length)
+        if start >= end:
+            return strip
+        before, chosen, after = strip.divide([start, end, strip.cell_length])[:3]
+        style = self.screen.get_component_rich_style("screen--selection")
+        return Strip.join([before, chosen.apply_style(style), after])
+
+    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
+        """The plain text under a selection, for copying (Ctrl+C / the clipboard)."""
+        text = "\n".join(
+            "".join(segment.text for segment in line).rstrip() if line else ""
+            for line in self._lines
+        )
+        return selection.extract(text), "\n"
+
+    def selection_updated(self, selection: Selection | None) -> None:
+        self.refresh()
 
     def action_link(self, href: str) -> None:
         """A click on a link in a baked block (the lines keep their click actions)."""
