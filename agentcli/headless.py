@@ -39,6 +39,7 @@ async def _run(args: Any, prompt: str, importer: threading.Thread) -> int:
     from agentcli.bootstrap import Options, build_engine, make_provider
     from agentcli.headless_output import Output, RunSummary
     from agentcli.permissions.gate import headless_approver
+    from agentcli.permissions.session_setup import engine_startup_notices
     from agentcli.providers.base import ModelError
     from agentcli.session.attach import SessionNotFound, finish_session, resumed_for_headless
 
@@ -52,8 +53,6 @@ async def _run(args: Any, prompt: str, importer: threading.Thread) -> int:
     for notice in resumed.notices if resumed else []:
         print(f"agentcli: {notice}", file=sys.stderr)
     engine = build_engine(options, headless_approver, provider=None, resumed=resumed)
-    from agentcli.permissions.session_setup import engine_startup_notices
-
     for notice in engine_startup_notices(engine):  # skipped settings files, bypass warning
         print(f"agentcli: warning: {notice}", file=sys.stderr)
     importer.join()
