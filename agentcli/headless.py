@@ -40,7 +40,7 @@ async def _run(args: Any, prompt: str, importer: threading.Thread) -> int:
     from agentcli.headless_output import Output, RunSummary
     from agentcli.permissions.gate import headless_approver
     from agentcli.permissions.session_setup import engine_startup_notices
-    from agentcli.providers.base import ModelError
+    from agentcli.providers.base import ModelError, close_provider
     from agentcli.session.attach import SessionNotFound, finish_session, resumed_for_headless
 
     started = time.monotonic()
@@ -77,6 +77,7 @@ async def _run(args: Any, prompt: str, importer: threading.Thread) -> int:
         output.event(event, summary)
     for notice in await engine.end_session("other"):
         print(f"agentcli: hook: {notice}", file=sys.stderr)
+    await close_provider(engine.provider)
     problem = finish_session(engine)
     if problem:
         print(f"agentcli: warning: {problem}", file=sys.stderr)

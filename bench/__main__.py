@@ -5,7 +5,8 @@ Run one alone with `python -m bench.<name>`; `python -m bench NAME...` runs a se
 
 from __future__ import annotations
 
-import importlib
+import importlib.util
+import subprocess
 import sys
 import time
 
@@ -21,20 +22,24 @@ BENCHMARKS = (
 
 def main(argv: list[str]) -> int:
     chosen = argv or list(BENCHMARKS)
+    failed = []
     for name in chosen:
         module_name = name if name.endswith("_bench") else f"{name}_bench"
-        try:
-            module = importlib.import_module(f"bench.{module_name}")
-        except ModuleNotFoundError as missing:
-            if missing.name == f"bench.{module_name}":
-                print(f"== {module_name}: not present, skipped")
-                continue
-            raise
-        print(f"== {module_name}")
+        if importlib.util.find_spec(f"bench.{module_name}") is None:
+            print(f"== {module_name}: not present, skipped")
+            continue
+        print(f"== {module_name}", flush=True)
         started = time.perf_counter()
-        module.main()
+        # Each benchmark in its own process: memory numbers (RSS) must not carry
+        # what an earlier benchmark left behind, nor its warm caches.
+        code = f"import bench.{module_name} as b; b.main()"
+        done = subprocess.run([sys.executable, "-c", code], check=False)
+        if done.returncode != 0:
+            failed.append(module_name)
         print(f"   ({time.perf_counter() - started:.1f} s)\n", flush=True)
-    return 0
+    if failed:
+        print(f"benchmarks that crashed: {', '.join(failed)}")
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

@@ -33,6 +33,7 @@ async def run_session(root: Path, base_url: str) -> list[dict[str, int]]:
     from agentcli.bootstrap import Options, build_engine
     from agentcli.permissions.gate import headless_approver
     from agentcli.providers.anthropic import AnthropicProvider
+    from agentcli.providers.base import close_provider
     from agentcli.providers.retry import RetryPolicy
 
     options = Options(cwd=root, permission_mode="bypassPermissions")
@@ -50,6 +51,7 @@ async def run_session(root: Path, base_url: str) -> list[dict[str, int]]:
     for i in range(PROMPTS):
         async for _ in engine.submit_message(f"What does module_{i}.py do? Look at it."):
             pass
+    await close_provider(engine.provider)
     return usages
 
 

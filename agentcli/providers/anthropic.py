@@ -88,6 +88,10 @@ class AnthropicProvider:
         )
         self.retry = retry or RetryPolicy()
 
+    async def aclose(self) -> None:
+        """Close the HTTP client while its event loop still runs (no stray warnings)."""
+        await self._client.close()
+
     async def stream(
         self, request: ModelRequest, abort: AbortSignal
     ) -> AsyncIterator[ProviderEvent]:

@@ -86,6 +86,13 @@ class ModelError(Exception):
         self.kind = kind
 
 
+async def close_provider(provider: object) -> None:
+    """Release a provider's connections, if it holds any (`aclose()` is optional)."""
+    close = getattr(provider, "aclose", None)
+    if close is not None:
+        await close()
+
+
 class Provider(Protocol):
     """A model back end."""
 

@@ -34,6 +34,16 @@ from agentcli.tools.registry import ToolRegistry
 from tests.engine.scripted import Probe, make_tool
 from tests.fakeapi import cut_stream, hang, http_error, reply, stream_error, text, tool_use
 
+_providers: list[AnthropicProvider] = []
+
+
+@pytest.fixture(autouse=True)
+async def close_providers():
+    """Close each test's HTTP clients inside its own event loop."""
+    yield
+    while _providers:
+        await _providers.pop().aclose()
+
 
 def engine_for(
     server, root: Path, *, extra_tools=(), mode=PermissionMode.ACCEPT_EDITS, max_turns=None
@@ -44,6 +54,7 @@ def engine_for(
         base_url=server.base_url,
         retry=RetryPolicy(max_retries=3, base_delay_s=0.0),
     )
+    _providers.append(provider)
     return QueryEngine(
         provider=provider,
         tools=ToolRegistry([ReadTool(), EditTool(), *extra_tools]),
