@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import os
+import selectors
 import shutil
+import subprocess
 import sys
 import sysconfig
 from dataclasses import dataclass
@@ -77,52 +79,60 @@ _STDERR_CAP = 64 * 1024
 async def run_rg(args: list[str], cwd: Path, *, max_lines: int | None = None) -> RgOutput:
     """Run `rg *args` in `cwd` and collect its output.
 
-    With `max_lines`, rg is stopped as soon as more than that many lines have
-    arrived: a head-limited search over a big tree does not pay for results it
-    would throw away. rg is killed if the calling task is cancelled.
+    The output is read with blocking reads in a worker thread: on Python 3.11
+    that costs about 0.7 ms less per call than asyncio's subprocess transports
+    (which also start a thread per child to wait for it), and a Grep call pays
+    it every time. With `max_lines`, rg is stopped as soon as more than that
+    many lines have arrived: a head-limited search over a big tree does not pay
+    for results it would throw away. rg is killed if the calling task is
+    cancelled; the reader thread then sees the pipes close and ends.
     """
-    proc = await asyncio.create_subprocess_exec(
-        find_rg(),
-        *args,
+    proc = subprocess.Popen(
+        [find_rg(), *args],
         cwd=cwd,
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
     )
-    assert proc.stdout is not None and proc.stderr is not None
-    stderr_task = asyncio.ensure_future(_read_capped(proc.stderr, _STDERR_CAP))
     try:
-        chunks: list[bytes] = []
-        lines = 0
-        stopped = False
-        while chunk := await proc.stdout.read(1 << 16):
-            chunks.append(chunk)
-            if max_lines is not None:
-                lines += chunk.count(b"\n")
-                if lines > max_lines:
-                    stopped = True
-                    _kill(proc)
-                    break
-        returncode = await proc.wait()
-        stderr = await stderr_task
+        return await asyncio.to_thread(_collect, proc, max_lines)
     except BaseException:
         _kill(proc)
-        stderr_task.cancel()
         raise
-    return RgOutput(returncode, b"".join(chunks), stderr, stopped)
 
 
-async def _read_capped(stream: asyncio.StreamReader, cap: int) -> str:
-    """Read a stream to its end, keeping only the first `cap` bytes."""
-    kept = bytearray()
-    while chunk := await stream.read(1 << 16):
-        if len(kept) < cap:
-            kept += chunk[: cap - len(kept)]
-    return kept.decode("utf-8", "replace")
+def _collect(proc: subprocess.Popen[bytes], max_lines: int | None) -> RgOutput:
+    """Read stdout and stderr together (neither pipe can fill and stall rg)."""
+    assert proc.stdout is not None and proc.stderr is not None
+    chunks: list[bytes] = []
+    errors = bytearray()
+    lines = 0
+    stopped = False
+    with selectors.DefaultSelector() as selector:
+        selector.register(proc.stdout, selectors.EVENT_READ)
+        selector.register(proc.stderr, selectors.EVENT_READ)
+        while selector.get_map():
+            for key, _ in selector.select():
+                data = os.read(key.fd, 1 << 16)
+                if not data:
+                    selector.unregister(key.fileobj)
+                elif key.fileobj is proc.stderr:
+                    errors += data[: max(0, _STDERR_CAP - len(errors))]
+                elif not stopped:
+                    chunks.append(data)
+                    if max_lines is not None:
+                        lines += data.count(b"\n")
+                        if lines > max_lines:
+                            stopped = True
+                            _kill(proc)
+    returncode = proc.wait()
+    proc.stdout.close()
+    proc.stderr.close()
+    return RgOutput(returncode, b"".join(chunks), errors.decode("utf-8", "replace"), stopped)
 
 
-def _kill(proc: asyncio.subprocess.Process) -> None:
-    if proc.returncode is None:
+def _kill(proc: subprocess.Popen[bytes]) -> None:
+    if proc.poll() is None:
         try:
             proc.kill()
         except ProcessLookupError:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -280,23 +281,22 @@ async def test_cancellation_kills_rg(
 ) -> None:
     fifo = workspace.root / "pipe"
     os.mkfifo(fifo)  # rg blocks reading it: a search that never ends on its own
-    started: list[asyncio.subprocess.Process] = []
-    spawned = asyncio.Event()
-    real_exec = asyncio.create_subprocess_exec
+    started: list[subprocess.Popen[bytes]] = []
+    real_popen = subprocess.Popen
 
-    async def spy(*args: Any, **kwargs: Any) -> asyncio.subprocess.Process:
-        proc = await real_exec(*args, **kwargs)
+    def spy(*args: Any, **kwargs: Any) -> subprocess.Popen[bytes]:
+        proc = real_popen(*args, **kwargs)
         started.append(proc)
-        spawned.set()
         return proc
 
-    monkeypatch.setattr(ripgrep.asyncio, "create_subprocess_exec", spy)
+    monkeypatch.setattr(ripgrep.subprocess, "Popen", spy)
     task = asyncio.create_task(grep(tool, workspace, pattern="x", path="pipe"))
-    await asyncio.wait_for(spawned.wait(), 10)
+    while not started:  # rg is spawned before the first await of the tool
+        await asyncio.sleep(0)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    assert await asyncio.wait_for(started[0].wait(), 10) != 0
+    assert await asyncio.to_thread(started[0].wait, 10) != 0
 
 
 async def test_crlf_and_stray_carriage_returns(tool: GrepTool, workspace: Workspace) -> None:
