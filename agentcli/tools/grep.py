@@ -103,21 +103,32 @@ class GrepTool(Tool):
         # Only content lines come out in their final order; files are re-sorted by
         # mtime and counts by path, so those need rg's whole output.
         max_lines = inp.offset + limit if limit and inp.output_mode == "content" else None
-        out = await run_rg(build_rg_args(inp, path_arg), cwd, max_lines=max_lines)
+        strip_dot = path_arg == "."
+        # Files are ranked by modification time: stat each one as rg reports it.
+        mtimes: dict[bytes, int] = {}
+        note_mtime = None
+        if inp.output_mode == "files_with_matches":
+            base = os.fsencode(cwd)
+
+            def note_mtime(raw: bytes) -> None:
+                name = _clean(raw.removesuffix(b"\r"), strip_dot)
+                mtimes[name] = _mtime(os.path.join(base, name))
+
+        args = build_rg_args(inp, path_arg)
+        out = await run_rg(args, cwd, max_lines=max_lines, on_line=note_mtime)
 
         if out.returncode == 2 and not out.stdout:
             raise ToolError(out.error_text())
         if not out.stdout:
             return ToolResult("No matches found", display=_display(inp, 0))
 
-        strip_dot = path_arg == "."
         # Split on "\n" only: a stray "\r" inside a line is content, not a line break.
         raw_lines = out.stdout.split(b"\n")
         if raw_lines[-1] == b"":
             raw_lines.pop()
         lines = [_clean(line.removesuffix(b"\r"), strip_dot) for line in raw_lines]
         if inp.output_mode == "files_with_matches":
-            text, shown = _files_result(lines, cwd, inp.offset, limit)
+            text, shown = _files_result(lines, mtimes, inp.offset, limit)
         elif inp.output_mode == "count":
             text, shown = _count_result(lines, inp.offset, limit)
         else:
@@ -187,16 +198,17 @@ def _text(raw: bytes) -> str:
     return raw.decode("utf-8", "replace")
 
 
-def _files_result(lines: list[bytes], cwd: Path, offset: int, limit: int | None) -> tuple[str, int]:
-    base = os.fsencode(cwd)
+def _mtime(path: bytes) -> int:
+    try:
+        return os.stat(path).st_mtime_ns
+    except OSError:
+        return 0
 
-    def mtime(rel: bytes) -> int:
-        try:
-            return os.stat(os.path.join(base, rel)).st_mtime_ns
-        except OSError:
-            return 0
 
-    ranked = sorted(lines, key=lambda rel: (-mtime(rel), rel))
+def _files_result(
+    lines: list[bytes], mtimes: dict[bytes, int], offset: int, limit: int | None
+) -> tuple[str, int]:
+    ranked = sorted(lines, key=lambda rel: (-mtimes.get(rel, 0), rel))
     page = ranked[offset : offset + limit if limit else None]
     noun = "file" if len(ranked) == 1 else "files"
     text = "\n".join([f"Found {len(ranked)} {noun}", *map(_text, page)])

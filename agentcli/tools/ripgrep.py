@@ -16,6 +16,7 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -76,7 +77,13 @@ class RgOutput:
 _STDERR_CAP = 64 * 1024
 
 
-async def run_rg(args: list[str], cwd: Path, *, max_lines: int | None = None) -> RgOutput:
+async def run_rg(
+    args: list[str],
+    cwd: Path,
+    *,
+    max_lines: int | None = None,
+    on_line: Callable[[bytes], None] | None = None,
+) -> RgOutput:
     """Run `rg *args` in `cwd` and collect its output.
 
     The output is read with blocking reads in a worker thread: on Python 3.11
@@ -86,6 +93,8 @@ async def run_rg(args: list[str], cwd: Path, *, max_lines: int | None = None) ->
     many lines have arrived: a head-limited search over a big tree does not pay
     for results it would throw away. rg is killed if the calling task is
     cancelled; the reader thread then sees the pipes close and ends.
+    `on_line` is called (in that thread) with each output line as it arrives,
+    so per-line work overlaps rg's own search time.
     """
     proc = subprocess.Popen(
         [find_rg(), *args],
@@ -95,15 +104,20 @@ async def run_rg(args: list[str], cwd: Path, *, max_lines: int | None = None) ->
         stderr=subprocess.PIPE,
     )
     try:
-        return await asyncio.to_thread(_collect, proc, max_lines)
+        return await asyncio.to_thread(_collect, proc, max_lines, on_line)
     except BaseException:
         _kill(proc)
         raise
 
 
-def _collect(proc: subprocess.Popen[bytes], max_lines: int | None) -> RgOutput:
+def _collect(
+    proc: subprocess.Popen[bytes],
+    max_lines: int | None,
+    on_line: Callable[[bytes], None] | None,
+) -> RgOutput:
     """Read stdout and stderr together (neither pipe can fill and stall rg)."""
     assert proc.stdout is not None and proc.stderr is not None
+    partial = b""
     chunks: list[bytes] = []
     errors = bytearray()
     lines = 0
@@ -120,11 +134,17 @@ def _collect(proc: subprocess.Popen[bytes], max_lines: int | None) -> RgOutput:
                     errors += data[: max(0, _STDERR_CAP - len(errors))]
                 elif not stopped:
                     chunks.append(data)
+                    if on_line is not None:
+                        *complete, partial = (partial + data).split(b"\n")
+                        for line in complete:
+                            on_line(line)
                     if max_lines is not None:
                         lines += data.count(b"\n")
                         if lines > max_lines:
                             stopped = True
                             _kill(proc)
+    if on_line is not None and partial and not stopped:
+        on_line(partial)
     returncode = proc.wait()
     proc.stdout.close()
     proc.stderr.close()
