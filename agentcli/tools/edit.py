@@ -25,7 +25,6 @@ from pydantic import Field
 from agentcli.tools.base import FileTool, ToolContext, ToolError, ToolInput, ToolResult, Workspace
 from agentcli.tools.diff import build_diff
 from agentcli.tools.fileio import (
-    FileChangedError,
     TextFormat,
     atomic_write,
     count_lines,
@@ -35,10 +34,9 @@ from agentcli.tools.fileio import (
     looks_binary,
     missing_file_message,
     number_lines,
-    permission_bits,
     read_bytes,
     record_read,
-    snapshot_of,
+    replace_checked,
     split_lines,
     stat_for_change,
     to_newline,
@@ -219,18 +217,7 @@ def _edit(inp: Any, workspace: Workspace) -> ToolResult:
             "in line endings), so there is no change to make."
         )
     new_data = _encode(result.text, fmt, display)
-    try:
-        written = atomic_write(
-            path, new_data, mode=permission_bits(seen_st), expected=snapshot_of(seen_st)
-        )
-    except FileChangedError:
-        raise ToolError(
-            f"{display} was modified by another process while the edit was being made; "
-            "nothing was written. Read it again and retry."
-        )
-    except OSError as exc:
-        raise write_failure(display, exc)
-    record_read(workspace, path, written)
+    replace_checked(workspace, path, new_data, seen_st, display, "while the edit was being made")
     return ToolResult(
         _report(display, result, inp.replace_all),
         display=build_diff(display, old_text, result.text),

@@ -393,3 +393,24 @@ def write_failure(display: str, exc: OSError) -> ToolError:
     if isinstance(exc, PermissionError):
         return ToolError(f"Permission denied: cannot write {display}.")
     return ToolError(f"Cannot write {display}: {exc.strerror or exc}.")
+
+
+def replace_checked(
+    workspace: Workspace, path: Path, data: bytes, seen: os.stat_result, display: str, activity: str
+) -> None:
+    """Atomically replace a file the model read, refusing if it changed since `seen`.
+
+    Keeps the mode bits and records the new snapshot, so the next Edit or Write
+    of the same file needs no fresh Read. `activity` completes the refusal
+    ("while the edit was being made").
+    """
+    try:
+        written = atomic_write(path, data, mode=permission_bits(seen), expected=snapshot_of(seen))
+    except FileChangedError:
+        raise ToolError(
+            f"{display} was modified by another process {activity}; nothing was written. "
+            "Read it again and retry."
+        )
+    except OSError as exc:
+        raise write_failure(display, exc)
+    record_read(workspace, path, written)

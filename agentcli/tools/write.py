@@ -15,10 +15,9 @@ from typing import Any, ClassVar
 
 from pydantic import Field
 
-from agentcli.tools.base import FileTool, ToolContext, ToolError, ToolInput, ToolResult, Workspace
+from agentcli.tools.base import FileTool, ToolContext, ToolInput, ToolResult, Workspace
 from agentcli.tools.diff import build_diff
 from agentcli.tools.fileio import (
-    FileChangedError,
     TextFormat,
     atomic_write,
     count_lines,
@@ -26,10 +25,9 @@ from agentcli.tools.fileio import (
     ensure_parent,
     ensure_read_and_fresh,
     looks_binary,
-    permission_bits,
     read_bytes,
     record_read,
-    snapshot_of,
+    replace_checked,
     stat_for_change,
     write_failure,
 )
@@ -89,18 +87,7 @@ def _write(inp: Any, workspace: Workspace) -> ToolResult:
             f"{display} already has exactly this content; nothing was written.",
             display=build_diff(display, old_text or "", content),
         )
-    try:
-        written = atomic_write(
-            path, new_data, mode=permission_bits(seen_st), expected=snapshot_of(seen_st)
-        )
-    except FileChangedError:
-        raise ToolError(
-            f"{display} was modified by another process while it was being written; nothing "
-            "was written. Read it again and retry."
-        )
-    except OSError as exc:
-        raise write_failure(display, exc)
-    record_read(workspace, path, written)
+    replace_checked(workspace, path, new_data, seen_st, display, "while it was being written")
     if old_text is None:
         shown: dict[str, Any] = {"kind": "create", "path": display, "lines": lines}
     else:
