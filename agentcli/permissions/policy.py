@@ -50,26 +50,20 @@ class PermissionPolicy:
             self.allow.append(rule)
 
     def decide(self, tool: Tool, inp: Any) -> Decision:
-        return decide(self.mode, self.allow, self.ask, self.deny, self.workspace, tool, inp)
+        return decide(self, tool, inp)
 
 
-def decide(
-    mode: PermissionMode,
-    allow: list[Rule],
-    ask: list[Rule],
-    deny: list[Rule],
-    workspace: Workspace,
-    tool: Tool,
-    inp: Any,
-) -> Decision:
+def decide(policy: PermissionPolicy, tool: Tool, inp: Any) -> Decision:
     """allow / ask / deny for one call; no side effects."""
+    mode, allow, ask, deny = policy.mode, policy.allow, policy.ask, policy.deny
+    workspace = policy.workspace
     name = tool.name
     if name == EXIT_PLAN_MODE and not any(r.applies_to(name) for r in deny):
         if mode is PermissionMode.PLAN:
             return Decision("ask", "the plan needs the user's approval")
         return Decision("allow", "not in plan mode")
     if name in BASH_TOOLS:
-        return _decide_bash(mode, allow, ask, deny, workspace, tool, inp)
+        return _decide_bash(policy, tool, inp)
     call = _PathCall.of(tool, inp, workspace)
     read_only = tool.is_read_only(inp)
 
@@ -179,15 +173,9 @@ class _PathCall:
         return None
 
 
-def _decide_bash(
-    mode: PermissionMode,
-    allow: list[Rule],
-    ask: list[Rule],
-    deny: list[Rule],
-    workspace: Workspace,
-    tool: Tool,
-    inp: Any,
-) -> Decision:
+def _decide_bash(policy: PermissionPolicy, tool: Tool, inp: Any) -> Decision:
+    mode, allow, ask, deny = policy.mode, policy.allow, policy.ask, policy.deny
+    workspace = policy.workspace
     name = tool.name
     command = tool.permission_subject(inp) or ""
     deny_rules = [r for r in deny if r.applies_to(name)]
