@@ -67,6 +67,7 @@ class AgentApp(App):
         permission_guard_s: float | None = None,
         theme_name: str | None = None,
         remember_theme: bool = True,
+        cursor_blink: bool = True,
     ) -> None:
         super().__init__()
         self.args = args
@@ -76,6 +77,9 @@ class AgentApp(App):
         self.load_provider = load_provider
         self.permission_guard_s = permission_guard_s
         self.remember_theme = remember_theme
+        # Off for pictures of the screen (snapshots): a blinking cursor makes
+        # the same screen render two ways depending on when it is captured.
+        self.cursor_blink = cursor_blink
         self.provider_error: str | None = None
         self.queue: list[str] = []
         self.pending_context: list[dict[str, Any]] = []
@@ -99,6 +103,7 @@ class AgentApp(App):
         self.status_line = StatusLine(id="status-line")
         self.popup = CompletionPopup(id="completion")
         self.prompt = PromptInput(id="prompt")
+        self.prompt.cursor_blink = self.cursor_blink
         self.status_bar = StatusBar(id="status-bar")
         self.view = EventsView(self.conversation, self.status_line)
         yield self.conversation

@@ -16,6 +16,8 @@ from tests.engine.scripted import Response, ScriptedProvider, text, tool_use
 from tests.ui.helpers import idle, make_app, send, wait_for
 
 SIZE = (90, 32)
+# Every app here is built with cursor_blink=False: a blinking cursor is in one
+# phase or the other depending on the machine's load when the picture is taken.
 PROJECT = Path("/project")  # shown in the banner; a fixed path keeps snapshots stable
 
 
@@ -34,7 +36,9 @@ def edit_app(root: Path, *, mode=PermissionMode.BYPASS, theme="dark"):
         Response([text("Changed `value` to **2** in `config.py`.")]),
     )
     tools = [builtin_tools().get("Read"), builtin_tools().get("Edit")]
-    return make_app(provider, root, tools, mode=mode, cwd=PROJECT, theme_name=theme)
+    return make_app(
+        provider, root, tools, mode=mode, cwd=PROJECT, theme_name=theme, cursor_blink=False
+    )
 
 
 async def settle(pilot, app) -> None:
@@ -53,7 +57,7 @@ def quiet_status(app) -> None:
 
 
 def test_first_screen(snap_compare, tmp_path):
-    app = make_app(ScriptedProvider(), tmp_path, cwd=PROJECT)
+    app = make_app(ScriptedProvider(), tmp_path, cwd=PROJECT, cursor_blink=False)
     assert snap_compare(app, terminal_size=SIZE)
 
 

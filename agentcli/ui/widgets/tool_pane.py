@@ -113,12 +113,19 @@ class ToolPane(Vertical, can_focus=True):
         self._body = Static("", classes="tool-body")
         self._body.display = False
         self._diff: DiffView | None = None
+        # Set at the end of on_mount. A call can finish at any point of the
+        # pane's own start-up (before compose, between compose and mount), so
+        # the diff is mounted by whichever of `finish` and `on_mount` runs last.
+        self._started = False
 
     def compose(self):
         yield self._header
         yield self._body
-        if self._diff is not None:  # finished before it was mounted
-            yield self._diff
+
+    def on_mount(self) -> None:
+        self._started = True
+        if self._diff is not None and self._diff.parent is None:
+            self.mount(self._diff)
 
     def _header_text(self) -> Text:
         text = Text()
@@ -149,7 +156,7 @@ class ToolPane(Vertical, can_focus=True):
         self.set_state(status)
         if isinstance(display, dict) and display.get("kind") == "diff" and status == "done":
             self._diff = DiffView(display, classes="tool-diff")
-            if self.is_mounted:
+            if self._started:
                 self.mount(self._diff)
         self._show_body()
 
