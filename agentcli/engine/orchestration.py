@@ -209,10 +209,18 @@ class ToolRunner:
             decision = combine_decision(call.decision or self.gate.decide(tool, inp), forced)
             if decision.behavior == "ask":
                 async with self._ask_lock:
+                    # A call that cannot succeed fails here (ToolError), before the question.
+                    preview = await tool.permission_preview(inp, self.workspace)
                     self._emit(ToolPermissionRequested(call.id, call.name))
-                    verdict = await self.gate.check(tool, inp, call.id, decision)
+                    verdict = await self.gate.check(tool, inp, call.id, decision, preview=preview)
             else:
                 verdict = await self.gate.check(tool, inp, call.id, decision)
+            if verdict.notice is not None:
+                self._emit(Notice(verdict.notice, verdict.notice_level))
+            if verdict.interrupt:  # Esc at the question: the whole turn stops here
+                self._finish(call, ToolResult(verdict.message, is_error=True), "interrupted")
+                self.abort.abort("interrupted by user")
+                return
             if not verdict.allowed:
                 self._finish(call, ToolResult(verdict.message, is_error=True), "denied")
                 return

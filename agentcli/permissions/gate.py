@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from agentcli.permissions.persist import remember_allow_rules
 from agentcli.permissions.policy import EXIT_PLAN_MODE, PermissionPolicy
 from agentcli.permissions.rules import Rule
 from agentcli.permissions.suggestions import suggest_rules
@@ -24,11 +25,19 @@ from agentcli.permissions.types import (
 )
 from agentcli.tools.base import Tool
 
+INTERRUPTED_AT_QUESTION = (
+    "Interrupted by the user at the permission question: this call did not run and "
+    "nothing was changed. Wait for the user's next message."
+)
+
 
 @dataclass(frozen=True, slots=True)
 class GateResult:
     allowed: bool
     message: str = ""  # for the model when refused
+    interrupt: bool = False  # the person stopped the whole turn at the question
+    notice: str | None = None  # for the person: where an "always" rule was saved, or why not
+    notice_level: str = "info"
 
 
 class PermissionGate:
@@ -37,22 +46,29 @@ class PermissionGate:
         policy: PermissionPolicy,
         approver: Approver,
         *,
-        remember: Callable[[list[Rule]], None] | None = None,
+        remember: Callable[[list[Rule]], object] | None = None,
         on_wait: Callable[[PermissionRequest], None] | None = None,
     ) -> None:
         self.policy = policy
         self.approver = approver
         # Writes "always" rules to the local settings file (see persist.py).
-        self.remember = remember
+        self.remember = remember or (
+            lambda rules: remember_allow_rules(policy.workspace.root, rules)
+        )
         # Told when a person is about to be asked (the Notification hook).
         self.on_wait = on_wait
-        self.problems: list[str] = []  # "always" answers that could not be saved
 
     def decide(self, tool: Tool, inp: Any) -> Decision:
         return self.policy.decide(tool, inp)
 
     async def check(
-        self, tool: Tool, inp: Any, tool_use_id: str, decision: Decision | None = None
+        self,
+        tool: Tool,
+        inp: Any,
+        tool_use_id: str,
+        decision: Decision | None = None,
+        *,
+        preview: Any = None,
     ) -> GateResult:
         decision = decision or self.policy.decide(tool, inp)
         if decision.behavior == "allow":
@@ -61,11 +77,14 @@ class PermissionGate:
             return GateResult(
                 False, f"Permission to use {tool.name} was denied ({decision.reason})."
             )
-        return await self.ask(tool, inp, tool_use_id, decision.reason)
+        return await self.ask(tool, inp, tool_use_id, decision.reason, preview=preview)
 
-    async def ask(self, tool: Tool, inp: Any, tool_use_id: str, reason: str) -> GateResult:
+    async def ask(
+        self, tool: Tool, inp: Any, tool_use_id: str, reason: str, *, preview: Any = None
+    ) -> GateResult:
         """Put the call to the person; apply a "session" or "always" answer."""
         workspace = self.policy.workspace
+        rules = [] if tool.name == EXIT_PLAN_MODE else suggest_rules(tool, inp, workspace)
         request = PermissionRequest(
             tool_name=tool.name,
             tool_use_id=tool_use_id,
@@ -74,25 +93,36 @@ class PermissionGate:
             reason=reason,
             subject=tool.permission_subject(inp),
             path=tool.target_path(inp, workspace),
+            preview=preview,
+            rules=tuple(str(rule) for rule in rules),
         )
         if self.on_wait is not None:
             self.on_wait(request)
         answer = await self.approver(request)
+        if answer.interrupt:
+            return GateResult(False, INTERRUPTED_AT_QUESTION, interrupt=True)
         if not answer.allow:
             return GateResult(False, refusal_message(tool.name, answer))
         if tool.name == EXIT_PLAN_MODE:  # the plan is approved: leave plan mode
             leave_plan_mode(self.policy, answer)
             return GateResult(True)
         if answer.scope in ("session", "always"):
-            rules = suggest_rules(tool, inp, workspace)
             for rule in rules:
                 self.policy.add_session_rule(rule)
-            if answer.scope == "always" and rules and self.remember is not None:
-                try:
-                    self.remember(rules)
-                except Exception as exc:  # the call is still allowed for this session
-                    self.problems.append(f"could not save the rule: {exc}")
+        if answer.scope == "always" and rules:
+            return self._save(rules)
         return GateResult(True)
+
+    def _save(self, rules: list[Rule]) -> GateResult:
+        """Write "always" rules to the project's local settings; the call is allowed
+        (for this session at least) whether or not that works."""
+        listed = ", ".join(str(rule) for rule in rules)
+        try:
+            where = self.remember(rules)
+        except Exception as exc:
+            problem = f"Could not save {listed} ({exc}); it is allowed for this session only"
+            return GateResult(True, notice=problem, notice_level="warning")
+        return GateResult(True, notice=f"Saved {listed} to {where}")
 
 
 def leave_plan_mode(policy: PermissionPolicy, answer: PermissionAnswer) -> None:
@@ -100,11 +130,6 @@ def leave_plan_mode(policy: PermissionPolicy, answer: PermissionAnswer) -> None:
     if policy.mode is PermissionMode.PLAN:
         once = answer.scope == "once"
         policy.mode = PermissionMode.DEFAULT if once else PermissionMode.ACCEPT_EDITS
-
-
-def session_rule_for(tool: Tool, inp: Any, workspace: Any) -> list[Rule]:
-    """The rules a "session" answer adds (kept for callers of the first version)."""
-    return suggest_rules(tool, inp, workspace)
 
 
 def refusal_message(tool_name: str, answer: PermissionAnswer) -> str:

@@ -1,9 +1,8 @@
 """From settings to a session's permissions and hooks: shared by the TUI and headless mode.
 
 bootstrap.py calls `load_for_options()` first (to know the mode, rules,
-folders and env), builds the engine, then `attach()` wires the gate's
-"always" answers to the local settings file, the Notification hook to the
-gate, and the hooks to the engine. `startup_notices()` is what a front end
+folders and env), builds the engine, then `attach()` wires the Notification
+hook to the gate, and the hooks to the engine. `startup_notices()` is what a front end
 should show before the first prompt (skipped settings files, the bypass
 warning).
 """
@@ -16,7 +15,6 @@ from typing import Any
 
 from agentcli.config.settings import CliSettings, Settings, load_settings
 from agentcli.hooks.events import Hooks
-from agentcli.permissions.persist import remember_allow_rules
 from agentcli.permissions.types import PermissionMode
 
 BYPASS_WARNING = (
@@ -56,7 +54,6 @@ def attach(engine: Any, settings: Settings) -> None:
     root = engine.workspace.root
     policy = engine.gate.policy
     engine.settings = settings
-    engine.gate.remember = lambda rules: remember_allow_rules(root, rules)
     if engine.tools.get("ExitPlanMode") is None:  # always offered: the tool list stays stable
         from agentcli.tools.exit_plan_mode import ExitPlanModeTool
         from agentcli.tools.registry import ToolRegistry

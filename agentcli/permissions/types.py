@@ -37,7 +37,8 @@ class PermissionRequest:
     reason: str
     subject: str | None = None  # Bash: the command
     path: Path | None = None
-    preview: Any = None  # for an edit: the diff it would make, when cheap to compute
+    preview: Any = None  # from the tool (Edit, Write: the diff it will make, real line numbers)
+    rules: tuple[str, ...] = ()  # what a "session" or "always" answer would allow from now on
 
 
 Scope = Literal["once", "session", "always"]
@@ -45,9 +46,14 @@ Scope = Literal["once", "session", "always"]
 
 @dataclass(frozen=True, slots=True)
 class PermissionAnswer:
+    """The person's answer. `interrupt` (Esc at the question) refuses this call and
+    stops the whole turn: nothing else runs, and the model is not asked again
+    until the person writes. A plain refusal lets the turn carry on."""
+
     allow: bool
     scope: Scope = "once"
     feedback: str | None = None
+    interrupt: bool = False
 
 
 Approver = Callable[[PermissionRequest], Awaitable[PermissionAnswer]]

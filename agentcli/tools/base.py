@@ -158,6 +158,15 @@ class Tool(ABC):
         """The text a rule like `Bash(npm test:*)` is matched against (the command)."""
         return None
 
+    async def permission_preview(self, inp: Any, workspace: Workspace) -> Any:
+        """What the person is shown before allowing the call (Edit: the diff it makes).
+
+        Called only when the person is about to be asked. Raise ToolError when the
+        call cannot succeed as it stands, so it fails before the question, not after
+        the person said yes.
+        """
+        return None
+
     def schema(self) -> dict[str, Any]:
         """The tool definition sent to the model."""
         return {

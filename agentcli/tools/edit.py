@@ -15,6 +15,7 @@ existing empty one), as Claude Code allows; on a non-empty file it is refused.
 from __future__ import annotations
 
 import asyncio
+import os
 from bisect import bisect_left
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -75,12 +76,22 @@ class EditTool(FileTool):
     read_only: ClassVar[bool] = False
     concurrency_safe: ClassVar[bool] = False
 
+    async def permission_preview(self, inp: Any, workspace: Workspace) -> dict[str, Any]:
+        """The diff the edit will make, with the file's real line numbers; an edit that
+        cannot apply (file not read, changed since, old_string not found) fails here,
+        before the person is asked."""
+        _check_change(inp)
+        plan = await asyncio.to_thread(plan_edit, inp, workspace)
+        return plan.diff()
+
     async def run(self, inp: Any, ctx: ToolContext) -> ToolResult:
-        if inp.old_string == inp.new_string:
-            raise ToolError(
-                "old_string and new_string are identical, so there is no change to make."
-            )
+        _check_change(inp)
         return await asyncio.to_thread(_edit, inp, ctx.workspace)
+
+
+def _check_change(inp: Any) -> None:
+    if inp.old_string == inp.new_string:
+        raise ToolError("old_string and new_string are identical, so there is no change to make.")
 
 
 # --- the replacement itself (pure, no I/O) ----------------------------------------
@@ -173,7 +184,26 @@ def _not_found_message(display: str) -> str:
 # --- the blocking part, run in a worker thread ---------------------------------------
 
 
-def _edit(inp: Any, workspace: Workspace) -> ToolResult:
+@dataclass(slots=True)
+class EditPlan:
+    """An edit worked out in full but not yet written: what the person is shown
+    before allowing it, and what `run()` writes (after checking again that the
+    file did not change meanwhile)."""
+
+    path: Path
+    display: str
+    old_text: str
+    new_text: str
+    new_data: bytes | None  # None: the file does not exist yet and is created
+    seen: os.stat_result | None
+    result: Replacement
+
+    def diff(self) -> dict[str, Any]:
+        return build_diff(self.display, self.old_text, self.new_text)
+
+
+def plan_edit(inp: Any, workspace: Workspace) -> EditPlan:
+    """Everything short of writing: ToolError when the edit cannot apply as it stands."""
     path = workspace.resolve(inp.file_path)
     display = workspace.display_path(path)
     st = stat_for_change(path, display)
@@ -183,7 +213,8 @@ def _edit(inp: Any, workspace: Workspace) -> ToolResult:
                 missing_file_message(path, display, workspace)
                 + " To create a new file, use the Write tool (or Edit with an empty old_string)."
             )
-        return _create(path, display, inp.new_string, workspace)
+        created = Replacement(inp.new_string, 1, [(0, len(inp.new_string))])
+        return EditPlan(path, display, "", inp.new_string, None, None, created)
 
     ensure_read_and_fresh(workspace, path, st, display, "editing it")
     data, seen_st = read_bytes(path, display)
@@ -217,11 +248,22 @@ def _edit(inp: Any, workspace: Workspace) -> ToolResult:
             "in line endings), so there is no change to make."
         )
     new_data = _encode(result.text, fmt, display)
-    replace_checked(workspace, path, new_data, seen_st, display, "while the edit was being made")
-    return ToolResult(
-        _report(display, result, inp.replace_all),
-        display=build_diff(display, old_text, result.text),
+    return EditPlan(path, display, old_text, result.text, new_data, seen_st, result)
+
+
+def _edit(inp: Any, workspace: Workspace) -> ToolResult:
+    plan = plan_edit(inp, workspace)
+    if plan.new_data is None or plan.seen is None:
+        return _create(plan.path, plan.display, plan.new_text, workspace)
+    replace_checked(
+        workspace,
+        plan.path,
+        plan.new_data,
+        plan.seen,
+        plan.display,
+        "while the edit was being made",
     )
+    return ToolResult(_report(plan.display, plan.result, inp.replace_all), display=plan.diff())
 
 
 def _create(path: Path, display: str, content: str, workspace: Workspace) -> ToolResult:

@@ -47,8 +47,25 @@ class WriteTool(FileTool):
     read_only: ClassVar[bool] = False
     concurrency_safe: ClassVar[bool] = False
 
+    async def permission_preview(self, inp: Any, workspace: Workspace) -> dict[str, Any]:
+        """The diff against the file as it is (all lines added for a new file); an
+        overwrite of a file the model has not read, or that changed since, fails
+        here, before the person is asked."""
+        return await asyncio.to_thread(_preview, inp, workspace)
+
     async def run(self, inp: Any, ctx: ToolContext) -> ToolResult:
         return await asyncio.to_thread(_write, inp, ctx.workspace)
+
+
+def _preview(inp: Any, workspace: Workspace) -> dict[str, Any]:
+    path = workspace.resolve(inp.file_path)
+    display = workspace.display_path(path)
+    st = stat_for_change(path, display)
+    if st is None:
+        return build_diff(display, "", inp.content)
+    ensure_read_and_fresh(workspace, path, st, display, "overwriting it")
+    old_data, _seen = read_bytes(path, display)
+    return build_diff(display, _old_text(old_data) or "", inp.content)
 
 
 def _write(inp: Any, workspace: Workspace) -> ToolResult:

@@ -503,7 +503,7 @@ class AgentApp(App):
 
     def action_interrupt(self) -> None:
         if self.permission_prompt is not None:
-            self.permission_prompt.deny()
+            self.permission_prompt.interrupt()
         if self.shell_run is not None:
             self.shell_run.kill()
         if self.engine is not None and self.engine.busy:

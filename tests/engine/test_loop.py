@@ -229,6 +229,61 @@ async def test_allow_for_session_answers_once_for_the_same_tool(tmp_path):
     assert [e.status for e in of_type(events, ToolCallFinished)] == ["done", "done"]
 
 
+async def test_interrupt_at_a_permission_question_stops_the_whole_turn(tmp_path):
+    asked = []
+
+    async def approver(request):
+        asked.append(request.tool_use_id)
+        return PermissionAnswer(allow=False, interrupt=True)
+
+    probe = Probe()
+    provider = ScriptedProvider(
+        Response(
+            [
+                tool_use("Change", {"value": "1"}, "toolu_a"),
+                tool_use("Change", {"value": "2"}, "toolu_b"),
+            ]
+        ),
+        Response([text("after")]),
+    )
+    tools = [make_tool("Change", probe, safe=False)]
+    engine = make_engine(provider, tools, tmp_path, mode=PermissionMode.DEFAULT, approver=approver)
+
+    events = await run_turn(engine, "go")
+
+    assert asked == ["toolu_a"]  # the second call was never put to the person
+    assert probe.order == []
+    assert [e.status for e in of_type(events, ToolCallFinished)] == ["interrupted", "interrupted"]
+    assert events[-1].reason is EndReason.ABORTED_TOOLS
+    assert len(provider.requests) == 1  # no request until the person writes again
+    results = results_of(engine.messages[-1])
+    assert [r["tool_use_id"] for r in results] == ["toolu_a", "toolu_b"]
+    assert all(r["is_error"] for r in results)
+    assert engine.messages[-1]["content"][-1] == {"type": "text", "text": INTERRUPT_MARKER}
+
+    await run_turn(engine, "try something else")
+    assert len(provider.requests) == 2 and provider.invalid == []
+
+
+async def test_a_plain_no_refuses_one_call_and_the_turn_carries_on(tmp_path):
+    async def approver(request):
+        return PermissionAnswer(allow=request.input["value"] == "2", feedback="not that one")
+
+    probe = Probe()
+    provider = ScriptedProvider(
+        Response([tool_use("Change", {"value": "1"}), tool_use("Change", {"value": "2"})]),
+        Response([text("ok")]),
+    )
+    tools = [make_tool("Change", probe, safe=False)]
+    engine = make_engine(provider, tools, tmp_path, mode=PermissionMode.DEFAULT, approver=approver)
+
+    events = await run_turn(engine, "go")
+
+    assert [e.status for e in of_type(events, ToolCallFinished)] == ["denied", "done"]
+    assert probe.order == ["start:Change:2", "end:Change:2"]
+    assert events[-1].reason is EndReason.COMPLETED and len(provider.requests) == 2
+
+
 async def test_deny_rule_hides_the_tool_from_the_model(tmp_path):
     provider = ScriptedProvider(Response([text("ok")]))
     tools = [make_tool("Look", Probe(), safe=True), make_tool("Change", Probe(), safe=False)]

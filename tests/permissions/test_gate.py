@@ -45,8 +45,11 @@ async def test_always_answer_writes_the_local_settings_and_keeps_the_rest(tmp_pa
     local = tmp_path / ".agentcli" / "settings.local.json"
     local.parent.mkdir()
     local.write_text(json.dumps({"theme": "dark", "permissions": {"allow": ["Read"]}}))
-    gate = _gate(tmp_path, _answering("always"))
-    await gate.check(BashTool(), BashInput(command="git push origin main"), "t1")
+    seen: list = []
+    gate = _gate(tmp_path, _answering("always", seen=seen))
+    result = await gate.check(BashTool(), BashInput(command="git push origin main"), "t1")
+    assert seen[0].rules == ("Bash(git push:*)",)  # the question names what will be saved
+    assert result.notice == f"Saved Bash(git push:*) to {local}"
     saved = json.loads(local.read_text())
     assert saved == {"theme": "dark", "permissions": {"allow": ["Read", "Bash(git push:*)"]}}
     assert gate.decide(BashTool(), BashInput(command="git push")).behavior == "allow"
@@ -57,8 +60,11 @@ async def test_always_answer_with_a_broken_local_file_still_allows_and_reports(t
     local.parent.mkdir()
     local.write_text("{broken")
     gate = _gate(tmp_path, _answering("always"))
-    assert (await gate.check(BashTool(), BashInput(command="make"), "t")).allowed
-    assert local.read_text() == "{broken" and gate.problems
+    result = await gate.check(BashTool(), BashInput(command="make"), "t")
+    assert result.allowed
+    assert local.read_text() == "{broken"
+    assert result.notice_level == "warning" and "for this session only" in (result.notice or "")
+    assert str(local) in (result.notice or "")
 
 
 async def test_session_answer_for_an_edit_allows_edits_inside_only(tmp_path):

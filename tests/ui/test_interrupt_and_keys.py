@@ -71,12 +71,18 @@ async def test_escape_with_nothing_running_is_harmless(tmp_path):
         assert app.conversation.last_answer_source == "fine"
 
 
-async def test_escape_while_permission_prompt_is_open_denies_and_interrupts_nothing_else(tmp_path):
+async def test_escape_at_a_permission_question_interrupts_the_turn(tmp_path):
     from tests.engine.scripted import Probe, make_tool
 
     probe = Probe()
     provider = ScriptedProvider(
-        Response([tool_use("Poke", {"value": "1"})]), Response([text("ok")])
+        Response(
+            [
+                tool_use("Poke", {"value": "1"}, "toolu_1"),
+                tool_use("Poke", {"value": "2"}, "toolu_2"),
+            ]
+        ),
+        Response([text("ok")]),
     )
     app = make_app(
         provider, tmp_path, [make_tool("Poke", probe, safe=False)], mode=PermissionMode.DEFAULT
@@ -87,6 +93,36 @@ async def test_escape_while_permission_prompt_is_open_denies_and_interrupts_noth
         await pilot.press("escape")
         await idle(pilot, app)
         assert probe.order == [] and app.permission_prompt is None
+        assert [app.conversation.pane(t).state for t in ("toolu_1", "toolu_2")] == [
+            "interrupted",
+            "interrupted",
+        ]
+        assert INTERRUPTED_TEXT in notes(app)
+        assert len(provider.requests) == 1  # the second question was never asked
+        assert app.focused is app.prompt
+        await send(pilot, "do something else")
+        await idle(pilot, app)
+        assert app.conversation.last_answer_source == "ok"
+        assert provider.invalid == []
+
+
+async def test_escape_in_the_feedback_field_interrupts_too(tmp_path):
+    from tests.engine.scripted import Probe, make_tool
+
+    probe = Probe()
+    provider = ScriptedProvider(Response([tool_use("Poke", {"value": "1"})]))
+    app = make_app(
+        provider, tmp_path, [make_tool("Poke", probe, safe=False)], mode=PermissionMode.DEFAULT
+    )
+    async with app.run_test(size=(100, 40)) as pilot:
+        await send(pilot, "poke")
+        await wait_for(pilot, lambda: app.permission_prompt, "the prompt")
+        await pilot.press("tab")
+        await type_text(pilot, "half a thought")
+        await pilot.press("escape")
+        await idle(pilot, app)
+        assert probe.order == [] and len(provider.requests) == 1
+        assert INTERRUPT_MARKER in all_text(app.engine.messages)
 
 
 async def test_ctrl_c_clears_the_prompt_then_twice_quits(tmp_path):

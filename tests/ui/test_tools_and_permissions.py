@@ -10,6 +10,10 @@ from tests.engine.scripted import Probe, Response, ScriptedProvider, make_tool, 
 from tests.ui.helpers import idle, make_app, send, type_text, wait_for
 
 
+def note_texts(app) -> list[str]:
+    return [str(n.render()) for n in app.conversation.query(".note")]
+
+
 def tool_results(provider: ScriptedProvider, request: int) -> list[dict]:
     last = provider.requests[request].messages[-1]["content"]
     return [b for b in last if b["type"] == "tool_result"]
@@ -126,7 +130,7 @@ async def test_allow_for_session_adds_a_rule_and_stops_asking(tmp_path):
         assert probe.order.count("start:Poke:1") == 2
 
 
-async def test_deny_with_n_and_with_escape_does_not_run_the_tool(tmp_path):
+async def test_deny_with_n_and_with_3_does_not_run_the_tool(tmp_path):
     calls = [Response([tool_use("Poke", {"value": "1"})]), Response([text("ok")])]
     app, provider, probe = asking_app(tmp_path, *calls, *calls)
     async with app.run_test(size=(100, 40)) as pilot:
@@ -137,10 +141,11 @@ async def test_deny_with_n_and_with_escape_does_not_run_the_tool(tmp_path):
         assert result["is_error"] is True and "denied" in str(result["content"])
         assert app.conversation.query(ToolPane).first().state == "denied"
         await open_prompt(pilot, app)
-        await pilot.press("escape")
+        await pilot.press("3")
         await idle(pilot, app)
         assert probe.order == []
         assert app.focused is app.prompt
+        assert len(provider.requests) == 4  # "no" carries on: the model hears of it
 
 
 async def test_deny_with_feedback_tells_the_model_what_to_do(tmp_path):
@@ -204,3 +209,103 @@ async def test_edit_permission_prompt_shows_the_diff(tmp_path):
         pane = app.conversation.pane("toolu_e")
         shown = str(pane.query_one(DiffView).render())
         assert "- value = 1" in shown and "+ value = 2" in shown
+
+
+def edit_on_line_4_app(tmp_path, *, read_first: bool = True, **edit_fields):
+    from agentcli.tools.registry import builtin_tools
+
+    target = tmp_path / "config.py"
+    target.write_text("# settings\nname = 'demo'\ndebug = False\nvalue = 1\nlast = True\n")
+    edit = {"file_path": str(target), "old_string": "value = 1", "new_string": "value = 2"}
+    edit.update(edit_fields)
+    script = [Response([tool_use("Edit", edit, "toolu_e")]), Response([text("Done.")])]
+    if read_first:
+        script.insert(0, Response([tool_use("Read", {"file_path": str(target)})]))
+    provider = ScriptedProvider(*script)
+    tools = [builtin_tools().get("Read"), builtin_tools().get("Edit")]
+    app = make_app(provider, tmp_path, tools, mode=PermissionMode.DEFAULT)
+    return app, provider, target
+
+
+async def test_the_edit_question_shows_the_tools_diff_with_real_line_numbers(tmp_path):
+    from agentcli.ui.widgets.diff_view import DiffView
+
+    app, _provider, _target = edit_on_line_4_app(tmp_path)
+    async with app.run_test(size=(100, 50)) as pilot:
+        prompt = await open_prompt(pilot, app)
+        lines = str(prompt.query_one(DiffView).render()).splitlines()
+        assert lines == [
+            "1   # settings",
+            "2   name = 'demo'",
+            "3   debug = False",
+            "4 - value = 1",
+            "4 + value = 2",
+            "5   last = True",
+        ]
+        await pilot.press("3")
+        await idle(pilot, app)
+
+
+async def test_an_edit_that_cannot_apply_fails_before_asking(tmp_path):
+    app, provider, target = edit_on_line_4_app(tmp_path, read_first=False)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await send(pilot, "change it")
+        await idle(pilot, app)
+        assert app.permission_prompt is None  # nobody was asked
+        pane = app.conversation.pane("toolu_e")
+        assert pane.state == "failed" and "has not been read" in pane.summary
+        (result,) = tool_results(provider, 1)
+        assert result["is_error"] and "Use the Read tool" in str(result["content"])
+        assert "value = 1" in target.read_text()
+
+
+async def test_an_edit_whose_text_is_not_in_the_file_fails_before_asking(tmp_path):
+    app, provider, _target = edit_on_line_4_app(tmp_path, old_string="value = 7")
+    async with app.run_test(size=(100, 40)) as pilot:
+        await send(pilot, "change it")
+        await idle(pilot, app)
+        assert app.permission_prompt is None
+        (result,) = tool_results(provider, 2)
+        assert "was not found" in str(result["content"])
+
+
+async def test_yes_for_this_project_saves_the_rule_and_stops_asking(tmp_path):
+    import json
+
+    calls = [Response([tool_use("Poke", {"value": "1"})]), Response([text("ok")])]
+    app, _provider, probe = asking_app(tmp_path, *calls, *calls)
+    async with app.run_test(size=(100, 40)) as pilot:
+        prompt = await open_prompt(pilot, app)
+        options = str(prompt.query_one(".permission-options").render())
+        assert "4. Yes, and don't ask again for `Poke` in this project" in options
+        await pilot.press("p")
+        await idle(pilot, app)
+        local = tmp_path / ".agentcli" / "settings.local.json"
+        assert json.loads(local.read_text()) == {"permissions": {"allow": ["Poke"]}}
+        assert any("Saved Poke to" in n for n in note_texts(app))
+        await send(pilot, "again")
+        await idle(pilot, app)
+        assert app.permission_prompt is None
+        assert probe.order.count("start:Poke:1") == 2
+
+
+async def test_project_and_session_answers_are_not_offered_when_there_is_no_rule_to_add(tmp_path):
+    from agentcli.tools.registry import builtin_tools
+
+    bash = builtin_tools().get("Bash")
+    provider = ScriptedProvider(
+        # A line the analyser cannot take apart gets no rule suggestion.
+        Response([tool_use("Bash", {"command": "echo 'unterminated"})]),
+        Response([text("ok")]),
+    )
+    app = make_app(provider, tmp_path, [bash], mode=PermissionMode.DEFAULT)
+    async with app.run_test(size=(100, 40)) as pilot:
+        prompt = await open_prompt(pilot, app)
+        assert prompt.request.rules == ()
+        options = str(prompt.query_one(".permission-options").render())
+        assert "2." not in options and "4." not in options
+        await pilot.press("p")
+        await pilot.pause()
+        assert not prompt.answer.done()  # an answer not offered is not taken
+        await pilot.press("n")
+        await idle(pilot, app)

@@ -26,9 +26,12 @@ class DiffView(Static):
     # Colours live in app.tcss and the theme files.
     DEFAULT_CSS = "DiffView { height: auto; }"
 
-    def __init__(self, diff: dict[str, Any], **kwargs: Any) -> None:
+    def __init__(
+        self, diff: dict[str, Any], *, max_lines: int = MAX_DIFF_LINES, **kwargs: Any
+    ) -> None:
         super().__init__("", **kwargs)
         self.diff = diff
+        self.max_lines = max_lines
 
     def on_mount(self) -> None:
         self.update(self.render_diff())
@@ -60,7 +63,7 @@ class DiffView(Static):
                 out.append("   ⋮\n", styles["hunk"])
             old_no, new_no = hunk.get("old_start", 1), hunk.get("new_start", 1)
             for line in hunk.get("lines", []):
-                if shown >= MAX_DIFF_LINES:
+                if shown >= self.max_lines:
                     out.append(
                         f"   … {self._remaining(hunks) - shown} more lines\n", styles["hunk"]
                     )

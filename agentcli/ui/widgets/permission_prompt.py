@@ -1,60 +1,73 @@
-"""The permission question: what the tool will do, and three answers.
+"""The permission question: what the tool will do, and the answers.
 
-1/y allow once, 2/a allow for this session, 3/n/Esc deny. Tab moves to a
-field where the person can tell the model what to do instead (Enter there
-denies with that text). Keys that arrive within `guard_s` of the prompt
-appearing are ignored: they were typed for the prompt input, not as an
-answer to a question the person has not seen yet.
+1/y allow once; 2/a allow for this session; 3/n no (the turn carries on and
+the model is told why, with the person's words if they typed some after Tab);
+4/p allow and save the rule in the project's local settings. The rules a
+"session" or "always" answer adds come from the gate (`PermissionRequest.rules`)
+and are shown exactly as they will be saved; an edit's diff is the tool's own
+preview, with the file's real line numbers.
+
+Esc, as everywhere in the app, interrupts the turn: this call and every call
+after it do not run, and the model is not asked again until the person
+writes. Other keys that arrive within `guard_s` of the question appearing are
+ignored: they were typed for the prompt input, not as an answer to a question
+the person has not seen yet.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any
 
 from rich.text import Text
 from textual import events
 from textual.containers import Vertical
 from textual.widgets import Input, Static
 
-from agentcli.permissions.types import PermissionAnswer, PermissionRequest
+from agentcli.permissions.types import PermissionAnswer, PermissionRequest, Scope
 from agentcli.ui.widgets.diff_view import DiffView
 
 GUARD_S = 0.25
 PREVIEW_LINES = 40
 
-ALLOW_KEYS = {"1": "once", "y": "once", "2": "session", "a": "session"}
-DENY_KEYS = {"3", "n", "escape"}
+ALLOW_KEYS: dict[str, Scope] = {
+    "1": "once",
+    "y": "once",
+    "2": "session",
+    "a": "session",
+    "4": "always",
+    "p": "always",
+}
+DENY_KEYS = {"3", "n"}
+EXIT_PLAN_MODE = "ExitPlanMode"
 
 
-def edit_preview(request: PermissionRequest) -> dict[str, Any] | None:
-    """A diff record for an Edit/Write question: the engine's preview, or one built
-    from the input (old_string/new_string, or the new content)."""
-    if isinstance(request.preview, dict) and request.preview.get("kind") == "diff":
-        return request.preview
-    inp = request.input
-    if request.tool_name == "Edit" and "new_string" in inp:
-        old = str(inp.get("old_string", "")).splitlines()
-        new = str(inp.get("new_string", "")).splitlines()
-        lines = [f"-{line}" for line in old] + [f"+{line}" for line in new]
-    elif request.tool_name == "Write" and "content" in inp:
-        new = str(inp["content"]).splitlines()
-        old = []
-        lines = [f"+{line}" for line in new]
-    else:
-        return None
-    hunk = {"old_start": 1, "old_lines": len(old), "new_start": 1, "new_lines": len(new)}
-    hunk["lines"] = lines[:PREVIEW_LINES]
-    return {"kind": "diff", "path": request.summary, "hunks": [hunk]}
+def offered_scopes(request: PermissionRequest) -> set[Scope]:
+    """The answers that mean something for this call: "session" and "always" add the
+    request's rules, so without rules they are not offered (leaving plan mode for the
+    session is the one "session" answer that needs none)."""
+    if request.tool_name == EXIT_PLAN_MODE:
+        return {"once", "session"}
+    return {"once", "session", "always"} if request.rules else {"once"}
 
 
-def scope_hint(request: PermissionRequest) -> str:
-    if request.subject:
-        words = request.subject.split()
-        keep = 2 if len(words) > 1 and not words[1].startswith("-") else 1
-        return f"Yes, and don't ask again for `{' '.join(words[:keep])}` commands this session"
-    return f"Yes, allow {request.tool_name} for this session"
+def options_text(request: PermissionRequest) -> Text:
+    scopes = offered_scopes(request)
+    rules = ", ".join(f"`{rule}`" for rule in request.rules)
+    text = Text("Do you want to proceed?\n", style="bold")
+    text.append("  1. Yes  (1/y)\n")
+    if request.tool_name == EXIT_PLAN_MODE:
+        text.append("  2. Yes, and accept edits for the rest of this session  (2/a)\n")
+    elif "session" in scopes:
+        text.append(f"  2. Yes, and don't ask again for {rules} this session  (2/a)\n")
+    text.append("  3. No, and tell the model what to do differently  (3/n)\n")
+    if "always" in scopes:
+        text.append(
+            f"  4. Yes, and don't ask again for {rules} in this project  (4/p)\n"
+            "     saved in .agentcli/settings.local.json\n"
+        )
+    text.append("Esc interrupts the turn", style="dim")
+    return text
 
 
 class PermissionPrompt(Vertical, can_focus=True):
@@ -75,16 +88,12 @@ class PermissionPrompt(Vertical, can_focus=True):
         body = req.subject or req.summary or ""
         if body:
             yield Static(Text(body), classes="permission-subject")
-        diff = edit_preview(req) if req.tool_name in ("Edit", "Write") else None
-        if diff is not None:
-            yield DiffView(diff, classes="permission-diff")
+        preview = req.preview
+        if isinstance(preview, dict) and preview.get("kind") == "diff":
+            yield DiffView(preview, max_lines=PREVIEW_LINES, classes="permission-diff")
         if req.reason:
             yield Static(Text(f"({req.reason})", style="dim"), classes="permission-reason")
-        question = Text("Do you want to proceed?\n", style="bold")
-        question.append("  1. Yes  (1/y)\n")
-        question.append(f"  2. {scope_hint(req)}  (2/a)\n")
-        question.append("  3. No, and tell the model what to do differently  (3/n/esc)")
-        yield Static(question, classes="permission-options")
+        yield Static(options_text(req), classes="permission-options")
         yield Input(
             placeholder="Tab here to tell the model what to do instead, then Enter",
             id="permission-feedback",
@@ -103,14 +112,17 @@ class PermissionPrompt(Vertical, can_focus=True):
             return
         event.stop()
         event.prevent_default()
+        if event.key == "escape":  # never guarded: stopping is always safe
+            self.interrupt()
+            return
         if time.monotonic() - self.shown_at < self.guard_s:
             self.ignored_keys += 1
             return
         key = event.character if event.character and event.character.isprintable() else event.key
         key = key.lower() if key else ""
-        if key in ALLOW_KEYS:
-            self._resolve(PermissionAnswer(allow=True, scope=ALLOW_KEYS[key]))  # type: ignore[arg-type]
-        elif key in DENY_KEYS or event.key == "escape":
+        if key in ALLOW_KEYS and ALLOW_KEYS[key] in offered_scopes(self.request):
+            self._resolve(PermissionAnswer(allow=True, scope=ALLOW_KEYS[key]))
+        elif key in DENY_KEYS:
             feedback = self.query_one("#permission-feedback", Input).value.strip()
             self._resolve(PermissionAnswer(allow=False, feedback=feedback or None))
         elif event.key == "tab":
@@ -120,6 +132,6 @@ class PermissionPrompt(Vertical, can_focus=True):
         event.stop()
         self._resolve(PermissionAnswer(allow=False, feedback=event.value.strip() or None))
 
-    def deny(self) -> None:
-        """Answer no (the turn was interrupted while the question was open)."""
-        self._resolve(PermissionAnswer(allow=False))
+    def interrupt(self) -> None:
+        """Esc: refuse this call and stop the turn."""
+        self._resolve(PermissionAnswer(allow=False, interrupt=True))
