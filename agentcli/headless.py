@@ -2,6 +2,8 @@
 
 Exit status 0 when the run completed, 1 on any error result; errors go to
 stderr in one line. Ctrl+C interrupts the turn cleanly (a second one quits).
+SIGTERM and SIGHUP interrupt it the same way (commands killed, transcript
+marked, the result object still written) and exit with 143 / 129.
 """
 
 from __future__ import annotations
@@ -37,13 +39,17 @@ def _import_sdk() -> None:
 
 async def _run(args: Any, prompt: str, importer: threading.Thread) -> int:
     from agentcli.bootstrap import Options, build_engine, make_provider
+    from agentcli.engine.abort import AbortSignal
     from agentcli.headless_output import Output, RunSummary
     from agentcli.permissions.gate import headless_approver
     from agentcli.permissions.session_setup import engine_startup_notices
     from agentcli.providers.base import ModelError, close_provider
     from agentcli.session.attach import SessionNotFound, finish_session, resumed_for_headless
+    from agentcli.shutdown import exit_status
 
     started = time.monotonic()
+    abort = AbortSignal()  # the turn's, made now so a signal during set-up stops it too
+    stopped_by = _install_signals(abort)
     options = Options.from_args(args, Path.cwd())
     try:
         resumed = resumed_for_headless(options)
@@ -70,10 +76,9 @@ async def _run(args: Any, prompt: str, importer: threading.Thread) -> int:
         engine.gate.policy.mode.value,
     )
     summary = RunSummary(session_id=engine.session_id)
-    _install_interrupt(engine)
     for notice in await engine.start_session("resume" if resumed else "startup"):
         print(f"agentcli: hook: {notice}", file=sys.stderr)
-    async for event in engine.submit_message(prompt):
+    async for event in engine.submit_message(prompt, abort=abort):
         output.event(event, summary)
     for notice in await engine.end_session("other"):
         print(f"agentcli: hook: {notice}", file=sys.stderr)
@@ -85,24 +90,39 @@ async def _run(args: Any, prompt: str, importer: threading.Thread) -> int:
     summary.usage = engine.usage.to_dict()
     summary.total_cost_usd = engine.cost_usd
     summary.duration_ms = int((time.monotonic() - started) * 1000)
-    output.finish(summary)
+    try:
+        output.finish(summary)
+    except OSError:  # the terminal or the reader is gone (SIGHUP, a closed pipe)
+        pass
+    if stopped_by:
+        return exit_status(stopped_by[0])
     return EXIT_ERROR if summary.is_error else EXIT_OK
 
 
-def _install_interrupt(engine: Any) -> None:
-    """First Ctrl+C stops the turn cleanly; the second one quits at once."""
+def _install_signals(abort: Any) -> list[int]:
+    """Ctrl+C, SIGTERM and SIGHUP stop the turn cleanly; a second Ctrl+C quits at once.
+
+    Returns the list that will hold SIGTERM / SIGHUP once one arrived (the exit
+    status is then 128 + its number).
+    """
+    from agentcli.shutdown import TERMINATING_SIGNALS, on_signals, signal_name
+
     loop = asyncio.get_running_loop()
+    stopped_by: list[int] = []
     presses = 0
 
-    def on_sigint() -> None:
+    def on_signal(signum: int) -> None:
         nonlocal presses
-        presses += 1
-        if presses > 1:
-            loop.remove_signal_handler(signal.SIGINT)
-            raise KeyboardInterrupt
-        engine.interrupt()
+        if signum == signal.SIGINT:
+            presses += 1
+            if presses > 1:
+                loop.remove_signal_handler(signal.SIGINT)
+                raise KeyboardInterrupt
+            abort.abort("interrupted by user")
+            return
+        if not stopped_by:
+            stopped_by.append(signum)
+            abort.abort(f"interrupted by {signal_name(signum)}")
 
-    try:
-        loop.add_signal_handler(signal.SIGINT, on_sigint)
-    except (NotImplementedError, RuntimeError):
-        pass
+    on_signals(loop, (signal.SIGINT, *TERMINATING_SIGNALS), on_signal)
+    return stopped_by

@@ -94,7 +94,18 @@ class AgentApp(App):
         self._initial_theme = theme_name
         self.theme_name = DEFAULT_THEME
         self.turn_worker: Any = None
+        self.exit_signal: int | None = None  # SIGTERM / SIGHUP, once one arrived
+        self._undo_signals: Any = None
         self.register_theme(HIGH_CONTRAST)
+
+    def get_driver_class(self) -> Any:
+        """Textual's driver for this terminal, made to survive the terminal closing."""
+        driver = super().get_driver_class()
+        if driver.__module__ == "textual.drivers.linux_driver":
+            from agentcli.ui.terminal_driver import SurvivingLinuxDriver
+
+            return SurvivingLinuxDriver
+        return driver
 
     # -- layout -----------------------------------------------------------------
 
@@ -130,6 +141,11 @@ class AgentApp(App):
         return getattr(self.args, "model", None) or os.environ.get("AGENTCLI_MODEL") or "…"
 
     def on_mount(self) -> None:
+        from agentcli.shutdown import TERMINATING_SIGNALS, on_signals
+
+        self._undo_signals = on_signals(
+            asyncio.get_running_loop(), TERMINATING_SIGNALS, self._on_terminating_signal
+        )
         self._apply_initial_theme()
         self.banner = Static(self.banner_text(), id="banner")
         self.conversation.add_widget(self.banner)
@@ -498,6 +514,32 @@ class AgentApp(App):
                 await prompt.remove()
                 self.prompt.display = True
                 self.prompt.focus()
+
+    # -- ending from outside ----------------------------------------------------------
+
+    def _on_terminating_signal(self, signum: int) -> None:
+        """SIGTERM or SIGHUP: stop the turn as Esc does (commands are killed, the
+        transcript is marked), wait for it to end, then exit with 128 + signum."""
+        if self.exit_signal is not None:
+            return
+        self.exit_signal = signum
+        self.action_interrupt()
+        self.run_worker(self._exit_after_turn(signum), group="shutdown", exit_on_error=False)
+
+    async def _exit_after_turn(self, signum: int) -> None:
+        from agentcli.shutdown import exit_status
+
+        worker = self.turn_worker
+        if worker is not None and not worker.is_finished:
+            try:
+                await worker.wait()
+            except Exception:  # failed or cancelled: it is over either way
+                pass
+        self.exit(return_code=exit_status(signum))
+
+    def on_unmount(self) -> None:
+        if self._undo_signals is not None:
+            self._undo_signals()
 
     # -- actions --------------------------------------------------------------------
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import signal
 from typing import Any
 
 
@@ -16,7 +18,25 @@ def main(args: Any) -> int:
 
     app = AgentApp(args, first_prompt=args.prompt)
     app.run()
+    if app.exit_signal == signal.SIGHUP:  # the terminal is gone: write nowhere from now on
+        _detach_from_terminal()
     engine = app.engine
+    if engine is not None:
+        from agentcli.session.attach import finish_session
+
+        finish_session(engine)  # sync and close the transcript
     if engine is not None and engine.messages:
-        print(f"Resume this session with: agentcli --resume {engine.session_id}")
+        try:
+            print(f"Resume this session with: agentcli --resume {engine.session_id}")
+        except OSError:  # the terminal is gone (SIGHUP)
+            pass
     return app.return_code or 0
+
+
+def _detach_from_terminal() -> None:
+    """Point stdout and stderr at /dev/null, so the last messages and the interpreter's
+    final flush do not fail (and change the exit status) on a closed terminal."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    for fd in (1, 2):
+        os.dup2(devnull, fd)
+    os.close(devnull)
