@@ -42,8 +42,15 @@ def test_a_terminating_signal_kills_the_command_and_still_writes_the_result(
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
     env.update(ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=fake_api.base_url)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "agentcli", "-p", "run it", "--output-format", "json"]
-        + ["--allowedTools", "Bash"],
+        [
+            sys.executable,
+            "-m",
+            "agentcli",
+            "-p",
+            "run it",
+            "--output-format=json",
+            "--allowedTools=Bash",
+        ],
         cwd=project,
         env=env,
         stdout=subprocess.PIPE,
