@@ -16,6 +16,10 @@ def render_settings(settings: Settings) -> str:
         lines.append("")
         lines.append("Problems:")
         lines += [f"  ! {problem}" for problem in settings.problems]
+    if settings.uncertain:
+        from agentcli.permissions.session_setup import uncertain_notice
+
+        lines += ["", uncertain_notice(settings)]
     lines.append("")
     lines.append("Effective settings:")
     for key, item in (
