@@ -34,8 +34,10 @@ class Salvage:
     hooks: HooksConfig | None = None
     rules_unknown: bool = False  # deny or ask rules are there but cannot be read
 
-    def keeps_anything(self) -> bool:
-        return bool(self.deny or self.ask or self.mode or self.hooks)
+    def kept(self) -> list[str]:
+        """What still applies, in words: ["deny rules", "hooks"]."""
+        parts = [("deny rules", self.deny), ("ask rules", self.ask), ("hooks", self.hooks)]
+        return [name for name, value in parts if value]
 
 
 def salvage(raw: dict[str, Any]) -> Salvage:

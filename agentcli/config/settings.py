@@ -139,8 +139,10 @@ def _read_layer(layer: Layer) -> Salvage | None:
 
 def _report_skipped(settings: Settings, layer: Layer, kept: Salvage | None) -> None:
     skipped = "this settings file was skipped"
-    if kept is not None and kept.keeps_anything() and not layer.uncertain:
-        skipped += " (its deny and ask rules and hooks still apply)"
+    parts = kept.kept() if kept is not None else []
+    if parts:
+        listed = ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else parts[0]
+        skipped += f", except its {listed}"
     settings.problems.append(f"{layer.path}: {layer.problem}; {skipped}")
     if layer.uncertain:
         settings.uncertain.append(f"the deny and ask rules in {layer.path} could not be read")

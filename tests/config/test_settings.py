@@ -113,7 +113,7 @@ def test_protective_parts_of_a_skipped_file_still_hold(files):
     assert [str(r) for r in settings.rules("ask")] == ["Bash(git push:*)"]
     assert settings.rules("allow") == []  # dropped with the file: stricter, not looser
     assert [h.command for h in settings.hooks.PreToolUse[0].hooks] == ["./guard.sh"]
-    assert "deny and ask rules and hooks still apply" in settings.problems[0]
+    assert "skipped, except its deny rules, ask rules and hooks" in settings.problems[0]
 
 
 @pytest.mark.parametrize(
@@ -259,6 +259,15 @@ def test_config_output_names_sources_and_problems(files):
     assert "Bash(curl:*)  (project)" in text
     assert "settings.local.json" in text and "[skipped]" in text
     assert "Protection uncertain" in text and "every tool call asks" in text
+
+
+def test_config_output_says_which_rules_come_from_a_skipped_file(files):
+    project, _, shared, _ = files
+    _write(shared, {"permissions": {"deny": "Bash(rm:*)", "defaultMode": "plan"}, "x": 1})
+    text = render_settings(load_settings(project))
+    assert "Bash(rm:*)  (project, kept from a skipped file)" in text
+    assert 'permissions.defaultMode = "plan"  (project, kept from a skipped file)' in text
+    assert "skipped, except its deny rules" in text and "Protection uncertain" not in text
 
 
 def test_json_store_keeps_other_keys_and_creates_folders(tmp_path):
