@@ -14,25 +14,25 @@ import json
 import re
 from dataclasses import dataclass
 
-Path = tuple[str | int, ...]
+KeyPath = tuple[str | int, ...]
 
 _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]:,]|[^\s{}\[\]:,"]+')
 
 
 @dataclass
 class _Container:
-    path: Path
+    path: KeyPath
     is_object: bool
     key: str | int = 0  # the current key (object) or index (list)
     expecting_key: bool = True
 
-    def child(self) -> Path:
+    def child(self) -> KeyPath:
         return (*self.path, self.key)
 
 
-def key_offsets(text: str) -> dict[Path, int]:
+def key_offsets(text: str) -> dict[KeyPath, int]:
     """Every key path of the JSON object in `text`, with the offset of its key or item."""
-    offsets: dict[Path, int] = {}
+    offsets: dict[KeyPath, int] = {}
     stack: list[_Container] = []
     for match in _TOKEN.finditer(text):
         token, top = match.group(), stack[-1] if stack else None
@@ -54,14 +54,22 @@ def key_offsets(text: str) -> dict[Path, int]:
     return offsets
 
 
-def key_position(text: str, path: Path) -> tuple[int, int] | None:
-    """(line, column), both from 1, of the deepest part of `path` found in `text`."""
-    offsets = key_offsets(text)
-    for end in range(len(path), 0, -1):
-        offset = offsets.get(tuple(path[:end]))
-        if offset is not None:
-            return line_and_column(text, offset)
-    return None
+class KeyPositions:
+    """Line and column of key paths in one JSON text (walked once, on first use)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._offsets: dict[KeyPath, int] | None = None
+
+    def of(self, path: KeyPath) -> tuple[int, int] | None:
+        """(line, column), both from 1, of the deepest part of `path` found in the text."""
+        if self._offsets is None:
+            self._offsets = key_offsets(self.text)
+        for end in range(len(path), 0, -1):
+            offset = self._offsets.get(tuple(path[:end]))
+            if offset is not None:
+                return line_and_column(self.text, offset)
+        return None
 
 
 def line_and_column(text: str, offset: int) -> tuple[int, int]:

@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
-from agentcli.config.key_positions import key_position
+from agentcli.config.key_positions import KeyPositions
 from agentcli.hooks.config import HooksConfig
 from agentcli.permissions.rules import Rule
 
@@ -61,11 +61,11 @@ class SettingsFile(BaseModel):
 
 def describe_errors(exc: ValidationError, text: str) -> str:
     """One clause per problem: the key, where it is in `text`, what was expected."""
-    clauses = []
+    clauses, positions = [], KeyPositions(text)
     for error in exc.errors(include_url=False):
         loc = error["loc"]
         key = ".".join(str(part) for part in loc) or "(top level)"
-        position = key_position(text, loc)
+        position = positions.of(loc)
         where = f" (line {position[0]}, column {position[1]})" if position else ""
         if error["type"] == "extra_forbidden":
             clauses.append(f"unknown key {key!r}{where}")

@@ -16,7 +16,8 @@ from textual.widgets import Markdown, Static
 
 from agentcli.ui.app import AgentApp
 from agentcli.ui.widgets.conversation import Note
-from tests.ui.helpers import send, wait_for
+from tests.engine.scripted import Response, ScriptedProvider, text, tool_use
+from tests.ui.helpers import idle, send, wait_for
 
 BROKEN = '{"permissions": {"deny": ["Bash(rm:*)"],}}'
 
@@ -37,7 +38,9 @@ def _app(project: Path, *, mode: str | None = None, load_provider: bool = False)
         add_dirs=[],
         max_turns=None,
     )
-    return AgentApp(args, cwd=project, load_provider=load_provider, remember_theme=False)
+    return AgentApp(
+        args, cwd=project, load_provider=load_provider, remember_theme=False, permission_guard_s=0
+    )
 
 
 def _notes(app: AgentApp) -> list[tuple[str, str]]:
@@ -133,3 +136,21 @@ async def test_permissions_shows_the_locked_state(project):
         await wait_for(pilot, lambda: app.engine is not None, "the engine")
         shown = await _command(pilot, app, "/permissions")
         assert "Protection uncertain" in shown and "line 1, column 41" in shown
+
+
+async def test_while_protection_is_uncertain_even_a_read_asks(project):
+    settings = project / ".agentcli" / "settings.json"
+    settings.write_text(BROKEN)
+    (project / "a.txt").write_text("hello\n")
+    read = tool_use("Read", {"file_path": str(project / "a.txt")})
+    provider = ScriptedProvider(Response([read]), Response([text("done")]))
+    app = _app(project)
+    async with app.run_test(size=(120, 50)) as pilot:
+        await wait_for(pilot, lambda: app.engine is not None, "the engine")
+        app.engine.provider = provider
+        await send(pilot, "read it")
+        prompt = await wait_for(pilot, lambda: app.permission_prompt, "the permission prompt")
+        assert prompt.request.reason.startswith("protection uncertain")
+        assert str(settings) in prompt.request.reason
+        await pilot.press("n")
+        await idle(pilot, app)
