@@ -104,6 +104,7 @@ def build_engine(
         allow=settings.rules("allow"),
         ask=settings.rules("ask"),
         deny=settings.rules("deny"),
+        locked_reason=session_setup.locked_reason(settings),  # deny rules that could not be read
     )
     env = Environment.detect(workspace.root, git=True)
     engine = QueryEngine(

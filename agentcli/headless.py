@@ -60,7 +60,7 @@ async def _run(args: Any, prompt: str, importer: threading.Thread) -> int:
         print(f"agentcli: {notice}", file=sys.stderr)
     engine = build_engine(options, headless_approver, provider=None, resumed=resumed)
     for notice in engine_startup_notices(engine):  # skipped settings files, bypass warning
-        print(f"agentcli: warning: {notice}", file=sys.stderr)
+        print(f"agentcli: warning: {notice.text}", file=sys.stderr)
     importer.join()
     try:
         engine.provider = make_provider()

@@ -73,7 +73,7 @@ async def cost_command(ctx: CommandContext) -> None:
     )
 
 
-@command("status", "Show the session: version, folder, model, mode, context")
+@command("status", "Show the session: version, folder, model, mode, context, settings files")
 async def status_command(ctx: CommandContext) -> None:
     from agentcli import __version__
 
@@ -81,19 +81,27 @@ async def status_command(ctx: CommandContext) -> None:
     if engine is None:
         ctx.error(NOT_READY)
         return
+    from agentcli.commands import settings_report as report
     from agentcli.engine.windows import context_window
 
     used = engine.last_request_usage.context_tokens
     window = context_window(engine.config.model)
-    ctx.output(
-        f"- **agentcli** v{__version__}\n"
-        f"- **Session:** `{engine.session_id}`\n"
-        f"- **Folder:** `{engine.workspace.root}`\n"
-        f"- **Model:** `{engine.config.model}`\n"
-        f"- **Permission mode:** {engine.gate.policy.mode}\n"
-        f"- **Context:** {used:,} / {window:,} tokens ({used * 100 // window}%)\n"
-        f"- **Messages:** {len(engine.messages)}"
-    )
+    settings = getattr(engine, "settings", None)
+    problem = getattr(ctx.app, "provider_error", None)
+    lines = [
+        f"- **agentcli** v{__version__}",
+        f"- **Session:** `{engine.session_id}`",
+        f"- **Folder:** `{engine.workspace.root}`",
+        f"- **Model:** `{engine.config.model}`",
+        *([f"- **Model connection:** {report.md(problem)}"] if problem else []),
+        f"- **Permission mode:** {engine.gate.policy.mode}",
+        f"- **Context:** {used:,} / {window:,} tokens ({used * 100 // window}%)",
+        f"- **Messages:** {len(engine.messages)}",
+    ]
+    if settings is not None:
+        lines += ["- **Settings files:**", *report.settings_files_lines(settings)]
+        lines += ["", *report.uncertain_line(settings)]
+    ctx.output("\n".join(lines).rstrip())
 
 
 @command(
@@ -116,17 +124,23 @@ async def theme_command(ctx: CommandContext) -> None:
 
 
 @command(
-    "permissions", "Show the permission mode and this session's rules", aliases=("allowed-tools",)
+    "permissions",
+    "Show the permission mode, the rules and where each came from",
+    aliases=("allowed-tools",),
 )
 async def permissions_command(ctx: CommandContext) -> None:
     if ctx.engine is None:
         ctx.error(NOT_READY)
         return
+    from agentcli.commands import settings_report as report
+
     policy = ctx.engine.gate.policy
+    settings = getattr(ctx.engine, "settings", None)
     out = [f"**Mode:** {policy.mode} (Shift+Tab cycles)", ""]
+    out += [*report.uncertain_line(settings), ""]
     for label, rules in (("Allow", policy.allow), ("Ask", policy.ask), ("Deny", policy.deny)):
-        out.append(f"**{label}:** " + (", ".join(f"`{r}`" for r in rules) or "none"))
-        out.append("")
+        out += [*report.rules_lines(label, rules, settings), ""]
+    out += report.skipped_lines(settings) if settings is not None else []
     ctx.output("\n".join(out).rstrip())
 
 

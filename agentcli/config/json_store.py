@@ -5,6 +5,8 @@ never lose what is already there: we read the whole object, let the caller
 change it, and write it back through a temp file in the same folder (fsync,
 then os.replace), so a crash leaves either the old or the new file, never half
 of one. A file that is not a JSON object is refused rather than overwritten.
+A byte order mark, which some Windows editors put at the start of UTF-8
+files, is accepted (and not written back).
 """
 
 from __future__ import annotations
@@ -18,7 +20,15 @@ from typing import Any
 
 
 class JsonStoreError(Exception):
-    """A JSON file exists but cannot be used (unreadable, not JSON, not an object)."""
+    """A JSON file exists but cannot be used (unreadable, not JSON, not an object).
+
+    `reason` says why without the file's name (for lists that already show it).
+    """
+
+    def __init__(self, path: Path | str, reason: str) -> None:
+        super().__init__(f"{path}: {reason}")
+        self.path = Path(path)
+        self.reason = reason
 
 
 def read_json_object(path: Path | str) -> dict[str, Any]:
@@ -27,23 +37,34 @@ def read_json_object(path: Path | str) -> dict[str, Any]:
     Raises JsonStoreError naming the file (and line/column for bad JSON) when
     it exists but is unreadable or is not a JSON object.
     """
+    text = read_json_text(path)
+    return {} if text is None else parse_json_object(text, path)
+
+
+def read_json_text(path: Path | str) -> str | None:
+    """The text of `path` (a UTF-8 byte order mark dropped), or None if there is no file."""
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        return p.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
-        return {}
-    except (OSError, UnicodeDecodeError) as exc:
-        raise JsonStoreError(f"{p}: cannot read: {exc}") from exc
+        return None
+    except UnicodeDecodeError as exc:
+        raise JsonStoreError(p, f"cannot read: not UTF-8 text (byte {exc.start})") from exc
+    except OSError as exc:
+        raise JsonStoreError(p, f"cannot read: {exc.strerror or exc}") from exc
+
+
+def parse_json_object(text: str, path: Path | str) -> dict[str, Any]:
+    """The object `text` (read from `path`) holds; {} for a blank file."""
     if not text.strip():
         return {}
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise JsonStoreError(
-            f"{p}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
-        ) from exc
+        reason = f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
+        raise JsonStoreError(path, reason) from exc
     if not isinstance(data, dict):
-        raise JsonStoreError(f"{p}: expected a JSON object, found {type(data).__name__}")
+        raise JsonStoreError(path, f"expected a JSON object, found {type(data).__name__}")
     return data
 
 

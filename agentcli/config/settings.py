@@ -9,59 +9,28 @@ Layers, lowest to highest:
 Lists (permission rules, additional folders, hooks) add up across layers;
 scalars (model, defaultMode, theme) and `env` keys are overridden by a higher
 layer. A file that is not valid JSON, or has an unknown key or a wrong type,
-is skipped with a problem naming the file, the key and what was expected, and
-the other layers still load. Its `permissions.deny` list is kept when it is
-itself valid: a typo elsewhere must not quietly lift a deny rule.
+is skipped with a problem naming the file, the key, its line and column, and
+what was expected; the other layers still load. A broken file never loosens
+protection: what protects in it (deny and ask rules, hooks, a stricter mode)
+is kept when it is valid on its own (salvage.py), and when its deny or ask
+rules cannot be read at all, `uncertain` says so and the session fails
+closed (see permissions/session_setup.py).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import ValidationError
 
-from agentcli.config.json_store import JsonStoreError, read_json_object
+from agentcli.config.json_store import JsonStoreError, parse_json_object, read_json_text
 from agentcli.config.paths import agentcli_home
+from agentcli.config.salvage import Salvage, salvage
+from agentcli.config.settings_schema import SettingsFile, describe_errors
 from agentcli.hooks.config import HooksConfig
 from agentcli.permissions.rules import Rule, RuleSyntaxError
-
-Mode = Literal["default", "acceptEdits", "plan", "bypassPermissions"]
-
-
-def _check_rules(values: list[str]) -> list[str]:
-    for value in values:
-        Rule.parse(value)  # raises RuleSyntaxError (a ValueError) with the rule's text
-    return values
-
-
-class PermissionsSettings(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    allow: list[str] = Field(default_factory=list)
-    ask: list[str] = Field(default_factory=list)
-    deny: list[str] = Field(default_factory=list)
-    defaultMode: Mode | None = None
-    additionalDirectories: list[str] = Field(default_factory=list)
-
-    @field_validator("allow", "ask", "deny")
-    @classmethod
-    def _valid_rules(cls, values: list[str]) -> list[str]:
-        return _check_rules(values)
-
-
-class SettingsFile(BaseModel):
-    """What one settings file may hold."""
-
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
-
-    schema_: str | None = Field(None, alias="$schema")
-    model: str | None = None
-    permissions: PermissionsSettings = Field(default_factory=PermissionsSettings)
-    env: dict[str, str] = Field(default_factory=dict)
-    hooks: HooksConfig = Field(default_factory=HooksConfig)
-    theme: str | None = None
 
 
 @dataclass
@@ -71,6 +40,8 @@ class Layer:
     base: Path  # the folder relative rules and folders are taken from
     data: SettingsFile | None = None
     status: str = "not found"  # loaded | not found | skipped
+    problem: str | None = None  # why it was skipped: key, line, column, what was expected
+    uncertain: bool = False  # skipped, and its deny or ask rules could not be read
 
 
 @dataclass
@@ -96,6 +67,8 @@ class Settings:
 
     layers: list[Layer]
     problems: list[str]
+    # Why protection is uncertain: deny or ask rules that could not be read, one per source.
+    uncertain: list[str] = field(default_factory=list)
     model: Sourced | None = None
     default_mode: Sourced | None = None
     theme: Sourced | None = None
@@ -126,67 +99,53 @@ def settings_files(project: Path) -> list[tuple[str, Path, Path]]:
 def load_settings(project: Path, cli: CliSettings | None = None) -> Settings:
     """Read every layer, report the broken ones, and merge the rest."""
     project = project.resolve()
-    problems: list[str] = []
-    layers: list[Layer] = []
-    salvaged: list[tuple[str, list[str], Path]] = []
+    settings = Settings(layers=[], problems=[])
     for name, path, base in settings_files(project):
         layer = Layer(name, path, base)
-        layers.append(layer)
-        data, problem, deny = _load_file(path)
-        if problem:
-            layer.status = "skipped"
-            problems.append(problem)
-            if deny:
-                salvaged.append((name, deny, base))
-        elif data is not None:
-            layer.status, layer.data = "loaded", data
-    settings = Settings(layers=layers, problems=problems)
-    for layer in layers:
+        settings.layers.append(layer)
+        kept = _read_layer(layer)
         if layer.data is not None:
-            _merge(settings, layer.data, layer.name, layer.base)
-    for name, deny, base in salvaged:
-        settings.deny += [(Rule.parse(text, name, base), name) for text in deny]
+            _merge(settings, layer.data, name, base)
+        elif layer.problem is not None:
+            _report_skipped(settings, layer, kept)
+            if kept is not None:
+                _merge_salvage(settings, kept, name, base)
     if cli is not None:
-        _merge_cli(settings, cli, project, problems)
+        _merge_cli(settings, cli, project)
     return settings
 
 
-def _load_file(path: Path) -> tuple[SettingsFile | None, str | None, list[str]]:
+def _read_layer(layer: Layer) -> Salvage | None:
+    """Fill in the layer's status, data and problem; what a skipped file still gives."""
+    assert layer.path is not None
     try:
-        raw = read_json_object(path)
-    except JsonStoreError as exc:
-        return None, f"{exc}; this settings file was skipped", []
-    if not raw and not path.exists():
-        return None, None, []
+        text = read_json_text(layer.path)
+        if text is None:
+            return None
+        raw = parse_json_object(text, layer.path)
+    except JsonStoreError as exc:  # nothing in it can be trusted, its deny rules included
+        layer.status, layer.problem, layer.uncertain = "skipped", exc.reason, True
+        return None
     try:
-        return SettingsFile.model_validate(raw), None, []
+        layer.data = SettingsFile.model_validate(raw)
     except ValidationError as exc:
-        return None, format_settings_error(path, exc), _valid_deny(raw)
+        kept = salvage(raw)
+        layer.status, layer.problem = "skipped", describe_errors(exc, text)
+        layer.uncertain = kept.rules_unknown
+        return kept
+    layer.status = "loaded"
+    return None
 
 
-def _valid_deny(raw: dict[str, Any]) -> list[str]:
-    permissions = raw.get("permissions")
-    deny = permissions.get("deny") if isinstance(permissions, dict) else None
-    if not isinstance(deny, list) or not all(isinstance(x, str) for x in deny):
-        return []
-    try:
-        _check_rules(deny)
-    except RuleSyntaxError:
-        return []
-    return deny
-
-
-def format_settings_error(path: Path, exc: ValidationError) -> str:
-    """One line per problem: the file, the key, what was expected."""
-    lines = []
-    for error in exc.errors(include_url=False):
-        key = ".".join(str(p) for p in error["loc"]) or "(top level)"
-        if error["type"] == "extra_forbidden":
-            lines.append(f"unknown key {key!r}")
-        else:
-            message = error["msg"].removeprefix("Value error, ")
-            lines.append(f"{key}: {message} (found {error.get('input')!r})")
-    return f"{path}: " + "; ".join(lines) + "; this settings file was skipped"
+def _report_skipped(settings: Settings, layer: Layer, kept: Salvage | None) -> None:
+    skipped = "this settings file was skipped"
+    parts = kept.kept() if kept is not None else []
+    if parts:
+        listed = ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else parts[0]
+        skipped += f", except its {listed}"
+    settings.problems.append(f"{layer.path}: {layer.problem}; {skipped}")
+    if layer.uncertain:
+        settings.uncertain.append(f"the deny and ask rules in {layer.path} could not be read")
 
 
 def _merge(settings: Settings, data: SettingsFile, source: str, base: Path) -> None:
@@ -198,22 +157,44 @@ def _merge(settings: Settings, data: SettingsFile, source: str, base: Path) -> N
     if perms.defaultMode is not None:
         settings.default_mode = Sourced(perms.defaultMode, source)
     for kind in ("allow", "ask", "deny"):
-        getattr(settings, kind).extend(
-            (Rule.parse(text, source, base), source) for text in getattr(perms, kind)
-        )
+        _add_rules(settings, kind, getattr(perms, kind), source, base)
     for folder in perms.additionalDirectories:
         path = Path(folder).expanduser()
         settings.additional_dirs.append(((base / path).resolve(), source))
     for key, value in data.env.items():
         settings.env[key] = Sourced(value, source)
-    settings.hooks = settings.hooks.merged(data.hooks)
-    for event, matchers in data.hooks.model_dump().items():
+    _add_hooks(settings, data.hooks, source)
+
+
+def _merge_salvage(settings: Settings, kept: Salvage, source: str, base: Path) -> None:
+    """A skipped file's protective parts; its mode only when it asks for more care."""
+    _add_rules(settings, "deny", kept.deny, source, base)
+    _add_rules(settings, "ask", kept.ask, source, base)
+    current = settings.default_mode.value if settings.default_mode else "default"
+    if kept.mode is not None and _strictness(kept.mode) > _strictness(current):
+        settings.default_mode = Sourced(kept.mode, source)
+    if kept.hooks is not None:
+        _add_hooks(settings, kept.hooks, source)
+
+
+def _strictness(mode: str) -> int:
+    """bypassPermissions < acceptEdits < default < plan."""
+    return ("bypassPermissions", "acceptEdits", "default", "plan").index(mode)
+
+
+def _add_rules(settings: Settings, kind: str, texts: list[str], source: str, base: Path) -> None:
+    getattr(settings, kind).extend((Rule.parse(text, source, base), source) for text in texts)
+
+
+def _add_hooks(settings: Settings, hooks: HooksConfig, source: str) -> None:
+    settings.hooks = settings.hooks.merged(hooks)
+    for event, matchers in hooks.model_dump().items():
         for matcher in matchers:
             for hook in matcher["hooks"]:
                 settings.hook_sources.append((event, matcher["matcher"], hook["command"], source))
 
 
-def _merge_cli(settings: Settings, cli: CliSettings, cwd: Path, problems: list[str]) -> None:
+def _merge_cli(settings: Settings, cli: CliSettings, cwd: Path) -> None:
     from agentcli.permissions.rules import parse_tool_list
 
     source = "command line"
@@ -221,11 +202,17 @@ def _merge_cli(settings: Settings, cli: CliSettings, cwd: Path, problems: list[s
         settings.model = Sourced(cli.model, source)
     if cli.permission_mode:
         settings.default_mode = Sourced(cli.permission_mode, source)
-    for kind, values in (("allow", cli.allowed_tools), ("deny", cli.disallowed_tools)):
+    flags = (
+        ("allow", "--allowedTools", cli.allowed_tools),
+        ("deny", "--disallowedTools", cli.disallowed_tools),
+    )
+    for kind, flag, values in flags:
         try:
             rules = parse_tool_list(values, source, cwd)
         except RuleSyntaxError as exc:
-            problems.append(f"command line: {exc}")
+            settings.problems.append(f"command line: {flag}: {exc}; these rules were skipped")
+            if kind == "deny":
+                settings.uncertain.append(f"the {flag} rules could not be read")
             continue
         getattr(settings, kind).extend((rule, source) for rule in rules)
     for folder in cli.add_dirs:

@@ -8,6 +8,11 @@ from agentcli.config.settings import Settings
 
 
 def render_settings(settings: Settings) -> str:
+    skipped = {layer.name for layer in settings.layers if layer.status == "skipped"}
+
+    def origin(source: str) -> str:  # a skipped file's deny/ask rules, hooks, mode still apply
+        return f"({source}, kept from a skipped file)" if source in skipped else f"({source})"
+
     lines = ["Settings files (lowest to highest precedence):"]
     for layer in settings.layers:
         lines.append(f"  {layer.name:<8} {layer.path}  [{layer.status}]")
@@ -16,6 +21,10 @@ def render_settings(settings: Settings) -> str:
         lines.append("")
         lines.append("Problems:")
         lines += [f"  ! {problem}" for problem in settings.problems]
+    if settings.uncertain:
+        from agentcli.permissions.session_setup import uncertain_notice
+
+        lines += ["", uncertain_notice(settings)]
     lines.append("")
     lines.append("Effective settings:")
     for key, item in (
@@ -24,12 +33,12 @@ def render_settings(settings: Settings) -> str:
         ("theme", settings.theme),
     ):
         if item is not None:
-            lines.append(f"  {key} = {json.dumps(item.value)}  ({item.source})")
+            lines.append(f"  {key} = {json.dumps(item.value)}  {origin(item.source)}")
     for kind in ("allow", "ask", "deny"):
         entries = getattr(settings, kind)
         if entries:
             lines.append(f"  permissions.{kind}:")
-            lines += [f"    {rule}  ({source})" for rule, source in entries]
+            lines += [f"    {rule}  {origin(source)}" for rule, source in entries]
     if settings.additional_dirs:
         lines.append("  permissions.additionalDirectories:")
         lines += [f"    {path}  ({source})" for path, source in settings.additional_dirs]
@@ -43,7 +52,7 @@ def render_settings(settings: Settings) -> str:
         lines.append("  hooks:")
         for event, matcher, command, source in settings.hook_sources:
             shown = f" [{matcher}]" if matcher else ""
-            lines.append(f"    {event}{shown}: {command}  ({source})")
+            lines.append(f"    {event}{shown}: {command}  {origin(source)}")
     if len(lines) and lines[-1] == "Effective settings:":
         lines.append("  (all defaults)")
     return "\n".join(lines)

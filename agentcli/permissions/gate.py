@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agentcli.permissions.persist import remember_allow_rules
-from agentcli.permissions.policy import EXIT_PLAN_MODE, PermissionPolicy
+from agentcli.permissions.policy import EXIT_PLAN_MODE, LOCKED, PermissionPolicy, held_if_locked
 from agentcli.permissions.rules import Rule
 from agentcli.permissions.suggestions import suggest_rules
 from agentcli.permissions.types import (
@@ -70,7 +70,8 @@ class PermissionGate:
         *,
         preview: Any = None,
     ) -> GateResult:
-        decision = decision or self.policy.decide(tool, inp)
+        # A decision made elsewhere (a PreToolUse hook's "allow") is held too.
+        decision = held_if_locked(self.policy, tool.name, decision or self.policy.decide(tool, inp))
         if decision.behavior == "allow":
             return GateResult(True)
         if decision.behavior == "deny":
@@ -146,11 +147,14 @@ def refusal_message(tool_name: str, answer: PermissionAnswer) -> str:
 
 async def headless_approver(request: PermissionRequest) -> PermissionAnswer:
     """Headless runs cannot ask anyone: refuse, and tell the model why."""
+    if request.reason.startswith(LOCKED):  # no flag helps: the settings file must be fixed
+        how = "This run cannot ask, so no tool can run until then."
+    else:
+        how = "It can be allowed with --permission-mode acceptEdits (edits) or --allowedTools."
     return PermissionAnswer(
         allow=False,
         feedback=(
             f"This is a non-interactive run, so {request.tool_name} could not be approved "
-            f"({request.reason}). It can be allowed with --permission-mode acceptEdits "
-            f"(edits) or --allowedTools."
+            f"({request.reason}). {how}"
         ),
     )

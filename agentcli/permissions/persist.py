@@ -26,6 +26,8 @@ def remember_allow_rules(root: Path, rules: list[Rule]) -> Path:
         if not isinstance(permissions, dict):
             permissions = data["permissions"] = {}
         allow = permissions.get("allow")
+        if isinstance(allow, str):  # one rule written as a string (settings read it so)
+            allow = permissions["allow"] = [allow]
         if not isinstance(allow, list):
             allow = permissions["allow"] = []
         for rule in rules:

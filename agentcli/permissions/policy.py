@@ -1,6 +1,11 @@
 """The permission decision: a pure function of mode, rules, workspace and the call.
 
-Order, first hit wins:
+When protection is uncertain (`locked_reason`: a settings file whose deny or
+ask rules could not be read), whatever would be allowed without asking is
+asked about instead, with that reason; denials stay denials. So a broken
+deny list can never let a call through that it might have forbidden.
+
+Otherwise, in order, first hit wins:
 1. a deny rule (any source, any mode, bypassPermissions included);
 2. bypassPermissions mode: allow;
 3. plan mode: anything not read-only is refused;
@@ -31,6 +36,7 @@ from agentcli.tools.base import Tool, Workspace
 
 BASH_TOOLS = frozenset({"Bash"})
 EXIT_PLAN_MODE = "ExitPlanMode"
+LOCKED = "protection uncertain"  # how every locked_reason starts
 
 
 @dataclass
@@ -40,6 +46,8 @@ class PermissionPolicy:
     allow: list[Rule] = field(default_factory=list)
     ask: list[Rule] = field(default_factory=list)
     deny: list[Rule] = field(default_factory=list)
+    # Set when deny or ask rules could not be read: then nothing runs without asking.
+    locked_reason: str | None = None
 
     def hidden_tools(self) -> set[str]:
         """Tools denied outright: the model is not even shown them."""
@@ -55,6 +63,21 @@ class PermissionPolicy:
 
 def decide(policy: PermissionPolicy, tool: Tool, inp: Any) -> Decision:
     """allow / ask / deny for one call; no side effects."""
+    return held_if_locked(policy, tool.name, _decide(policy, tool, inp))
+
+
+def held_if_locked(policy: PermissionPolicy, tool_name: str, decision: Decision) -> Decision:
+    """While protection is uncertain, an "allow" (by mode, rule or hook) becomes "ask".
+
+    ExitPlanMode outside plan mode is let through: it runs nothing and
+    changes nothing, it only ends a plan.
+    """
+    if policy.locked_reason and decision.behavior == "allow" and tool_name != EXIT_PLAN_MODE:
+        return Decision("ask", policy.locked_reason)
+    return decision
+
+
+def _decide(policy: PermissionPolicy, tool: Tool, inp: Any) -> Decision:
     mode, allow, ask, deny = policy.mode, policy.allow, policy.ask, policy.deny
     workspace = policy.workspace
     name = tool.name

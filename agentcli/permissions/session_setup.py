@@ -2,25 +2,35 @@
 
 bootstrap.py calls `load_for_options()` first (to know the mode, rules,
 folders and env), builds the engine, then `attach()` wires the Notification
-hook to the gate, and the hooks to the engine. `startup_notices()` is what a front end
-should show before the first prompt (skipped settings files, the bypass
-warning).
+hook to the gate, and the hooks to the engine. `startup_notices()` is what a
+front end should show before the first prompt (skipped settings files,
+protection uncertain, the bypass warning), worded the same in every front end.
 """
 
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from agentcli.config.settings import CliSettings, Settings, load_settings
 from agentcli.hooks.events import Hooks
+from agentcli.permissions.policy import LOCKED
 from agentcli.permissions.types import PermissionMode
 
 BYPASS_WARNING = (
     "bypassPermissions mode: every tool call runs without asking (deny rules still hold). "
     "Use it only in a sandbox you can throw away."
 )
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """Something the person must know before the first prompt."""
+
+    text: str
+    level: Literal["warning", "error"] = "warning"
 
 
 def load_for_options(options: Any) -> Settings:
@@ -33,6 +43,13 @@ def load_for_options(options: Any) -> Settings:
         add_dirs=list(options.add_dirs or []),
     )
     return load_settings(Path(options.cwd), cli)
+
+
+def locked_reason(settings: Settings) -> str | None:
+    """Why nothing may run without asking (the policy's `locked_reason`), or None."""
+    if not settings.uncertain:
+        return None
+    return f"{LOCKED}: {'; '.join(settings.uncertain)}, so every tool call asks until that is fixed"
 
 
 def mode_of(settings: Settings) -> PermissionMode:
@@ -77,14 +94,25 @@ def attach(engine: Any, settings: Settings) -> None:
     )
 
 
-def engine_startup_notices(engine: Any) -> list[str]:
+def engine_startup_notices(engine: Any) -> list[Notice]:
     """Startup notices for an engine built by bootstrap (empty if it has no settings)."""
     settings = getattr(engine, "settings", None)
     return startup_notices(settings, engine.gate.policy.mode) if settings is not None else []
 
 
-def startup_notices(settings: Settings, mode: PermissionMode) -> list[str]:
-    notices = [f"settings: {problem}" for problem in settings.problems]
+def startup_notices(settings: Settings, mode: PermissionMode) -> list[Notice]:
+    notices = [Notice(f"settings: {problem}") for problem in settings.problems]
+    if settings.uncertain:
+        notices.append(Notice(uncertain_notice(settings), "error"))
     if mode is PermissionMode.BYPASS:
-        notices.append(BYPASS_WARNING)
+        notices.append(Notice(BYPASS_WARNING))
     return notices
+
+
+def uncertain_notice(settings: Settings) -> str:
+    """The fail-closed state, and what ends it."""
+    return (
+        f"Protection uncertain: {'; '.join(settings.uncertain)}. Until that is fixed (then "
+        "restart agentcli), every tool call asks first, whatever the mode or allow rules, and "
+        "a run with -p refuses them; the deny rules that could be read still apply."
+    )

@@ -200,6 +200,7 @@ class AgentApp(App):
             resumed = self._resumed_at_start(options)
             engine = build_engine(options, self.approve, provider=None, resumed=resumed)
             self.call_from_thread(self._engine_built, engine)
+            self.call_from_thread(self._show_startup_notices)
             if resumed is not None:
                 self.call_from_thread(self._show_resumed, resumed)
             elif getattr(options, "resume", None) == "":  # `--resume` with no id: pick one
@@ -301,6 +302,13 @@ class AgentApp(App):
         self._initial_mode = str(engine.gate.policy.mode)
         self.banner.update(self.banner_text())
         self.refresh_status()
+
+    def _show_startup_notices(self) -> None:
+        """Skipped settings files, protection uncertain, the bypass warning: as on stderr."""
+        from agentcli.permissions.session_setup import engine_startup_notices
+
+        for notice in engine_startup_notices(self.engine):
+            self.note(notice.text, notice.level)
 
     def _engine_ready(self) -> None:
         if self.engine is not None and not hasattr(self, "_initial_mode"):

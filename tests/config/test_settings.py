@@ -73,13 +73,13 @@ def test_relative_rules_and_folders_are_taken_from_the_project(files):
     [
         ('{"model": "x",\n  "theme": }', "line 2, column 12"),
         ("[1, 2]", "expected a JSON object"),
-        ({"modle": "x"}, "unknown key 'modle'"),
-        ({"model": 3}, "model: Input should be a valid string"),
-        ({"permissions": {"allow": "Read"}}, "permissions.allow: Input should be a valid list"),
+        ({"modle": "x"}, "unknown key 'modle' (line 1, column 2)"),
+        ({"model": 3}, "model (line 1, column 2): Input should be a valid string"),
+        ({"permissions": {"allow": 3}}, "permissions.allow (line 1, column 18): Input should be"),
         ({"permissions": {"defaultMode": "yolo"}}, "permissions.defaultMode"),
         ({"permissions": {"allow": ["Bash(oops"]}}, "not a permission rule"),
         ({"permissions": {"alow": []}}, "unknown key 'permissions.alow'"),
-        ({"env": {"A": 1}}, "env.A: Input should be a valid string"),
+        ({"env": {"A": 1}}, "env.A (line 1, column 10): Input should be a valid string"),
         ({"hooks": {"PreToolUs": []}}, "unknown key 'hooks.PreToolUs'"),
         ({"hooks": {"Stop": [{"hooks": [{"command": "x", "timeout": -1}]}]}}, "timeout"),
         ({"hooks": {"Stop": [{"matcher": "(", "hooks": []}]}}, "not a valid regular expression"),
@@ -96,11 +96,157 @@ def test_a_bad_file_is_reported_and_skipped_while_others_load(files, content, ex
     assert [layer.status for layer in settings.layers] == ["loaded", "not found", "skipped"]
 
 
-def test_deny_rules_of_a_skipped_file_still_hold(files):
+def test_protective_parts_of_a_skipped_file_still_hold(files):
     project, _, shared, _ = files
-    _write(shared, {"permissions": {"deny": ["Bash(rm:*)"]}, "typo": True})
+    guard = {"matcher": "Bash", "hooks": [{"type": "command", "command": "./guard.sh"}]}
+    _write(
+        shared,
+        {
+            "permissions": {"deny": ["Bash(rm:*)"], "ask": "Bash(git push:*)", "allow": ["Bash"]},
+            "hooks": {"PreToolUse": [guard]},
+            "typo": True,
+        },
+    )
     settings = load_settings(project)
-    assert settings.problems and [str(r) for r in settings.rules("deny")] == ["Bash(rm:*)"]
+    assert settings.problems and settings.uncertain == []
+    assert [str(r) for r in settings.rules("deny")] == ["Bash(rm:*)"]
+    assert [str(r) for r in settings.rules("ask")] == ["Bash(git push:*)"]
+    assert settings.rules("allow") == []  # dropped with the file: stricter, not looser
+    assert [h.command for h in settings.hooks.PreToolUse[0].hooks] == ["./guard.sh"]
+    assert "skipped, except its deny rules, ask rules and hooks" in settings.problems[0]
+
+
+@pytest.mark.parametrize(
+    ("lower", "skipped", "expected"),
+    [
+        ("acceptEdits", "default", "default"),  # the skipped file asked for more care: kept
+        ("default", "plan", "plan"),
+        ("default", "bypassPermissions", "default"),  # looser: not taken from a skipped file
+        (None, "acceptEdits", None),
+    ],
+)
+def test_a_skipped_file_keeps_its_mode_only_when_stricter(files, lower, skipped, expected):
+    project, user, _, local = files
+    if lower:
+        _write(user, {"permissions": {"defaultMode": lower}})
+    _write(local, {"thme": "x", "permissions": {"defaultMode": skipped}})
+    settings = load_settings(project)
+    assert (settings.default_mode.value if settings.default_mode else None) == expected
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [
+        ("allow", "Bash(npm test:*)"),
+        ("ask", "Bash(git push:*)"),
+        ("deny", "Bash(rm:*)"),
+    ],
+)
+def test_a_single_rule_string_is_a_one_rule_list(files, key, value):
+    project, _, shared, _ = files
+    _write(shared, {"permissions": {key: value}})
+    settings = load_settings(project)
+    assert settings.problems == [] and settings.uncertain == []
+    assert [(str(r), source) for r, source in getattr(settings, key)] == [(value, "project")]
+
+
+def test_a_single_folder_string_is_a_one_folder_list(files):
+    project, _, shared, _ = files
+    _write(shared, {"permissions": {"additionalDirectories": "../lib"}})
+    settings = load_settings(project)
+    assert settings.additional_dirs == [((project / "../lib").resolve(), "project")]
+
+
+def test_a_utf8_bom_is_accepted(files):
+    project, _, shared, _ = files
+    shared.parent.mkdir(parents=True)
+    shared.write_bytes(b"\xef\xbb\xbf" + b'{"model": "m",\n "permissions": {"deny": ["Read"]}}')
+    settings = load_settings(project)
+    assert settings.problems == [] and settings.model.value == "m"
+    assert read_json_object(shared) == {"model": "m", "permissions": {"deny": ["Read"]}}
+
+
+def test_a_bom_does_not_shift_the_column_of_an_error(files):
+    project, _, shared, _ = files
+    shared.parent.mkdir(parents=True)
+    shared.write_bytes(b"\xef\xbb\xbf" + b'{"thme": "x"}')
+    (problem,) = load_settings(project).problems
+    assert "unknown key 'thme' (line 1, column 2)" in problem
+
+
+def test_validation_errors_name_the_line_and_column_of_the_key(files):
+    project, _, shared, _ = files
+    text = '{\n  "deny": 1,\n  "permissions": {\n    "deny": ["Read"],\n    "alow": []\n  }\n}'
+    _write(shared, text)
+    (problem,) = load_settings(project).problems
+    assert "unknown key 'deny' (line 2, column 3)" in problem
+    assert "unknown key 'permissions.alow' (line 5, column 5)" in problem
+
+
+@pytest.mark.parametrize(
+    ("content", "why"),
+    [
+        ('{"permissions": {"deny": ["Bash(rm:*)"],}}', "invalid JSON at line 1, column 41"),
+        (b'{"permissions": {"deny": ["\xff"]}}', "cannot read: not UTF-8 text"),
+        ('["Bash(rm:*)"]', "expected a JSON object"),
+        ({"permissions": ["deny", "Bash(rm:*)"]}, "permissions (line 1, column 2)"),
+        ({"permissions": {"deny": "Bash(rm"}}, "not a permission rule"),
+        ({"permissions": {"deny": [3]}}, "permissions.deny.0"),
+        ({"permissions": {"ask": {"Bash": "rm"}}}, "permissions.ask"),
+    ],
+)
+def test_a_file_whose_deny_or_ask_rules_cannot_be_read_makes_protection_uncertain(
+    files, content, why
+):
+    project, user, shared, _ = files
+    _write(user, {"permissions": {"deny": ["Read(./.env)"]}})
+    if isinstance(content, bytes):
+        shared.parent.mkdir(parents=True)
+        shared.write_bytes(content)
+    else:
+        _write(shared, content)
+    settings = load_settings(project)
+    (uncertain,) = settings.uncertain
+    assert uncertain == f"the deny and ask rules in {shared} could not be read"
+    assert why in settings.layers[1].problem and why in settings.problems[0]
+    assert [layer.uncertain for layer in settings.layers] == [False, True, False]
+    assert [str(r) for r in settings.rules("deny")] == ["Read(./.env)"]  # the others still hold
+
+
+def test_a_folder_where_a_settings_file_should_be_makes_protection_uncertain(files):
+    project, _, _, local = files
+    local.mkdir(parents=True)
+    settings = load_settings(project)
+    assert settings.uncertain and "cannot read: Is a directory" in settings.layers[2].problem
+
+
+def test_a_broken_allow_list_only_drops_the_file_without_uncertainty(files):
+    project, _, shared, _ = files
+    _write(shared, {"permissions": {"allow": ["Bash(oops"], "deny": ["Bash(rm:*)"]}})
+    settings = load_settings(project)
+    assert settings.problems and settings.uncertain == []
+    assert [str(r) for r in settings.rules("deny")] == ["Bash(rm:*)"]
+
+
+def test_an_unreadable_disallowed_tools_flag_makes_protection_uncertain(files):
+    project, *_ = files
+    settings = load_settings(project, CliSettings(disallowed_tools=["Bash(rm"]))
+    assert settings.uncertain == ["the --disallowedTools rules could not be read"]
+    assert "not a permission rule" in settings.problems[0]
+    bad_allow = load_settings(project, CliSettings(allowed_tools=["Bash(rm"]))
+    assert bad_allow.problems and bad_allow.uncertain == []
+
+
+def test_layers_say_why_they_were_skipped(files):
+    project, user, shared, _ = files
+    _write(user, {"thme": "x"})
+    _write(shared, "{oops")
+    settings = load_settings(project)
+    user_layer, project_layer, local_layer = settings.layers
+    assert user_layer.status == "skipped" and "unknown key 'thme'" in user_layer.problem
+    assert project_layer.problem.startswith("invalid JSON at line 1, column 2")
+    assert str(shared) not in project_layer.problem  # the layer knows its own path
+    assert (local_layer.status, local_layer.problem) == ("not found", None)
 
 
 def test_config_output_names_sources_and_problems(files):
@@ -112,6 +258,16 @@ def test_config_output_names_sources_and_problems(files):
     assert 'model = "u"  (user)' in text
     assert "Bash(curl:*)  (project)" in text
     assert "settings.local.json" in text and "[skipped]" in text
+    assert "Protection uncertain" in text and "every tool call asks" in text
+
+
+def test_config_output_says_which_rules_come_from_a_skipped_file(files):
+    project, _, shared, _ = files
+    _write(shared, {"permissions": {"deny": "Bash(rm:*)", "defaultMode": "plan"}, "x": 1})
+    text = render_settings(load_settings(project))
+    assert "Bash(rm:*)  (project, kept from a skipped file)" in text
+    assert 'permissions.defaultMode = "plan"  (project, kept from a skipped file)' in text
+    assert "skipped, except its deny rules" in text and "Protection uncertain" not in text
 
 
 def test_json_store_keeps_other_keys_and_creates_folders(tmp_path):
@@ -141,3 +297,11 @@ def test_json_store_a_failing_mutation_changes_nothing(tmp_path):
     with pytest.raises(RuntimeError):
         update_json_object(path, boom)
     assert json.loads(path.read_text()) == {"theme": "dark"}
+
+
+def test_json_store_accepts_a_bom_and_writes_without_one(tmp_path):
+    path = tmp_path / "settings.json"
+    path.write_bytes(b'\xef\xbb\xbf{"theme": "dark"}')
+    update_json_object(path, lambda d: d.update(model="m"))
+    assert path.read_bytes().startswith(b"{")
+    assert read_json_object(path) == {"theme": "dark", "model": "m"}

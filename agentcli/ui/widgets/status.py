@@ -2,7 +2,8 @@
 
 The status line shows a spinner, elapsed time, output tokens and
 "esc to interrupt"; it ticks on a timer only while a turn runs. The status
-bar shows model, permission mode, context used and session cost; the app
+bar shows model, permission mode (and "everything asks" while protection is
+uncertain), context used and session cost; the app
 calls `refresh_from(engine)` after each event that changes them.
 """
 
@@ -21,6 +22,7 @@ MODE_LABELS = {
     "plan": "plan mode",
     "bypassPermissions": "bypass permissions",
 }
+LOCKED_LABEL = "everything asks"
 
 
 class StatusLine(Static):
@@ -90,9 +92,12 @@ class StatusBar(Static):
             f"context {format_tokens(used)} ({percent}%)",
             f"${engine.cost_usd:.2f}",
         ]
+        if engine.gate.policy.locked_reason:  # settings' deny rules unreadable: see /permissions
+            parts.insert(2, LOCKED_LABEL)
         if provider_state:
             parts.append(provider_state)
         text = Text(" · ".join(parts))
         if mode != "default":
             text.stylize("bold", len(parts[0]) + 3, len(parts[0]) + 3 + len(parts[1]))
+        text.highlight_words([LOCKED_LABEL], "bold reverse")
         self.update(text)

@@ -1,0 +1,67 @@
+"""What /status and /permissions say about settings, as markdown.
+
+Each settings file with its state (loaded, not found, or skipped and why),
+where each permission rule came from, and whether protection is uncertain
+(deny or ask rules that could not be read: then everything asks). Built from
+the engine's Settings and policy only, so it is plain text, testable without
+an app; the wording of the locked state is session_setup's, the same as on
+start and in headless runs.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from agentcli.config.settings import Settings
+from agentcli.permissions.session_setup import uncertain_notice
+
+_MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_\[\]<>#|~])")
+_SOURCES = {"session": "this session", "command line": "command line"}
+
+
+def md(text: str) -> str:
+    """Plain text that markdown shows as written (paths, rules, error messages)."""
+    return _MARKDOWN_PUNCTUATION.sub(r"\\\1", text)
+
+
+def settings_files_lines(settings: Settings) -> list[str]:
+    """A nested list item per file: `- layer path: loaded | not found | skipped: why`."""
+    lines = []
+    for layer in settings.layers:
+        state = f"skipped: {md(layer.problem)}" if layer.problem else layer.status
+        lines.append(f"  - {layer.name} `{layer.path}`: {state}")
+    lines += [f"  - {md(p)}" for p in settings.problems if p.startswith("command line:")]
+    return lines
+
+
+def uncertain_line(settings: Settings | None) -> list[str]:
+    if settings is None or not settings.uncertain:
+        return []
+    text = uncertain_notice(settings).removeprefix("Protection uncertain: ")
+    return [f"**Protection uncertain:** {md(text)}"]
+
+
+def skipped_lines(settings: Settings) -> list[str]:
+    skipped = [layer for layer in settings.layers if layer.problem]
+    if not skipped:
+        return []
+    lines = ["**Skipped settings files:**", ""]
+    lines += [f"- {layer.name} `{layer.path}`: {md(layer.problem or '')}" for layer in skipped]
+    return lines
+
+
+def rules_lines(label: str, rules: list[Any], settings: Settings | None) -> list[str]:
+    """`**Allow:**` and one item per rule with its source, or `none`."""
+    if not rules:
+        return [f"**{label}:** none"]
+    return [f"**{label}:**", "", *(f"- `{rule}` — {source_of(rule, settings)}" for rule in rules)]
+
+
+def source_of(rule: Any, settings: Settings | None) -> str:
+    """`project settings (path)`, `command line`, `this session`."""
+    layer = next((x for x in settings.layers if x.name == rule.source), None) if settings else None
+    if layer is None:
+        return _SOURCES.get(rule.source, md(rule.source))
+    kept = ", kept from a skipped file" if layer.status == "skipped" else ""
+    return f"{layer.name} settings (`{layer.path}`{kept})"

@@ -1,0 +1,69 @@
+"""What a skipped settings file still contributes: the parts that only protect.
+
+A file with one wrong key is skipped as a whole (see settings.py), so a typo
+never half-applies. But dropping its deny and ask rules, its hooks (a
+PreToolUse hook may refuse a call) or a stricter mode would loosen
+protection because of a typo somewhere else, so those parts are checked on
+their own and kept when they make sense. What it allowed (allow rules,
+folders, a looser mode) goes with the file: losing it only makes agentcli
+ask more.
+
+When the deny or ask rules themselves cannot be understood, even leniently,
+nobody can say what the file meant to forbid: `rules_unknown` tells the
+caller to fail closed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import TypeAdapter, ValidationError
+
+from agentcli.config.settings_schema import MODES, Mode, RuleList
+from agentcli.hooks.config import HooksConfig
+
+_RULES: TypeAdapter[list[str]] = TypeAdapter(RuleList)
+
+
+@dataclass
+class Salvage:
+    deny: list[str] = field(default_factory=list)
+    ask: list[str] = field(default_factory=list)
+    mode: Mode | None = None
+    hooks: HooksConfig | None = None
+    rules_unknown: bool = False  # deny or ask rules are there but cannot be read
+
+    def kept(self) -> list[str]:
+        """What still applies, in words: ["deny rules", "hooks"]."""
+        parts = [("deny rules", self.deny), ("ask rules", self.ask), ("hooks", self.hooks)]
+        return [name for name, value in parts if value]
+
+
+def salvage(raw: dict[str, Any]) -> Salvage:
+    """The protective parts of a settings object that failed validation."""
+    found = Salvage(hooks=_hooks(raw.get("hooks")))
+    permissions = raw.get("permissions") or {}  # null, [] and "" hold no rules
+    if not isinstance(permissions, dict):  # deny and ask may be in there: unknowable
+        found.rules_unknown = True
+        return found
+    for kind in ("deny", "ask"):
+        if permissions.get(kind) is None:
+            continue
+        try:
+            setattr(found, kind, _RULES.validate_python(permissions[kind]))
+        except ValidationError:
+            found.rules_unknown = True
+    mode = permissions.get("defaultMode")
+    found.mode = mode if mode in MODES else None
+    return found
+
+
+def _hooks(raw: Any) -> HooksConfig | None:
+    if raw is None:
+        return None
+    try:
+        hooks = HooksConfig.model_validate(raw)
+    except ValidationError:
+        return None
+    return None if hooks.is_empty() else hooks
