@@ -22,7 +22,6 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from agentcli.engine.messages import tool_uses
 from agentcli.session import records
 from agentcli.session.loader import LoadedSession, TranscriptError, load_session, parse_transcript
 from agentcli.session.lock import SessionBusy, open_locked
@@ -53,21 +52,8 @@ def fork_session(path: Path) -> LoadedSession:
         raw = path.read_bytes()
     except OSError as exc:
         raise TranscriptError(f"{path}: cannot read the transcript: {exc.strerror}") from None
-    lines = raw.decode("utf-8", errors="replace").split("\n")[:-1]  # complete lines only
-    end = _end_of_last_answer(lines)
-    header = _json(lines[0]) if lines else None
-    parent_id = path.stem
-    if header is not None and header.get("type") == records.SESSION:
-        parent_id = str(header.get("sessionId") or parent_id)
-        kept = lines[1:end]
-    else:
-        header, kept = {}, lines[:end]
     fork_id = str(uuid.uuid4())
-    new_header = records.session_record(
-        fork_id, cwd=str(header.get("cwd", "")), model=str(header.get("model", ""))
-    )
-    preamble = records.dumps({**new_header, "forkedFrom": parent_id})
-    preamble += "".join(line + "\n" for line in kept)
+    parent_id, preamble = _fork_text(raw, path.stem, fork_id)
     loaded = parse_transcript(preamble.encode(), path.with_name(f"{fork_id}.jsonl"))
     loaded.forked_from = parent_id
     loaded.preamble = preamble
@@ -79,16 +65,41 @@ def fork_session(path: Path) -> LoadedSession:
     return loaded
 
 
+def _fork_text(raw: bytes, parent_id: str, fork_id: str) -> tuple[str, str]:
+    """(the parent's id, the fork's first lines): its header, then the parent's
+    complete lines up to the last answer, the parent's header left out."""
+    lines = raw.decode("utf-8", errors="replace").split("\n")[:-1]
+    end = _end_of_last_answer(lines)
+    header = _json(lines[0]) if lines else None
+    if header is not None and header.get("type") == records.SESSION:
+        parent_id = str(header.get("sessionId") or parent_id)
+        kept = lines[1:end]
+    else:
+        header, kept = {}, lines[:end]
+    fork_header = records.session_record(
+        fork_id, cwd=str(header.get("cwd", "")), model=str(header.get("model", ""))
+    )
+    text = records.dumps({**fork_header, "forkedFrom": parent_id})
+    return parent_id, text + "".join(line + "\n" for line in kept)
+
+
 def _end_of_last_answer(lines: list[str]) -> int:
-    """How many lines reach the last assistant message that called no tool."""
+    """How many lines reach the last assistant message that called no tool (0: none)."""
     for index in range(len(lines) - 1, -1, -1):
         record = _json(lines[index])
-        if record is None or record.get("type") != records.ASSISTANT:
-            continue
-        message = record.get("message")
-        if isinstance(message, dict) and not tool_uses(message):
+        if record is not None and record.get("type") == records.ASSISTANT and _answers(record):
             return index + 1
     return 0
+
+
+def _answers(record: dict[str, Any]) -> bool:
+    message = record.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    if isinstance(content, str):
+        return True
+    return isinstance(content, list) and not any(
+        isinstance(b, dict) and b.get("type") == "tool_use" for b in content
+    )
 
 
 def _json(line: str) -> dict[str, Any] | None:

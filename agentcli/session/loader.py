@@ -238,7 +238,7 @@ def _repair(loaded: LoadedSession) -> None:
             interrupted += len(open_ids)
             fixed.append(_interrupted(open_ids))
             open_ids = []
-        if kept:
+        if kept or isinstance(message["content"], str):
             fixed.append({"role": "user", "content": kept} if len(kept) != len(blocks) else message)
     if open_ids:
         interrupted += len(open_ids)

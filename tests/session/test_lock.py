@@ -126,3 +126,34 @@ async def test_resuming_the_session_already_open_here_says_so_and_forks_nothing(
     with pytest.raises(SessionNotFound, match="is the conversation you are in"):
         resolve_resumed(tmp_path, resume_id=engine.session_id[:8], current_id=engine.session_id)
     assert [p.name for p in writer.path.parent.glob("*.jsonl")] == [writer.path.name]
+
+
+def test_a_fork_leaves_out_the_turn_still_running_in_the_other_process(tmp_path):
+    def record(role: str, content) -> str:
+        return json.dumps({"type": role, "message": {"role": role, "content": content}}) + "\n"
+
+    call = {"type": "tool_use", "id": "toolu_1", "name": "Read", "input": {"file_path": "a"}}
+    result = {"type": "tool_result", "tool_use_id": "toolu_1", "content": "x"}
+    path = tmp_path / "0b7e4d1c-0000-4000-8000-000000000003.jsonl"
+    header = {"type": "session", "version": 1, "sessionId": path.stem, "cwd": "/p", "model": "m"}
+    path.write_text(
+        json.dumps(header)
+        + "\n"
+        + record("user", "q1")
+        + record("assistant", [text("a1")])
+        + record("user", "q2")
+        + record("assistant", [text("Reading."), call])
+        + record("user", [result])
+        + '{"type": "assistant", "mess'  # being written right now
+    )
+    other = claim_session(path)  # the other process's hold
+
+    forked = claim_session(path)
+
+    assert forked.forked_from == path.stem
+    assert forked.messages == [
+        {"role": "user", "content": "q1"},
+        {"role": "assistant", "content": [text("a1")]},
+    ]
+    assert len(forked.notices) == 1  # the fork is said; nothing needed repairing
+    other.release()

@@ -205,3 +205,17 @@ def test_no_secret_reaches_the_transcript(tmp_path, monkeypatch):
     writer({"role": "user", "content": [text("hi")]}, {"authorization": "Bearer x", "model": "m"})
     data = writer.path.read_text()
     assert "sk-ant" not in data and "Bearer" not in data and "authorization" not in data
+
+
+def test_a_message_with_plain_string_content_is_kept(tmp_path):
+    path = session_file(
+        tmp_path, line(HEADER), line(msg("user", "hello")), line(msg("assistant", "hi"))
+    )
+
+    loaded = load_session(path)
+
+    assert loaded.messages == [
+        {"role": "user", "content": "hello"},
+        {"role": "assistant", "content": "hi"},
+    ]
+    assert loaded.notices == []
