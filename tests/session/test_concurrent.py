@@ -89,8 +89,11 @@ def test_a_second_continue_forks_instead_of_interleaving(fake_api, tmp_path):
     assert sent_texts(fake_api.requests[2]) == ["remember PLUM", "Noted PLUM.", "question B"]
 
     fake_api.enqueue(reply(text("Still here.")))
-    code, out, err = finish(agentcli(fake_api, project, home, "-p", "and now?", "-c"))
+    code, out, err = finish(
+        agentcli(fake_api, project, home, "-p", "and now?", "-c", "--output-format", "json")
+    )
     assert code == 0 and err == "", err
+    assert json.loads(out)["num_turns"] == 1  # headless results count the run only
     latest = fake_api.requests[-1]
     assert latest.status == 200  # a request the API accepts
     assert sent_texts(latest) == [
