@@ -85,8 +85,13 @@ def build_engine(
     approver: Approver,
     provider: Provider | None,
     resumed: LoadedSession | None = None,
+    *,
+    carry_totals: bool = False,
 ) -> QueryEngine:
-    """`resumed`: a session from `agentcli.session.attach.resolve_resumed()` to continue."""
+    """`resumed`: a session from `agentcli.session.attach.resolve_resumed()` to continue;
+    the engine starts with its last request's usage (the context size). `carry_totals`:
+    start from the tokens and cost the session has used so far (the TUI shows the
+    session's cost; headless reports each run's)."""
     from agentcli.permissions import session_setup
 
     settings = session_setup.load_for_options(options)  # settings files + flags, merged
@@ -119,6 +124,8 @@ def build_engine(
         system=system_prompt(env, mode, load_memory(workspace.root)),
         session_id=resumed.session_id if resumed else None,
         messages=resumed.messages if resumed else None,
+        totals=resumed.totals if resumed and carry_totals else None,
+        last_request_usage=resumed.last_usage if resumed else None,
     )
     attach_session(engine, resumed=resumed)
     session_setup.attach(engine, settings)  # hooks, "always" answers, engine.settings

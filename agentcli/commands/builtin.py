@@ -34,14 +34,16 @@ async def help_command(ctx: CommandContext) -> None:
     "clear", "Start a new conversation (clears the history and the screen)", aliases=("reset",)
 )
 async def clear_command(ctx: CommandContext) -> None:
+    from agentcli.session.attach import start_new_session
+
     engine = ctx.engine
     if engine is not None and engine.busy:
         ctx.error("A turn is running; press Esc first.")
         return
-    if engine is not None:
-        engine.messages.clear()
-        engine.last_request_usage = type(engine.last_request_usage)()
+    notices = await start_new_session(engine, "clear") if engine is not None else []
     await ctx.app.clear_conversation()
+    for notice in notices:
+        ctx.app.note(notice, "warning")
     ctx.app.refresh_status()
 
 

@@ -195,7 +195,10 @@ async def resume_command(ctx: CommandContext) -> None:
             ctx.output(await asyncio.to_thread(sessions_text, project))
         return
     try:
-        loaded = await asyncio.to_thread(resolve_resumed, project, resume_id=ctx.args)
+        current = ctx.engine.session_id if ctx.engine is not None else None
+        loaded = await asyncio.to_thread(
+            resolve_resumed, project, resume_id=ctx.args, current_id=current
+        )
     except SessionNotFound as exc:
         ctx.error(str(exc))
         return

@@ -108,6 +108,11 @@ class Compactor:
         engine.before_request = self.before_request
         return self
 
+    def reset(self) -> None:
+        """Forget the conversation measured so far (the engine started a new session)."""
+        self._anchor = None
+        self.failures = 0
+
     def window(self, engine: QueryEngine) -> int:
         return self._window or context_window(engine.config.model)
 
@@ -207,8 +212,11 @@ class Compactor:
         self._anchor = None
         self.compactions += 1
         info = {"trigger": trigger, "preTokens": pre_tokens, "kept": len(kept)}
+        meta: dict[str, Any] = {"compact": info, "model": engine.config.model}
+        if usage is not None:  # the transcript keeps what the summary cost
+            meta["usage"] = usage.to_dict()
         for listener in list(engine.listeners):
-            listener(summary_message, {"compact": info})
+            listener(summary_message, meta)
         for message in kept:
             for listener in list(engine.listeners):
                 listener(message, {"kept": True})

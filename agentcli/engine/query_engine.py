@@ -4,7 +4,8 @@ It owns the conversation (the list of API-shaped messages), the running
 totals (usage, cost, turns), and the abort signal of the turn in progress.
 The UI and headless mode both consume the events `submit_message()` yields.
 Listeners (the transcript writer) hear of each message as soon as it is
-complete.
+complete. A resumed session starts from its transcript's totals and last
+request's usage; `start_over()` begins a new session on the same parts (`/clear`).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from agentcli.engine.loop import INTERRUPT_MARKER, QueryParams, query
 from agentcli.engine.messages import answer_dangling_tool_uses, user_message
 from agentcli.engine.orchestration import INTERRUPTED_MESSAGE
 from agentcli.engine.pricing import cost_usd
-from agentcli.engine.usage import Usage
+from agentcli.engine.usage import SessionTotals, Usage
 from agentcli.permissions.gate import PermissionGate
 from agentcli.providers.base import Provider
 from agentcli.tools.base import Workspace
@@ -59,6 +60,8 @@ class QueryEngine:
         system: list[dict[str, Any]] | None = None,
         session_id: str | None = None,
         messages: list[dict[str, Any]] | None = None,
+        totals: SessionTotals | None = None,
+        last_request_usage: Usage | None = None,
     ) -> None:
         self.provider = provider
         self.tools = tools
@@ -68,10 +71,11 @@ class QueryEngine:
         self.system = system or []
         self.session_id = session_id or str(uuid.uuid4())
         self.messages: list[dict[str, Any]] = list(messages or [])
-        self.usage = Usage()
-        self.cost_usd = 0.0
-        self.turns = 0
-        self.last_request_usage = Usage()
+        totals = totals or SessionTotals()
+        self.usage = totals.usage
+        self.cost_usd = totals.cost_usd
+        self.turns = totals.turns
+        self.last_request_usage = last_request_usage or Usage()
         self.listeners: list[MessageListener] = []
         self._abort: AbortSignal | None = None
         # Shapes each request's copy of the messages (cache breakpoints, tool-result
@@ -161,6 +165,21 @@ class QueryEngine:
             return await self.compactor.compact(self, focus=focus, trigger="manual", abort=abort)
         finally:
             self._abort = None
+
+    def start_over(self) -> None:
+        """Begin a new session on the same parts: a new id, no messages, totals from zero.
+        The transcript is the session layer's (`session.attach.start_new_session`)."""
+        if self.busy:
+            raise RuntimeError("a turn is running")
+        self.session_id = str(uuid.uuid4())
+        self.messages = []
+        self.usage, self.cost_usd, self.turns = Usage(), 0.0, 0
+        self.last_request_usage = Usage()
+        if self.compactor is not None:
+            self.compactor.reset()
+        if self.hooks is not None:
+            self.hooks.session_id = self.session_id
+            self.hooks.session_context.clear()
 
     async def start_session(self, source: str = "startup") -> list[str]:
         """SessionStart hooks (front ends call this once); returns notices for the person."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 
@@ -48,3 +48,12 @@ class Usage:
             pick("cache_creation_input_tokens"),
             pick("cache_read_input_tokens"),
         )
+
+
+@dataclass(frozen=True, slots=True)
+class SessionTotals:
+    """What a session has used so far: tokens, dollars, model requests."""
+
+    usage: Usage = field(default_factory=Usage)
+    cost_usd: float = 0.0
+    turns: int = 0

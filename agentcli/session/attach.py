@@ -2,7 +2,10 @@
 
 `bootstrap.build_engine()` calls `resolve_resumed()` (for `--continue` /
 `--resume ID`) before building the engine, and `attach_session()` after, so
-the TUI and headless mode persist and resume sessions the same way.
+the TUI and headless mode persist and resume sessions the same way. A resumed
+session is claimed (claim.py): held for this process, or forked when another
+one has it open. `start_new_session()` is `/clear`: the same engine parts go
+on with a new session id and a new transcript.
 """
 
 from __future__ import annotations
@@ -14,7 +17,8 @@ from agentcli.config.paths import project_dir
 from agentcli.engine.budget import ToolResultBudget
 from agentcli.engine.caching import request_shaper
 from agentcli.engine.compaction import Compactor
-from agentcli.session.loader import LoadedSession, TranscriptError, load_session
+from agentcli.session.claim import claim_session
+from agentcli.session.loader import LoadedSession, TranscriptError
 from agentcli.session.store import find_session, latest_session
 from agentcli.session.writer import TranscriptWriter, transcript_path
 
@@ -27,9 +31,14 @@ class SessionNotFound(Exception):
 
 
 def resolve_resumed(
-    project: Path, *, continue_latest: bool = False, resume_id: str | None = None
+    project: Path,
+    *,
+    continue_latest: bool = False,
+    resume_id: str | None = None,
+    current_id: str | None = None,
 ) -> LoadedSession | None:
-    """The session to resume, loaded and repaired (its notices say what was fixed)."""
+    """The session to resume, claimed, loaded and repaired (its notices say what was
+    fixed, or that it was forked). `current_id`: the session already open here."""
     if resume_id:
         path = find_session(project, resume_id)
         if path is None:
@@ -44,8 +53,10 @@ def resolve_resumed(
         path = latest.path
     else:
         return None
+    if path.stem == current_id:
+        raise SessionNotFound(f"{current_id} is the conversation you are in")
     try:
-        return load_session(path)
+        return claim_session(path)
     except TranscriptError as exc:
         raise SessionNotFound(str(exc)) from None
 
@@ -63,25 +74,46 @@ def attach_session(
     (compactor or Compactor()).attach(engine)
     if not persist:
         return None
-    writer = TranscriptWriter(
+    writer = _new_writer(engine)
+    if resumed is not None:
+        writer.resume(resumed)
+    engine.listeners.append(writer)
+    return writer
+
+
+def _new_writer(engine: QueryEngine) -> TranscriptWriter:
+    return TranscriptWriter(
         transcript_path(engine.workspace.root, engine.session_id),
         session_id=engine.session_id,
         cwd=str(engine.workspace.root),
         model=engine.config.model,
         permission_mode=lambda: engine.gate.policy.mode.value,
     )
-    if resumed is not None:
-        writer.path = resumed.path
-        writer.continue_after(
-            resumed.last_uuid, dropped_lines=resumed.dropped_lines, synthetic=resumed.synthetic
-        )
-    engine.listeners.append(writer)
-    return writer
 
 
 def transcript_of(engine: QueryEngine) -> TranscriptWriter | None:
     """The engine's transcript writer, if it has one."""
     return next((x for x in engine.listeners if isinstance(x, TranscriptWriter)), None)
+
+
+async def start_new_session(engine: QueryEngine, reason: str = "clear") -> list[str]:
+    """`/clear`: end this session (SessionEnd hooks, its transcript synced and closed,
+    untouched) and go on in a new one on the same engine parts (a new id, no messages,
+    totals from zero, a new transcript written with its first message; SessionStart
+    hooks). Returns what the hooks and the old transcript had to say."""
+    notices = await engine.end_session(reason)
+    old = transcript_of(engine)
+    if old is not None:
+        old.close()
+        if old.problem:
+            notices.append(old.problem)
+    engine.start_over()
+    if old is not None:
+        writer = _new_writer(engine)
+        engine.listeners[engine.listeners.index(old)] = writer
+        if engine.hooks is not None:
+            engine.hooks.transcript_path = str(writer.path)
+    return notices + await engine.start_session(reason)
 
 
 def resumed_for_headless(options: object) -> LoadedSession | None:

@@ -12,7 +12,13 @@ repair happens in memory and is reported as a notice.
 
 `messages` is the context the model sees: what follows the last compact
 boundary. `history` is every message of the file for display (the kept copies
-written after a boundary are not repeated).
+written after a boundary are not repeated). `last_usage` is the usage of the
+last request after that boundary (the context size the status bar shows);
+`totals` add up every request the file records, compaction summaries included.
+
+A loaded session that is going to be written again carries the claim on its
+file (claim.py): the locked handle to append to, or for a fork the text its
+new file starts with.
 """
 
 from __future__ import annotations
@@ -20,10 +26,12 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from agentcli.engine.messages import user_message
 from agentcli.engine.orchestration import INTERRUPTED_MESSAGE
+from agentcli.engine.pricing import cost_usd
+from agentcli.engine.usage import SessionTotals, Usage
 from agentcli.session import records
 
 
@@ -45,6 +53,20 @@ class LoadedSession:
     # Messages the repair added at the end of `messages` (results of dangling calls).
     synthetic: list[dict[str, Any]] = field(default_factory=list)
     compactions: int = 0
+    last_usage: Usage = field(default_factory=Usage)
+    totals: SessionTotals = field(default_factory=SessionTotals)
+    # The claim on the file (claim.py): the transcript, locked and open for
+    # appending; or, for a fork, the id it was forked from and the text its new
+    # file starts with (written with the fork's first message).
+    lock: IO[str] | None = None
+    forked_from: str | None = None
+    preamble: str | None = None
+
+    def release(self) -> None:
+        """Give up the claim without writing (the session was not opened after all)."""
+        if self.lock is not None:
+            self.lock.close()
+            self.lock = None
 
 
 def load_session(path: Path) -> LoadedSession:
@@ -54,6 +76,11 @@ def load_session(path: Path) -> LoadedSession:
         raise TranscriptError(f"{path}: no such transcript") from None
     except OSError as exc:
         raise TranscriptError(f"{path}: cannot read the transcript: {exc.strerror}") from None
+    return parse_transcript(raw, path)
+
+
+def parse_transcript(raw: bytes, path: Path) -> LoadedSession:
+    """A transcript's content, read as if it were the file at `path`."""
     loaded = LoadedSession(path=path, session_id=path.stem)
     _Parser(loaded).parse(raw)
     _repair(loaded)
@@ -107,6 +134,7 @@ class _Parser:
                 self.bad_lines.append(number)
                 return
             meta = record.get("meta") if isinstance(record.get("meta"), dict) else {}
+            self.count(kind, meta)
             message = {"role": kind, "content": message["content"]}
             loaded.messages.append(message)
             if not meta.get("kept"):
@@ -115,6 +143,7 @@ class _Parser:
                 loaded.last_uuid = record["uuid"]
         elif kind == records.COMPACT_BOUNDARY:
             loaded.messages = []
+            loaded.last_usage = Usage()
             loaded.compactions += 1
             if isinstance(record.get("uuid"), str):
                 loaded.last_uuid = record["uuid"]
@@ -124,6 +153,26 @@ class _Parser:
                 self.acknowledged.update(n for n in dropped if isinstance(n, int))
         else:
             self.unknown[kind] = self.unknown.get(kind, 0) + 1
+
+    def count(self, kind: str, meta: dict[str, Any]) -> None:
+        """Add a recorded request's usage to the totals (a kept copy was counted before)."""
+        raw = meta.get("usage")
+        if not isinstance(raw, dict) or meta.get("kept"):
+            return
+        try:
+            used = Usage.from_api(raw)
+        except (TypeError, ValueError):
+            return
+        loaded = self.loaded
+        model = meta.get("model") or loaded.meta.get("model") or ""
+        before = loaded.totals
+        loaded.totals = SessionTotals(
+            usage=before.usage + used,
+            cost_usd=before.cost_usd + cost_usd(str(model), used),
+            turns=before.turns + (kind == records.ASSISTANT),
+        )
+        if kind == records.ASSISTANT:
+            loaded.last_usage = used
 
     def report(self) -> None:
         loaded, name = self.loaded, self.loaded.path.name
@@ -189,7 +238,7 @@ def _repair(loaded: LoadedSession) -> None:
             interrupted += len(open_ids)
             fixed.append(_interrupted(open_ids))
             open_ids = []
-        if kept:
+        if kept or isinstance(message["content"], str):
             fixed.append({"role": "user", "content": kept} if len(kept) != len(blocks) else message)
     if open_ids:
         interrupted += len(open_ids)

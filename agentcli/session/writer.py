@@ -4,8 +4,9 @@ The writer is a QueryEngine listener. Each message is appended as soon as it
 is complete and flushed to the OS at once, so a SIGKILL loses at most the
 message being streamed; at every turn boundary (the person's prompt, the tool
 results, a final answer) the file is also fsynced, so a power cut loses no
-completed turn either. The file is opened lazily: a session that never sends
-a message leaves no file behind.
+completed turn either. The file is created lazily: a session that never sends
+a message leaves no file behind. The writer holds the file's lock (lock.py)
+from its creation, or from the resume that claimed it, until `close()`.
 
 Nothing is ever rewritten. Resuming a session whose file ends in a cut line
 first ends that line, then notes the repair in a `repair` record.
@@ -23,6 +24,8 @@ from typing import IO, Any
 
 from agentcli.config.paths import project_dir
 from agentcli.session import records
+from agentcli.session.loader import LoadedSession
+from agentcli.session.lock import create_locked, open_locked
 
 
 def transcript_path(project: Path, session_id: str) -> Path:
@@ -47,26 +50,29 @@ class TranscriptWriter:
         self.last_uuid: str | None = None
         self.problem: str | None = None
         self._file: IO[str] | None = None
+        self._preamble: str | None = None  # what a new file starts with (default: a header)
+        self._end_cut_line = False  # check the end of an existing file before appending
         self._pending: list[dict[str, Any]] = []  # records to write before the next one
 
     # -- resuming ---------------------------------------------------------------
 
-    def continue_after(
-        self,
-        last_uuid: str | None,
-        *,
-        dropped_lines: list[int] = (),  # type: ignore[assignment]
-        synthetic: list[dict[str, Any]] = (),  # type: ignore[assignment]
-    ) -> None:
-        """Append to an existing transcript: chain after its last record, record
-        the repairs the loader made (they are written with the next message, so
-        a resumed session that sends nothing leaves the file untouched)."""
-        self.last_uuid = last_uuid
-        if dropped_lines:
+    def resume(self, loaded: LoadedSession) -> None:
+        """Go on with a loaded session: take over its claim (the locked file, or
+        a fork's preamble), chain after its last record, and record the repairs
+        the loader made (with the next message, so a resumed session that sends
+        nothing leaves the file untouched)."""
+        self.path = loaded.path
+        self.last_uuid = loaded.last_uuid
+        self._file, loaded.lock = loaded.lock, None
+        self._preamble = loaded.preamble
+        self._end_cut_line = self._file is not None
+        if loaded.dropped_lines:
             self._pending.append(
-                records.repair_record(session_id=self.session_id, dropped_lines=list(dropped_lines))
+                records.repair_record(
+                    session_id=self.session_id, dropped_lines=list(loaded.dropped_lines)
+                )
             )
-        for message in synthetic:
+        for message in loaded.synthetic:
             self._pending.append(self._message_record(message, {"synthetic": True}))
 
     # -- the listener -----------------------------------------------------------
@@ -117,26 +123,22 @@ class TranscriptWriter:
             self.problem = f"cannot write the transcript {self.path}: {exc.strerror or exc}"
 
     def _open(self) -> IO[str]:
-        if self._file is not None:
-            return self._file
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        needs_newline = False
-        exists = self.path.exists() and self.path.stat().st_size > 0
-        if exists:
-            with self.path.open("rb") as existing:
-                existing.seek(-1, os.SEEK_END)
-                needs_newline = existing.read(1) != b"\n"
-        handle = self.path.open("a", encoding="utf-8", newline="\n")
-        if needs_newline:
-            handle.write("\n")  # end a cut line so it stays alone (and is skipped)
-        if not exists:
-            handle.write(
-                records.dumps(
-                    records.session_record(self.session_id, cwd=self.cwd, model=self.model)
-                )
-            )
-        self._file = handle
-        return handle
+        if self._file is None:
+            if self.path.exists():  # resumed without a claim: take the lock now
+                self._file = open_locked(self.path)
+                self._end_cut_line = True
+            else:
+                self._file = create_locked(self.path, self._preamble or self._header())
+        if self._end_cut_line:
+            self._end_cut_line = False
+            if not _ends_with_newline(self.path):
+                self._file.write("\n")  # end a cut line so it stays alone (and is skipped)
+        return self._file
+
+    def _header(self) -> str:
+        return records.dumps(
+            records.session_record(self.session_id, cwd=self.cwd, model=self.model)
+        )
 
     def sync(self) -> None:
         if self._file is not None and self.problem is None:
@@ -151,6 +153,16 @@ class TranscriptWriter:
         if self._file is not None:
             self._file.close()
             self._file = None
+
+
+def _ends_with_newline(path: Path) -> bool:
+    """True for an empty file too: there is no line to end."""
+    with path.open("rb") as existing:
+        size = existing.seek(0, os.SEEK_END)
+        if size == 0:
+            return True
+        existing.seek(size - 1)
+        return existing.read(1) == b"\n"
 
 
 def _is_turn_boundary(message: dict[str, Any]) -> bool:

@@ -154,6 +154,13 @@ class AgentApp(App):
         self.refresh_status()
         self.call_after_refresh(self._after_first_frame)
 
+    def on_unmount(self) -> None:
+        """Sync and close the transcript, which releases the session for other processes."""
+        from agentcli.session.attach import finish_session
+
+        if self.engine is not None:
+            finish_session(self.engine)
+
     def _apply_initial_theme(self) -> None:
         name = self._initial_theme
         if name is None and self.remember_theme:
@@ -198,7 +205,9 @@ class AgentApp(App):
         if self.engine is None:
             options = self._options()
             resumed = self._resumed_at_start(options)
-            engine = build_engine(options, self.approve, provider=None, resumed=resumed)
+            engine = build_engine(
+                options, self.approve, provider=None, resumed=resumed, carry_totals=True
+            )
             self.call_from_thread(self._engine_built, engine)
             self.call_from_thread(self._show_startup_notices)
             if resumed is not None:
@@ -252,12 +261,13 @@ class AgentApp(App):
         self.push_screen(SessionPicker(sessions), callback=self._session_picked)
 
     async def _session_picked(self, summary: Any) -> None:
-        from agentcli.session.loader import TranscriptError, load_session
+        from agentcli.session.claim import claim_session
+        from agentcli.session.loader import TranscriptError
 
         if summary is None:
             return
         try:
-            loaded = await asyncio.to_thread(load_session, summary.path)
+            loaded = await asyncio.to_thread(claim_session, summary.path)
         except TranscriptError as problem:
             self.note(str(problem), "error")
             return
@@ -269,12 +279,13 @@ class AgentApp(App):
         from agentcli.session.attach import finish_session
 
         if self.busy:
+            loaded.release()
             self.note("A turn is running: press Esc first, then resume.", "warning")
             return
         old = self.engine
         provider = old.provider if old is not None else None
         engine = await asyncio.to_thread(
-            build_engine, self._options(), self.approve, provider, loaded
+            build_engine, self._options(), self.approve, provider, loaded, carry_totals=True
         )
         if old is not None:
             finish_session(old)
@@ -604,6 +615,7 @@ class AgentApp(App):
         return None
 
     async def clear_conversation(self) -> None:
+        self.pending_context.clear()  # `!command` output belonged to what is cleared
         await self.conversation.clear()
         self.banner = Static(self.banner_text(), id="banner")
         self.conversation.add_widget(self.banner)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from agentcli.engine.messages import normalize_for_api
 from agentcli.engine.orchestration import INTERRUPTED_MESSAGE
-from agentcli.session.attach import attach_session, resolve_resumed
+from agentcli.session.attach import attach_session, finish_session, resolve_resumed
 from agentcli.session.loader import load_session
 from agentcli.session.records import FORMAT_VERSION
 from agentcli.session.store import latest_session
@@ -80,8 +80,9 @@ async def test_a_tool_session_is_written_message_by_message_and_loads_back(tmp_p
 
 async def test_resume_continues_the_same_file_and_sends_everything_before(tmp_path):
     first = make_engine(ScriptedProvider(Response([text("One.")])), [], tmp_path)
-    attach_session(first)
+    original = attach_session(first).path
     await run_turn(first, "first question")
+    finish_session(first)  # else this resume would fork: the first writer holds the file
 
     resumed = resolve_resumed(tmp_path, continue_latest=True)
     provider = ScriptedProvider(Response([text("Two.")]))
@@ -93,12 +94,8 @@ async def test_resume_continues_the_same_file_and_sends_everything_before(tmp_pa
     sent = provider.requests[0].messages
     assert [m["role"] for m in sent] == ["user", "assistant", "user"]
     assert "first question" in json.dumps(sent) and "second question" in json.dumps(sent)
-    assert writer.path == first_transcript(tmp_path)
+    assert writer.path == original
     assert len(load_session(writer.path).messages) == 4
-
-
-def first_transcript(tmp_path: Path) -> Path:
-    return latest_session(tmp_path).path
 
 
 def test_a_cut_last_line_is_dropped_with_a_notice_and_the_file_is_untouched(tmp_path):
@@ -208,3 +205,17 @@ def test_no_secret_reaches_the_transcript(tmp_path, monkeypatch):
     writer({"role": "user", "content": [text("hi")]}, {"authorization": "Bearer x", "model": "m"})
     data = writer.path.read_text()
     assert "sk-ant" not in data and "Bearer" not in data and "authorization" not in data
+
+
+def test_a_message_with_plain_string_content_is_kept(tmp_path):
+    path = session_file(
+        tmp_path, line(HEADER), line(msg("user", "hello")), line(msg("assistant", "hi"))
+    )
+
+    loaded = load_session(path)
+
+    assert loaded.messages == [
+        {"role": "user", "content": "hello"},
+        {"role": "assistant", "content": "hi"},
+    ]
+    assert loaded.notices == []
