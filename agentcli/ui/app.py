@@ -155,11 +155,14 @@ class AgentApp(App):
         self.call_after_refresh(self._after_first_frame)
 
     def on_unmount(self) -> None:
-        """Sync and close the transcript, which releases the session for other processes."""
+        """Sync and close the transcript, which releases the session for other processes;
+        give the signals back."""
         from agentcli.session.attach import finish_session
 
         if self.engine is not None:
             finish_session(self.engine)
+        if self._undo_signals is not None:
+            self._undo_signals()
 
     def _apply_initial_theme(self) -> None:
         name = self._initial_theme
@@ -555,10 +558,6 @@ class AgentApp(App):
             except Exception:  # failed or cancelled: it is over either way
                 pass
         self.exit(return_code=exit_status(signum))
-
-    def on_unmount(self) -> None:
-        if self._undo_signals is not None:
-            self._undo_signals()
 
     # -- actions --------------------------------------------------------------------
 

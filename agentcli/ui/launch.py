@@ -20,11 +20,7 @@ def main(args: Any) -> int:
     app.run()
     if app.exit_signal == signal.SIGHUP:  # the terminal is gone: write nowhere from now on
         _detach_from_terminal()
-    engine = app.engine
-    if engine is not None:
-        from agentcli.session.attach import finish_session
-
-        finish_session(engine)  # sync and close the transcript
+    engine = app.engine  # its transcript was closed when the app unmounted
     if engine is not None and engine.messages:
         try:
             print(f"Resume this session with: agentcli --resume {engine.session_id}")
