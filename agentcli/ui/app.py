@@ -416,19 +416,20 @@ class AgentApp(App):
         self._close_popup()
 
     async def on_prompt_input_submitted(self, event: PromptInput.Submitted) -> None:
-        text = event.text
+        text = event.text  # long pastes still folded into placeholders
         if not text.strip():
             return
-        self.history.add(text)
+        full = self.prompt.pastes.expand(text)
+        self.history.add(full)
         self.prompt.set_text("")
         self._close_popup()
         command = parse_command_line(text)
         if command is not None and command[0] in self.registry:
-            await self.run_command(*command)
+            await self.run_command(command[0], self.prompt.pastes.expand(command[1]))
         elif command is not None and command[0].replace("-", "").replace(":", "").isalnum():
             self.note(f"Unknown command: /{command[0]} · /help lists the commands", "warning")
         elif text.startswith("!") and text[1:].strip():
-            self.run_worker(self._run_shell(text[1:].strip()), group="shell", exit_on_error=False)
+            self.run_worker(self._run_shell(full[1:].strip()), group="shell", exit_on_error=False)
         else:
             self.send(text)
 
@@ -483,7 +484,8 @@ class AgentApp(App):
             blocks.extend(files)
             for line in notes:
                 self.note(line, "attachment")
-        content: Any = [*blocks, {"type": "text", "text": text}] if blocks else text
+        full = self.prompt.pastes.expand(text)  # the conversation shows `text`, folded
+        content: Any = [*blocks, {"type": "text", "text": full}] if blocks else full
         try:
             async for event in self.engine.submit_message(content):
                 await self.view.show(event)

@@ -10,7 +10,7 @@ from agentcli.ui.history import PromptHistory
 from agentcli.ui.widgets.conversation import UserMessageView
 from agentcli.ui.widgets.prompt_input import PromptInput
 from tests.engine.scripted import Response, ScriptedProvider, text
-from tests.ui.helpers import idle, make_app, send, type_text, wait_for
+from tests.ui.helpers import idle, make_app, send, texts, type_text, wait_for
 
 MARKDOWN = (
     "# Title\n\n- one\n- two\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n```python\nprint('x')\n```\n"
@@ -55,9 +55,9 @@ async def test_shift_enter_and_ctrl_j_insert_newlines_enter_sends(tmp_path):
         assert app.engine.messages[0]["content"] == [text("a\nb\nc")]
 
 
-async def test_pasting_a_block_inserts_it_without_sending(tmp_path):
+async def test_pasting_a_short_block_inserts_it_without_sending(tmp_path):
     app = make_app(ScriptedProvider(Response([text("ok")])), tmp_path)
-    block = "line one\nline two\n\nline four\n" * 50
+    block = "line one\nline two\n\nline four\n"
     async with app.run_test() as pilot:
         app.post_message(events.Paste(block))  # as the driver delivers a paste
         await wait_for(pilot, lambda: app.prompt.text == block, "the paste")
@@ -66,6 +66,59 @@ async def test_pasting_a_block_inserts_it_without_sending(tmp_path):
         await pilot.press("enter")
         await idle(pilot, app)
         assert app.engine.messages[0]["content"] == [text(block)]
+
+
+async def test_a_long_paste_folds_in_the_prompt_and_the_conversation_but_reaches_the_model(
+    tmp_path,
+):
+    from agentcli.ui.widgets.conversation import UserMessageView
+
+    app = make_app(ScriptedProvider(Response([text("ok")])), tmp_path)
+    log = "".join(f"log line {n}\n" for n in range(1, 5001))
+    async with app.run_test() as pilot:
+        await type_text(pilot, "why does this fail? ")
+        app.post_message(events.Paste(log))
+        await wait_for(pilot, lambda: "[Pasted" in app.prompt.text, "the placeholder")
+        assert app.prompt.text == "why does this fail? [Pasted text #1 +5000 lines]"
+        await type_text(pilot, " thanks")
+        await pilot.press("enter")
+        await idle(pilot, app)
+        sent = app.engine.messages[0]["content"]
+        assert sent == [text(f"why does this fail? {log} thanks")]
+        (shown,) = texts(app, UserMessageView)
+        assert shown == "> why does this fail? [Pasted text #1 +5000 lines] thanks"
+
+
+async def test_pastes_are_numbered_and_a_placeholder_edited_by_hand_is_sent_as_typed(tmp_path):
+    app = make_app(ScriptedProvider(Response([text("ok")])), tmp_path)
+    first, second = "a\n" * 20, "b" * 2000
+    async with app.run_test() as pilot:
+        app.post_message(events.Paste(first))
+        await wait_for(pilot, lambda: "#1" in app.prompt.text, "the first placeholder")
+        app.post_message(events.Paste(second))
+        await wait_for(pilot, lambda: "#2" in app.prompt.text, "the second placeholder")
+        assert app.prompt.text == "[Pasted text #1 +20 lines][Pasted text #2 +1 line]"
+        await pilot.press("backspace")  # breaks the second placeholder
+        await pilot.press("enter")
+        await idle(pilot, app)
+        assert app.engine.messages[0]["content"] == [text(first + "[Pasted text #2 +1 line")]
+
+
+async def test_a_long_history_entry_comes_back_folded_and_is_sent_whole(tmp_path):
+    provider = ScriptedProvider(Response([text("1")]), Response([text("2")]))
+    app = make_app(provider, tmp_path)
+    log = "x\n" * 300
+    async with app.run_test() as pilot:
+        app.post_message(events.Paste(log))
+        await wait_for(pilot, lambda: "[Pasted" in app.prompt.text, "the placeholder")
+        await pilot.press("enter")
+        await idle(pilot, app)
+        assert app.history.entries[-1] == log  # nothing the person sent is lost
+        await pilot.press("up")
+        assert app.prompt.text == "[Pasted text #2 +300 lines]"
+        await pilot.press("enter")
+        await idle(pilot, app)
+        assert app.engine.messages[-2]["content"] == [text(log)]
 
 
 async def test_up_and_down_walk_history_and_keep_the_draft(tmp_path):

@@ -1,8 +1,9 @@
 """The multi-line prompt: Enter sends, Shift+Enter / Ctrl+J add a line.
 
-A TextArea, so pasting a large block inserts it (the paste's own newlines
-never send it), and the text is never lost while a turn runs: the prompt
-stays editable and its content is only cleared when it is sent. Up/Down walk
+A TextArea, so a paste's own newlines never send it, and the text is never
+lost while a turn runs: the prompt stays editable and its content is only
+cleared when it is sent. A long paste shows as a placeholder
+(`[Pasted text #1 +5000 lines]`, see pastes.py); the app expands it on send. Up/Down walk
 the per-project history when the cursor is on the first/last line; while the
 completion popup shows they move in the popup instead.
 """
@@ -13,6 +14,8 @@ from textual import events
 from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import TextArea
+
+from agentcli.ui.pastes import PastedTexts, is_long
 
 PLACEHOLDER = "Type a message · / for commands · @ for files · ! for shell"
 
@@ -49,10 +52,25 @@ class PromptInput(TextArea):
         )
         self.prompt_history = None  # a PromptHistory, set by the app
         self.popup_open = False  # set by the app when the completion popup shows
+        self.pastes = PastedTexts()
 
     def set_text(self, text: str) -> None:
         self.text = text
         self.move_cursor(self.document.end)
+
+    def recall(self, entry: str) -> None:
+        """Show a history entry; a long one folds like the paste it most likely was."""
+        self.set_text(self.pastes.fold(entry) if is_long(entry) else entry)
+
+    async def _on_paste(self, event: events.Paste) -> None:
+        """Insert the paste, or its placeholder when it is long (instead of TextArea's own
+        handler, which would insert the text again)."""
+        event.prevent_default()
+        if self.read_only:
+            return
+        result = self.replace(self.pastes.fold(event.text), *self.selection)
+        self.move_cursor(result.end_location)
+        self.focus()
 
     async def _on_key(self, event: events.Key) -> None:
         key = event.key
@@ -76,7 +94,7 @@ class PromptInput(TextArea):
             if entry is not None:
                 event.stop()
                 event.prevent_default()
-                self.set_text(entry)
+                self.recall(entry)
                 return
         if (
             key == "down"
@@ -88,7 +106,10 @@ class PromptInput(TextArea):
             if entry is not None:
                 event.stop()
                 event.prevent_default()
-                self.set_text(entry)
+                if self.prompt_history.walking:
+                    self.recall(entry)
+                else:  # back to the draft, exactly as it was left
+                    self.set_text(entry)
                 return
         await super()._on_key(event)
 
