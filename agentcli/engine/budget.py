@@ -15,7 +15,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-MAX_RESULT_CHARS = 40_000
+from agentcli.tools.base import RESULT_BUDGET_CHARS
+
+MAX_RESULT_CHARS = RESULT_BUDGET_CHARS
 HEAD_CHARS = 24_000
 TAIL_CHARS = 12_000
 

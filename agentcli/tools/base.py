@@ -23,6 +23,11 @@ from pydantic import BaseModel, ConfigDict
 
 from agentcli.engine.abort import AbortSignal
 
+# The most characters one tool result may put in the context: the engine's
+# budget (engine/budget.py) cuts a longer one to its head and tail. A tool that
+# can stop at a line boundary (Read) stays under it, so nothing is cut mid-way.
+RESULT_BUDGET_CHARS = 40_000
+
 
 class ToolInput(BaseModel):
     """Base for tool input models: unknown fields are an error the model can fix."""

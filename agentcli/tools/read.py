@@ -21,7 +21,15 @@ from typing import Any, BinaryIO, ClassVar
 
 from pydantic import Field
 
-from agentcli.tools.base import FileTool, ToolContext, ToolError, ToolInput, ToolResult, Workspace
+from agentcli.tools.base import (
+    RESULT_BUDGET_CHARS,
+    FileTool,
+    ToolContext,
+    ToolError,
+    ToolInput,
+    ToolResult,
+    Workspace,
+)
 from agentcli.tools.fileio import (
     FALLBACK_ENCODING,
     MAX_LINE_CHARS,
@@ -36,9 +44,10 @@ from agentcli.tools.fileio import (
 )
 
 DEFAULT_LIMIT = 2000
-# Past this many characters of output the read stops early (and says where to go on),
-# so a window of very long lines cannot flood the context.
-MAX_OUTPUT_CHARS = 256_000
+# Past this many characters of output the read stops at a line boundary (and says
+# where to go on): under the tool-result budget, with room for the notes, so the
+# engine never has to cut a Read in the middle.
+MAX_OUTPUT_CHARS = RESULT_BUDGET_CHARS - 1_000
 # Files up to this size are read to the end to report their total line count.
 COUNT_LINES_UP_TO = 8 * 1024 * 1024
 MAX_IMAGE_BYTES = 5 * 1024 * 1024

@@ -181,6 +181,42 @@ async def test_output_size_cap_stops_early_with_offset(run_tool, workspace: Work
     assert "of 500" in note
 
 
+async def test_a_default_read_stays_under_the_result_budget_cut_at_a_line(
+    run_tool, workspace: Workspace, tmp_path: Path
+) -> None:
+    """The engine's budget would cut a longer result in the middle, by characters;
+    Read stops first, at a line boundary, and says which lines it returned."""
+    from agentcli.engine.budget import ToolResultBudget
+    from agentcli.engine.orchestration import tool_result_block
+
+    target = workspace.root / "wide.log"
+    target.write_text("".join(f"{n:05d} " + "z" * 150 + "\n" for n in range(1, 2001)))
+    result = await run_tool(ReadTool(), file_path=str(target))
+    body, _, note = result.content.partition("\n\n")
+    lines = body.split("\n")
+    last = int(lines[-1].split("\t")[0])
+    assert lines[-1] == f"{last:>6}\t{last:05d} " + "z" * 150  # a whole line, not a piece
+    assert note == (
+        f"(Showing lines 1-{last} of 2000 (output size limit reached). "
+        f"To read on, call Read with offset={last + 1}.)"
+    )
+    block = tool_result_block("toolu_1", result)
+    messages = [{"role": "user", "content": [block]}]
+    shaped = ToolResultBudget(tmp_path / "saved")(messages)
+    assert shaped[0]["content"][0] is block  # the budget had nothing to cut
+
+
+async def test_a_single_huge_line_is_one_line_cut_with_a_marker(
+    run_tool, workspace: Workspace
+) -> None:
+    target = workspace.root / "bundle.min.js"
+    target.write_text("x" * 5_000_000)
+    result = await run_tool(ReadTool(), file_path=str(target))
+    assert result.content.count("\n") == 0 and result.content.startswith("     1\t")
+    assert "line cut" in result.content and "offset=" not in result.content
+    assert result.display["lines"] == 1 and result.display["truncated"] is False
+
+
 # --- streaming ---------------------------------------------------------------------
 
 
@@ -215,9 +251,10 @@ async def test_large_file_read_stops_after_the_window(
     monkeypatch.setattr(read_module, "open", counting_open, raising=False)
     result = await run_tool(ReadTool(), file_path=str(large_file))
     body, _, note = result.content.partition("\n\n")
-    assert len(body.split("\n")) == 2000
+    shown = len(body.split("\n"))
+    assert 0 < shown < 2000 and len(body) <= read_module.MAX_OUTPUT_CHARS
     assert "more lines follow" in note  # the total is not counted for a huge file
-    assert "offset=2001" in note
+    assert f"offset={shown + 1}" in note
     assert 0 < pulled[0] < 1_000_000
 
 
