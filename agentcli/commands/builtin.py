@@ -60,21 +60,6 @@ async def model_command(ctx: CommandContext) -> None:
         ctx.output(f"Model: `{ctx.engine.config.model}` · `/model NAME` to change it.")
 
 
-@command("cost", "Show the cost and token usage of this session")
-async def cost_command(ctx: CommandContext) -> None:
-    engine = ctx.engine
-    if engine is None:
-        ctx.error(NOT_READY)
-        return
-    u = engine.usage
-    ctx.output(
-        f"**Total cost:** ${engine.cost_usd:.4f}\n\n"
-        f"- input: {u.input_tokens:,} tokens · output: {u.output_tokens:,} tokens\n"
-        f"- cache read: {u.cache_read_input_tokens:,} · cache write: {u.cache_creation_input_tokens:,}\n"
-        f"- turns: {engine.turns}"
-    )
-
-
 @command("status", "Show the session: version, folder, model, mode, context, settings files")
 async def status_command(ctx: CommandContext) -> None:
     from agentcli import __version__

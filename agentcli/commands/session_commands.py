@@ -2,8 +2,7 @@
 
 Each command's logic is a plain function of the QueryEngine that returns
 markdown (testable without the app); the handlers registered below only call
-them and show the text. `/cost` here replaces the simpler built-in one
-(registering a name again replaces it).
+them and show the text.
 """
 
 from __future__ import annotations

@@ -11,10 +11,6 @@ import asyncio
 from collections.abc import Callable
 
 
-class Aborted(Exception):
-    """Raised inside the engine when the signal fires."""
-
-
 class AbortSignal:
     def __init__(self) -> None:
         self._event = asyncio.Event()

@@ -23,7 +23,6 @@ from collections.abc import Callable
 from typing import Any
 
 EPHEMERAL: dict[str, str] = {"type": "ephemeral"}
-MAX_BREAKPOINTS = 4
 _NOT_CACHEABLE = ("thinking", "redacted_thinking")
 
 
@@ -68,19 +67,6 @@ def _mark_message(message: dict[str, Any]) -> dict[str, Any]:
         blocks[i] = {**block, "cache_control": dict(EPHEMERAL)}
         return {**message, "content": blocks}
     return message
-
-
-def count_breakpoints(request_body: dict[str, Any]) -> int:
-    """How many blocks of a request carry `cache_control` (tools, system, messages)."""
-    total = sum(1 for t in request_body.get("tools") or [] if t.get("cache_control"))
-    system = request_body.get("system")
-    if isinstance(system, list):
-        total += sum(1 for b in system if b.get("cache_control"))
-    for message in request_body.get("messages") or []:
-        content = message.get("content")
-        if isinstance(content, list):
-            total += sum(1 for b in content if isinstance(b, dict) and b.get("cache_control"))
-    return total
 
 
 def request_shaper(

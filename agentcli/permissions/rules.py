@@ -66,11 +66,6 @@ class Rule:
         return any_part_matches([self.specifier], subject) is not None
 
 
-def matches_command(specifier: str, command: str) -> bool:
-    """Does a Bash specifier match any simple command of `command`?"""
-    return any_part_matches([specifier], command) is not None
-
-
 def parse_tool_list(values: list[str] | None, source: str, base: Path | None = None) -> list[Rule]:
     """`--allowedTools "Read,Bash(git diff:*)" Edit` -> rules (commas outside parentheses split)."""
     rules: list[Rule] = []

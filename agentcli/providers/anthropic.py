@@ -55,11 +55,6 @@ class _StreamCut(Exception):
     """The connection ended before `message_stop`."""
 
 
-def has_credentials(env: dict[str, str] | None = None) -> bool:
-    env = os.environ if env is None else env
-    return bool(env.get("ANTHROPIC_API_KEY") or env.get("ANTHROPIC_AUTH_TOKEN"))
-
-
 class AnthropicProvider:
     name = "anthropic"
 

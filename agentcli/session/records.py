@@ -31,7 +31,6 @@ ASSISTANT = "assistant"
 COMPACT_BOUNDARY = "compact_boundary"
 REPAIR = "repair"
 MESSAGE_TYPES = (USER, ASSISTANT)
-KNOWN_TYPES = (SESSION, USER, ASSISTANT, COMPACT_BOUNDARY, REPAIR)
 
 # Meta keys that may go into a record; anything else a listener passes is dropped,
 # so nothing secret can slip into the file through metadata.

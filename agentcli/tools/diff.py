@@ -81,18 +81,6 @@ def build_diff(path: str, old: str, new: str, context: int = CONTEXT_LINES) -> d
     return {"kind": "diff", "path": path, "hunks": hunks, "added": added, "removed": removed}
 
 
-def render_unified(diff: dict[str, Any]) -> str:
-    """A diff record as unified diff text (for logs, transcripts or a plain terminal)."""
-    out = [f"--- {diff['path']}", f"+++ {diff['path']}"]
-    for hunk in diff["hunks"]:
-        out.append(
-            f"@@ -{hunk['old_start']},{hunk['old_lines']} "
-            f"+{hunk['new_start']},{hunk['new_lines']} @@"
-        )
-        out.extend(hunk["lines"])
-    return "\n".join(out)
-
-
 def _start(index: int, length: int) -> int:
     return index + 1 if length else index
 

@@ -413,7 +413,6 @@ class AgentApp(App):
                 self.post_message(PromptInput.Submitted(choice.value.strip()))
                 return
         self.prompt.set_text(new)
-        self._close_popup()
 
     async def on_prompt_input_submitted(self, event: PromptInput.Submitted) -> None:
         text = event.text  # long pastes still folded into placeholders

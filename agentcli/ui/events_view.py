@@ -6,7 +6,7 @@ The engine never knows about any of this.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 
@@ -100,7 +100,3 @@ class EventsView:
                     conv.add_note(Text(error), "warning")
             case _:
                 pass
-
-    @staticmethod
-    def describe(event: Any) -> str:
-        return type(event).__name__

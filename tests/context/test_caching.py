@@ -6,9 +6,22 @@ import copy
 import itertools
 import json
 
-from agentcli.engine.caching import add_cache_breakpoints, count_breakpoints
+from agentcli.engine.caching import add_cache_breakpoints
 from bench.caching_bench import PROMPTS, _write_project, run_session
 from tests.fakeapi import reply, text, tool_use
+
+
+def count_breakpoints(request_body: dict) -> int:
+    """How many blocks of a request carry `cache_control` (tools, system, messages)."""
+    total = sum(1 for t in request_body.get("tools") or [] if t.get("cache_control"))
+    system = request_body.get("system")
+    if isinstance(system, list):
+        total += sum(1 for b in system if b.get("cache_control"))
+    for message in request_body.get("messages") or []:
+        content = message.get("content")
+        if isinstance(content, list):
+            total += sum(1 for b in content if isinstance(b, dict) and b.get("cache_control"))
+    return total
 
 
 def strip_cache_control(value):

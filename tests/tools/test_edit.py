@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from agentcli.tools.base import FileSnapshot, ToolError, Workspace
-from agentcli.tools.diff import build_diff, diff_hunks, render_unified
+from agentcli.tools.diff import build_diff, diff_hunks
 from agentcli.tools.edit import EditInput, EditTool, replace_exact
 from agentcli.tools.fileio import FileChangedError, atomic_write, snapshot_of
 from agentcli.tools.read import ReadTool
@@ -411,13 +411,21 @@ def test_diff_hunks_split_far_apart_changes() -> None:
     assert (hunks[1]["new_start"], hunks[1]["new_lines"]) == (25, 7)
 
 
+def hunk_headers(diff: dict) -> list[str]:
+    """The unified-diff `@@` line of each hunk."""
+    return [
+        f"@@ -{h['old_start']},{h['old_lines']} +{h['new_start']},{h['new_lines']} @@"
+        for h in diff["hunks"]
+    ]
+
+
 def test_diff_of_insertion_into_empty_text() -> None:
     diff = build_diff("n.txt", "", "a\nb\n")
     assert diff["hunks"] == [
         {"old_start": 0, "old_lines": 0, "new_start": 1, "new_lines": 2, "lines": ["+a", "+b"]}
     ]
     assert (diff["added"], diff["removed"]) == (2, 0)
-    assert render_unified(diff).splitlines()[2] == "@@ -0,0 +1,2 @@"
+    assert hunk_headers(diff) == ["@@ -0,0 +1,2 @@"]
 
 
 def test_diff_of_identical_texts_is_empty() -> None:
