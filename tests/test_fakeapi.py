@@ -394,7 +394,9 @@ async def test_hang_before_headers_sends_nothing_until_released(
     assert not task.done()  # not even the status line has arrived
     stuck.release()
     assert await task == "the whole answer"
-    assert fake_api.requests[0].outcome == "complete"
+    request = fake_api.requests[0]
+    assert await asyncio.to_thread(request.finished.wait, 5)
+    assert request.outcome == "complete"
 
 
 async def test_hang_before_headers_ends_when_the_client_gives_up(fake_api: FakeAnthropic) -> None:
