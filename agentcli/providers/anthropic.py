@@ -137,9 +137,10 @@ class AnthropicProvider:
         if failure.status is not None:  # the API answered: the address and network are fine
             return message
         address = str(self._client.base_url).rstrip("/")
+        slow = "; a server that is only slow needs a longer AGENTCLI_STREAM_IDLE_TIMEOUT_MS"
         return (
             f"{message}. Check that {address} is the right address (ANTHROPIC_BASE_URL)"
-            " and that the network is up."
+            f" and that the network is up{slow if failure.silence else ''}."
         )
 
 

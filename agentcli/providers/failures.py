@@ -37,6 +37,7 @@ class Failure:
     status: int | None = None  # None: no HTTP answer came (the address, the network)
     retryable: bool = True
     retry_after: str | None = None  # the server's `retry-after`, in seconds or a date
+    silence: bool = False  # the idle timeout fired: the server may be down, or only slow
 
 
 class StreamCut(Exception):
@@ -50,7 +51,7 @@ def classify(exc: BaseException, sdk: ModuleType, timeouts: Timeouts) -> Failure
     if isinstance(exc, sdk.APIStatusError):
         return _status_failure(exc)
     if isinstance(exc, (sdk.APIConnectionError, OSError)) or _is_transport_error(exc):
-        return Failure(_transport_cause(exc, sdk, timeouts))
+        return _transport_failure(exc, sdk, timeouts)
     return Failure(
         f"Unexpected error from the model API: {type(exc).__name__}: {exc}", retryable=False
     )
@@ -70,31 +71,34 @@ def _status_failure(exc: Any) -> Failure:
     )
 
 
-def _transport_cause(exc: BaseException, sdk: ModuleType, timeouts: Timeouts) -> str:
-    """The innermost cause a person can act on, from the exception chain."""
+def _transport_failure(exc: BaseException, sdk: ModuleType, timeouts: Timeouts) -> Failure:
+    """No HTTP answer: the innermost cause a person can act on, from the exception chain."""
     idle, connect = format_seconds(timeouts.idle_s), format_seconds(timeouts.connect_s)
+    silence = Failure(f"no response for {idle}", silence=True)
     by_name = {
         "ConnectTimeout": f"no connection within {connect}",
-        "ReadTimeout": f"no response for {idle}",
         "WriteTimeout": f"the request could not be sent within {idle}",
         "PoolTimeout": f"no free connection within {idle}",
         "RemoteProtocolError": "the connection closed before the response was complete",
     }
     for error in _chain(exc):
-        if type(error).__name__ in by_name and _is_transport_error(error):
-            return by_name[type(error).__name__]
+        name = type(error).__name__
+        if name == "ReadTimeout" and _is_transport_error(error):
+            return silence
+        if name in by_name and _is_transport_error(error):
+            return Failure(by_name[name])
         if isinstance(error, ConnectionRefusedError):
-            return "connection refused"
+            return Failure("connection refused")
         if isinstance(error, ConnectionResetError):
-            return "connection reset"
+            return Failure("connection reset")
         if isinstance(error, socket.gaierror):
-            return f"host not found ({error.strerror or error})"
+            return Failure(f"host not found ({error.strerror or error})")
         if isinstance(error, ssl.SSLError):
-            return f"TLS failed ({error.reason or error})"
+            return Failure(f"TLS failed ({error.reason or error})")
     if isinstance(exc, sdk.APITimeoutError):
-        return f"no response for {idle}"
+        return silence
     said = [str(error) for error in _chain(exc) if str(error)]
-    return f"connection error: {said[-1] if said else type(exc).__name__}"
+    return Failure(f"connection error: {said[-1] if said else type(exc).__name__}")
 
 
 def _chain(exc: BaseException) -> Iterator[BaseException]:

@@ -81,7 +81,7 @@ class RetryRun:
         limit = f"the retry time limit of {format_seconds(policy.max_total_s)} ({TOTAL_SETTING})"
         left = policy.max_total_s - elapsed
         if left <= 0:
-            raise GiveUp(f"{tried}, {limit}")
+            raise GiveUp(f"{tried}: {limit} is spent")
         if asked is not None and asked >= left:
             raise GiveUp(
                 f"the server asked to wait {format_seconds(asked)}, more than the "
@@ -120,7 +120,7 @@ def format_seconds(seconds: float) -> str:
     if seconds <= 0:
         return "0 s"
     if seconds < 1:
-        return f"{seconds:.2g} s"
+        return f"{seconds:.1g} s"
     whole = round(seconds)
     if whole < 60:
         return f"{whole} s"

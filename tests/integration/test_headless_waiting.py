@@ -137,7 +137,7 @@ def test_the_time_budget_ends_the_retrying_before_max_retries(fake_api, project)
     assert error.startswith(
         f"agentcli: error: no response for 0.2 s; gave up after {attempts} attempts in "
     )
-    assert "retry time limit of 1 s (AGENTCLI_RETRY_MAX_TOTAL_MS)" in error
+    assert "the retry time limit of 1 s (AGENTCLI_RETRY_MAX_TOTAL_MS) is spent" in error
 
 
 def test_a_long_retry_after_ends_the_retrying_and_says_what_the_server_asked(fake_api, project):
