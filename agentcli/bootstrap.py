@@ -21,7 +21,7 @@ from agentcli.permissions.gate import PermissionGate
 from agentcli.permissions.policy import PermissionPolicy
 from agentcli.permissions.types import Approver
 from agentcli.providers.base import Provider
-from agentcli.providers.retry import RetryPolicy
+from agentcli.providers.tuning import ApiTuning
 from agentcli.session.attach import attach_session
 from agentcli.session.loader import LoadedSession
 from agentcli.tools.base import Workspace
@@ -61,23 +61,16 @@ def resolve_model(options: Options) -> str:
     return options.model or os.environ.get("AGENTCLI_MODEL") or DEFAULT_MODEL
 
 
-def retry_policy_from_env() -> RetryPolicy:
-    """AGENTCLI_MAX_RETRIES / AGENTCLI_RETRY_BASE_DELAY_MS tune retries (tests set 0 ms)."""
-    policy = RetryPolicy()
-    max_retries = os.environ.get("AGENTCLI_MAX_RETRIES")
-    base_ms = os.environ.get("AGENTCLI_RETRY_BASE_DELAY_MS")
-    return RetryPolicy(
-        max_retries=int(max_retries) if max_retries else policy.max_retries,
-        base_delay_s=float(base_ms) / 1000 if base_ms else policy.base_delay_s,
-        max_delay_s=policy.max_delay_s,
-    )
+def make_provider(tuning: ApiTuning | None = None) -> Provider:
+    """The Anthropic provider. Raises ModelError (with how to fix it) without a key.
 
-
-def make_provider() -> Provider:
-    """The Anthropic provider. Raises ModelError (with how to fix it) without a key."""
+    `tuning`: retries and timeouts, by default read from the environment; a front end
+    reads it first (`ApiTuning.from_env()`) to show its `problems`.
+    """
     from agentcli.providers.anthropic import AnthropicProvider
 
-    return AnthropicProvider(retry=retry_policy_from_env())
+    tuning = tuning or ApiTuning.from_env()
+    return AnthropicProvider(retry=tuning.retry, timeouts=tuning.timeouts)
 
 
 def build_engine(

@@ -71,7 +71,9 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="ID",
         help="resume a conversation: by session ID, or pick one from a list",
     )
-    parser.add_argument("--verbose", action="store_true", help="headless: report retries")
+    parser.add_argument(
+        "--verbose", action="store_true", help="headless: print informational notices too"
+    )
     return parser
 
 

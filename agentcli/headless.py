@@ -44,6 +44,7 @@ async def _run(args: Any, prompt: str, importer: threading.Thread) -> int:
     from agentcli.permissions.gate import headless_approver
     from agentcli.permissions.session_setup import engine_startup_notices
     from agentcli.providers.base import ModelError, close_provider
+    from agentcli.providers.tuning import ApiTuning
     from agentcli.session.attach import SessionNotFound, finish_session, resumed_for_headless
     from agentcli.shutdown import exit_status
 
@@ -62,8 +63,11 @@ async def _run(args: Any, prompt: str, importer: threading.Thread) -> int:
     for notice in engine_startup_notices(engine):  # skipped settings files, bypass warning
         print(f"agentcli: warning: {notice.text}", file=sys.stderr)
     importer.join()
+    tuning = ApiTuning.from_env()
+    for problem in tuning.problems:  # a malformed AGENTCLI_* timing: its default is used
+        print(f"agentcli: warning: {problem}", file=sys.stderr)
     try:
-        engine.provider = make_provider()
+        engine.provider = make_provider(tuning)
     except ModelError as error:
         print(f"agentcli: error: {error.message}", file=sys.stderr)
         return EXIT_ERROR

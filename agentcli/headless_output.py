@@ -103,22 +103,11 @@ class Output:
             case UserMessage(message=message):
                 if self.fmt == "stream-json":
                     self._line({"type": "user", "message": message, "session_id": self.session_id})
-            case ApiRetry(attempt=attempt, max_retries=most, delay_s=delay, error=err, status=st):
+            case ApiRetry() as retry:
                 if self.fmt == "stream-json":
-                    self._line(
-                        {
-                            "type": "system",
-                            "subtype": "api_retry",
-                            "attempt": attempt,
-                            "max_retries": most,
-                            "retry_delay_ms": int(delay * 1000),
-                            "error_status": st,
-                            "error": err,
-                            "session_id": self.session_id,
-                        }
-                    )
-                elif self.verbose:
-                    print(f"agentcli: retrying ({attempt}/{most}): {err}", file=sys.stderr)
+                    self._line(self._retry_line(retry))
+                else:  # at once, verbose or not: waiting on the API must never look like a hang
+                    print(f"agentcli: {retry.describe()}", file=sys.stderr)
             case Notice(text=text, level=level):
                 if level != "info" or self.verbose:
                     print(f"agentcli: {text}", file=sys.stderr)
@@ -137,9 +126,34 @@ class Output:
         if summary.is_error:
             print(f"agentcli: error: {describe_failure(summary)}", file=sys.stderr)
 
+    def _retry_line(self, retry: ApiRetry) -> dict[str, Any]:
+        """Claude Code's `system/api_retry` message, plus the cause in words."""
+        return {
+            "type": "system",
+            "subtype": "api_retry",
+            "attempt": retry.attempt,
+            "max_retries": retry.max_retries,
+            "retry_delay_ms": round(retry.delay_s * 1000),
+            "error_status": retry.status,
+            "error": retry_category(retry.status),
+            "error_message": retry.error,
+            "session_id": self.session_id,
+        }
+
     def _line(self, obj: dict[str, Any]) -> None:
         self.out.write(json.dumps(obj, ensure_ascii=False) + "\n")
         self.out.flush()
+
+
+def retry_category(status: int | None) -> str:
+    """Claude Code's `error` value for a retried request (`SDKAssistantMessageError`)."""
+    if status == 429:
+        return "rate_limit"
+    if status == 529:
+        return "overloaded"
+    if status is not None and status >= 500:
+        return "server_error"
+    return "unknown"  # no HTTP answer (connection, timeout), or a 408 / 409
 
 
 def describe_failure(summary: RunSummary) -> str:

@@ -17,6 +17,12 @@ def isolated_home(tmp_path_factory, monkeypatch):
         "ANTHROPIC_AUTH_TOKEN",
         "ANTHROPIC_BASE_URL",
         "AGENTCLI_MODEL",
+        # How patient agentcli is with the API: a developer's own settings must not leak in.
+        "AGENTCLI_MAX_RETRIES",
+        "AGENTCLI_RETRY_BASE_DELAY_MS",
+        "AGENTCLI_RETRY_MAX_TOTAL_MS",
+        "AGENTCLI_STREAM_IDLE_TIMEOUT_MS",
+        "API_TIMEOUT_MS",
     ):
         monkeypatch.delenv(name, raising=False)
     return home

@@ -379,6 +379,47 @@ async def test_hang_released_finishes_the_stream(
     assert await task == "first part, then the rest"
 
 
+async def test_hang_before_headers_sends_nothing_until_released(
+    fake_api: FakeAnthropic, client: anthropic.AsyncAnthropic
+) -> None:
+    stuck = hang(reply("the whole answer"), before_headers=True)
+    fake_api.enqueue(stuck)
+
+    async def consume() -> str:
+        async with client.messages.stream(model=MODEL, max_tokens=10, messages=HELLO) as stream:
+            return await stream.get_final_text()
+
+    task = asyncio.create_task(consume())
+    assert await asyncio.to_thread(stuck.reached.wait, 5)
+    assert not task.done()  # not even the status line has arrived
+    stuck.release()
+    assert await task == "the whole answer"
+    request = fake_api.requests[0]
+    assert await asyncio.to_thread(request.finished.wait, 5)
+    assert request.outcome == "complete"
+
+
+async def test_hang_before_headers_ends_when_the_client_gives_up(fake_api: FakeAnthropic) -> None:
+    fake_api.enqueue(hang(before_headers=True))
+    async with anthropic.AsyncAnthropic(
+        base_url=fake_api.base_url,
+        api_key="k",
+        max_retries=0,
+        timeout=anthropic.Timeout(0.05, connect=5.0),
+    ) as sdk:
+        # The SDK's read timeout counts the wait for the status line too.
+        with pytest.raises(anthropic.APITimeoutError):
+            await sdk.messages.create(model=MODEL, max_tokens=10, messages=HELLO, stream=True)
+    request = fake_api.requests[0]
+    assert await asyncio.to_thread(request.finished.wait, 5)
+    assert request.outcome == "client_disconnected"
+
+
+def test_hang_takes_either_a_point_in_the_stream_or_before_the_headers() -> None:
+    with pytest.raises(ValueError):
+        hang(after_events=2, before_headers=True)
+
+
 async def test_stop_ends_a_hung_stream() -> None:
     stuck = hang(after_events=2)
     server = FakeAnthropic([stuck]).start()
@@ -683,6 +724,7 @@ def test_scenario_format_and_echo() -> None:
                 "plain",
                 {"cut_after_events": 4, "text": "partial"},
                 {"hang_after_events": 3, "blocks": [{"type": "text", "text": "wait"}]},
+                {"hang_before_headers": True, "text": "late"},
                 {"stream_error_after_events": 2, "text": "x"},
                 {"error": 529},
             ],
@@ -690,7 +732,8 @@ def test_scenario_format_and_echo() -> None:
         }
     )
     kinds = [type(r).__name__ for r in scenario.responses]
-    assert kinds == ["Reply", "CutStream", "Hang", "StreamError", "HttpError"]
+    assert kinds == ["Reply", "CutStream", "Hang", "Hang", "StreamError", "HttpError"]
+    assert scenario.responses[3].before_headers and not scenario.responses[2].before_headers
     with pytest.raises(ScenarioError):
         parse_scenario([{"text": "a", "blocks": []}])
 

@@ -16,6 +16,7 @@ from enum import StrEnum
 from typing import Any
 
 from agentcli.engine.usage import Usage
+from agentcli.providers.retry import format_seconds
 
 
 class EndReason(StrEnum):
@@ -62,6 +63,11 @@ class ApiRetry:
     delay_s: float
     error: str
     status: int | None = None
+
+    def describe(self) -> str:
+        """`retrying in 4 s (2/8): connection refused`: the words every front end shows."""
+        delay = format_seconds(self.delay_s)
+        return f"retrying in {delay} ({self.attempt}/{self.max_retries}): {self.error}"
 
 
 @dataclass(frozen=True, slots=True)

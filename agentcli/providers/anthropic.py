@@ -8,11 +8,15 @@ tool input JSON once, at the block's end.
 The SDK's own retries are off (`max_retries=0`): retrying happens here, so
 each retry can be reported to the person as an event, and so a stream that
 breaks *after* content arrived is never silently replayed.
+
+Waiting is bounded at the HTTP level: a short connect timeout, and a read
+timeout that is "no byte for N s", counted for the response's headers and
+between any two chunks alike (httpx applies it to every socket read). When it
+fires, the response is closed, which closes its connection.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 from collections.abc import AsyncIterator
@@ -31,19 +35,8 @@ from agentcli.providers.base import (
     TextChunk,
     ThinkingChunk,
 )
-from agentcli.providers.retry import RetryPolicy, is_retryable_status
-
-# SSE `error` events arrive inside a 200 response; their type says what happened.
-_ERROR_TYPE_STATUS = {
-    "invalid_request_error": 400,
-    "authentication_error": 401,
-    "permission_error": 403,
-    "not_found_error": 404,
-    "request_too_large": 413,
-    "rate_limit_error": 429,
-    "api_error": 500,
-    "overloaded_error": 529,
-}
+from agentcli.providers.failures import Failure, StreamCut, classify
+from agentcli.providers.retry import GiveUp, RetryPolicy, RetryRun, Timeouts
 
 NO_KEY_MESSAGE = (
     "No API key found. Set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN) in your environment, "
@@ -51,8 +44,6 @@ NO_KEY_MESSAGE = (
 )
 
 
-class _StreamCut(Exception):
-    """The connection ended before `message_stop`."""
 
 
 class AnthropicProvider:
@@ -65,7 +56,7 @@ class AnthropicProvider:
         auth_token: str | None = None,
         base_url: str | None = None,
         retry: RetryPolicy | None = None,
-        timeout_s: float = 600.0,
+        timeouts: Timeouts | None = None,
     ) -> None:
         api_key = api_key or os.environ.get("ANTHROPIC_API_KEY")
         auth_token = auth_token or os.environ.get("ANTHROPIC_AUTH_TOKEN")
@@ -74,14 +65,15 @@ class AnthropicProvider:
         import anthropic
 
         self._anthropic = anthropic
+        self.retry = retry or RetryPolicy()
+        self.timeouts = timeouts or Timeouts()
         self._client = anthropic.AsyncAnthropic(
             api_key=api_key,
             auth_token=auth_token,
             base_url=base_url or os.environ.get("ANTHROPIC_BASE_URL") or None,
             max_retries=0,
-            timeout=timeout_s,
+            timeout=anthropic.Timeout(self.timeouts.idle_s, connect=self.timeouts.connect_s),
         )
-        self.retry = retry or RetryPolicy()
 
     async def aclose(self) -> None:
         """Close the HTTP client while its event loop still runs (no stray warnings)."""
@@ -90,7 +82,7 @@ class AnthropicProvider:
     async def stream(
         self, request: ModelRequest, abort: AbortSignal
     ) -> AsyncIterator[ProviderEvent]:
-        attempt = 0
+        retries = RetryRun(self.retry)
         while True:
             state = _StreamState()
             try:
@@ -98,14 +90,17 @@ class AnthropicProvider:
                     yield event
                 return
             except Exception as exc:
-                status, message, retryable = self._classify(exc)
-                if state.content_started or not retryable or attempt >= self.retry.max_retries:
-                    if state.content_started and retryable:
-                        message = f"{message} (the response was cut off midway)"
-                    raise ModelError(message, status=status) from exc
-                attempt += 1
-                delay = self.retry.delay(attempt, _retry_after(exc))
-                yield Retrying(attempt, self.retry.max_retries, delay, message, status)
+                failure = classify(exc, self._anthropic, self.timeouts)
+                if state.content_started or not failure.retryable:
+                    message = _final_message(failure, state.content_started)
+                    raise ModelError(message, status=failure.status) from exc
+                try:
+                    delay = retries.next_delay(failure.retry_after)
+                except GiveUp as spent:
+                    raise ModelError(self._gave_up(failure, spent), status=failure.status) from exc
+                yield Retrying(
+                    retries.retries, self.retry.max_retries, delay, failure.cause, failure.status
+                )
                 if await abort.sleep(delay):
                     return
 
@@ -131,27 +126,28 @@ class AnthropicProvider:
         finally:
             await stream.close()
         if not state.finished:
-            raise _StreamCut("the connection closed before the response was complete")
+            raise StreamCut("the connection closed before the response was complete")
 
-    def _classify(self, exc: BaseException) -> tuple[int | None, str, bool]:
-        """(status, message for the person, retryable?) for an exception."""
-        sdk = self._anthropic
-        if isinstance(exc, _StreamCut):
-            return None, f"Stream interrupted: {exc}", True
-        if isinstance(exc, sdk.APIStatusError):
-            error = _error_body(exc.body)
-            status = exc.status_code
-            if status == 200 and error:  # an `error` event inside the stream
-                status = _ERROR_TYPE_STATUS.get(error.get("type", ""), 500)
-            message = error.get("message") if error else None
-            text = f"API Error {status}: {message or exc.message}"
-            return status, text, is_retryable_status(status)
-        if isinstance(exc, sdk.APIConnectionError):
-            cause = exc.__cause__ or exc
-            return None, f"Connection error: {cause or exc.message}", True
-        if isinstance(exc, (OSError, asyncio.TimeoutError)) or _is_transport_error(exc):
-            return None, f"Connection error: {exc or type(exc).__name__}", True
-        return None, f"Unexpected error from the model API: {type(exc).__name__}: {exc}", False
+    def _gave_up(self, failure: Failure, spent: GiveUp) -> str:
+        """The final word on a request retried in vain: what, how long, what to check."""
+        message = f"{failure.cause}; {spent.reason}"
+        if failure.status is not None:  # the API answered: the address and network are fine
+            return message
+        address = str(self._client.base_url).rstrip("/")
+        slow = "; a server that is only slow needs a longer AGENTCLI_STREAM_IDLE_TIMEOUT_MS"
+        return (
+            f"{message}. Check that {address} is the right address (ANTHROPIC_BASE_URL)"
+            f" and that the network is up{slow if failure.silence else ''}."
+        )
+
+
+def _final_message(failure: Failure, content_started: bool) -> str:
+    if content_started and failure.retryable:
+        return (
+            f"{failure.cause}: the response was cut off midway"
+            " (not retried, since part of it had already arrived)"
+        )
+    return failure.cause
 
 
 class _StreamState:
@@ -229,33 +225,3 @@ def _parse_tool_input(text: str) -> dict[str, Any]:
     except json.JSONDecodeError:
         return {"__invalid_json__": text}
     return value if isinstance(value, dict) else {"__invalid_json__": text}
-
-
-def _error_body(body: object) -> dict[str, Any] | None:
-    if isinstance(body, dict):
-        error = body.get("error")
-        if isinstance(error, dict):
-            return error
-        if "type" in body and "message" in body:
-            return body
-    return None
-
-
-def _retry_after(exc: BaseException) -> str | None:
-    response = getattr(exc, "response", None)
-    headers = getattr(response, "headers", None)
-    if headers is None:
-        return None
-    millis = headers.get("retry-after-ms")
-    if millis:
-        try:
-            return str(float(millis) / 1000)
-        except ValueError:
-            pass
-    return headers.get("retry-after")
-
-
-def _is_transport_error(exc: BaseException) -> bool:
-    """httpx / httpx2 transport errors raised while iterating a stream."""
-    module = type(exc).__module__ or ""
-    return module.split(".")[0] in ("httpx", "httpx2", "httpcore", "httpcore2", "h11")

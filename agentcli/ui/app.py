@@ -204,6 +204,7 @@ class AgentApp(App):
         """Build the engine, then the provider (slow SDK import), off the UI thread."""
         from agentcli.bootstrap import build_engine, make_provider
         from agentcli.providers.base import ModelError
+        from agentcli.providers.tuning import ApiTuning
 
         if self.engine is None:
             options = self._options()
@@ -220,8 +221,11 @@ class AgentApp(App):
         if not self.load_provider:
             self.call_from_thread(self._engine_ready)
             return
+        tuning = ApiTuning.from_env()
+        for problem in tuning.problems:  # a malformed AGENTCLI_* timing: its default is used
+            self.call_from_thread(self.note, problem, "warning")
         try:
-            provider = make_provider()
+            provider = make_provider(tuning)
         except ModelError as error:
             self.call_from_thread(self._provider_failed, error.message)
             return

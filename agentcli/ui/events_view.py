@@ -55,11 +55,9 @@ class EventsView:
                 self.status_line.set_verb("Thinking")
                 self.streamed_chars += len(text)
                 self.status_line.output_tokens = self.streamed_chars // 4
-            case ApiRetry(attempt=attempt, max_retries=most, delay_s=delay, error=error):
-                conv.add_note(
-                    Text(f"{error} · retrying in {delay:.0f}s (attempt {attempt}/{most})"),
-                    "warning",
-                )
+            case ApiRetry() as retry:
+                words = retry.describe()
+                conv.add_note(Text(words[0].upper() + words[1:]), "warning")
             case AssistantMessage(usage=usage):
                 await conv.finish_answer()
                 self.streamed_chars = 0

@@ -108,6 +108,8 @@ def parse_response(spec: Any) -> Response:
         return cut_stream(message, after_events=int(spec["cut_after_events"]))
     if "hang_after_events" in spec:
         return hang(message, after_events=int(spec["hang_after_events"]))
+    if spec.get("hang_before_headers"):
+        return hang(message, before_headers=True)
     if "stream_error_after_events" in spec:
         return stream_error(
             message,

@@ -85,14 +85,17 @@ class CutStream:
 class Hang:
     """Send the first `after_events` events of `reply`, then block on `gate`.
 
-    The stream resumes when the test calls `release()`; it ends without the rest when
-    the client disconnects or the server stops. `reached` is set once the server is
+    With `before_headers`, block before the status line instead: a server that accepts
+    the request and never answers. The response goes on (in full, when blocked before
+    the headers) when the test calls `release()`; it ends without the rest when the
+    client disconnects or the server stops. `reached` is set once the server is
     blocked, so a test can wait for "mid-stream" without sleeping.
     """
 
     reply: Reply
     after_events: int | None = None
     gate: Gate = field(default_factory=Gate)
+    before_headers: bool = False
 
     @property
     def reached(self) -> threading.Event:
@@ -223,8 +226,19 @@ def cut_stream(
     )
 
 
-def hang(response: Reply | None = None, *, after_events: int | None = None) -> Hang:
-    return Hang(reply=response or reply(text(_UNFINISHED)), after_events=after_events)
+def hang(
+    response: Reply | None = None,
+    *,
+    after_events: int | None = None,
+    before_headers: bool = False,
+) -> Hang:
+    if before_headers and after_events is not None:
+        raise ValueError("hang: before_headers sends no events; drop after_events")
+    return Hang(
+        reply=response or reply(text(_UNFINISHED)),
+        after_events=after_events,
+        before_headers=before_headers,
+    )
 
 
 def stream_error(

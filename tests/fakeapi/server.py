@@ -272,10 +272,10 @@ class _Handler(BaseHTTPRequestHandler):
     def _whole(
         self, app: FakeAnthropic, request: RecordedRequest, response: Response, data: bytes
     ) -> None:
-        request.status = 200
-        app.record(request)
-        self._head(
-            200,
+        self._start(
+            app,
+            request,
+            response,
             [
                 ("Content-Type", "application/json"),
                 ("Content-Length", str(len(data))),
@@ -286,9 +286,28 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(data[: len(data) // 2])
             request.outcome = "cut"
             return self._abort(reset=response.reset)
-        if isinstance(response, Hang) and response.gate.wait(self.connection) != "released":
-            raise _ClientGone
+        if isinstance(response, Hang) and not response.before_headers:
+            self._hold(response)
         self._send(data)
+
+    def _start(
+        self,
+        app: FakeAnthropic,
+        request: RecordedRequest,
+        response: Response,
+        headers: Iterable[tuple[str, str]],
+    ) -> None:
+        """Record the 200 and send its headers; a hang before the headers blocks first."""
+        request.status = 200
+        app.record(request)
+        if isinstance(response, Hang) and response.before_headers:
+            self._hold(response)
+        self._head(200, headers)
+
+    def _hold(self, response: Hang) -> None:
+        """Block on the hang's gate; a client that leaves (or a stop) ends the response."""
+        if response.gate.wait(self.connection) != "released":
+            raise _ClientGone
 
     def _chunk(self, data: bytes) -> None:
         self._send(b"%x\r\n%s\r\n" % (len(data), data))
@@ -300,10 +319,10 @@ class _Handler(BaseHTTPRequestHandler):
     def _stream(
         self, app: FakeAnthropic, request: RecordedRequest, response: Response, events: list[Event]
     ) -> None:
-        request.status = 200
-        app.record(request)
-        self._head(
-            200,
+        self._start(
+            app,
+            request,
+            response,
             [
                 ("Content-Type", "text/event-stream; charset=utf-8"),
                 ("Cache-Control", "no-cache"),
@@ -311,8 +330,9 @@ class _Handler(BaseHTTPRequestHandler):
                 ("request-id", app.new_request_id()),
             ],
         )
-        split = len(events)
-        if not isinstance(response, Reply):
+        split = len(events)  # a hang before the headers sends the whole stream once released
+        held_whole = isinstance(response, Hang) and response.before_headers
+        if not isinstance(response, Reply) and not held_whole:
             wanted = response.after_events
             split = len(events) // 2 if wanted is None else max(0, min(wanted, len(events)))
         self._events(events[:split])
@@ -325,8 +345,8 @@ class _Handler(BaseHTTPRequestHandler):
             request.error = response.message
             request.outcome = "stream_error"
         else:
-            if isinstance(response, Hang) and response.gate.wait(self.connection) != "released":
-                raise _ClientGone
+            if isinstance(response, Hang) and not response.before_headers:
+                self._hold(response)
             self._events(events[split:])
         self._send(b"0\r\n\r\n")
 

@@ -213,7 +213,7 @@ def test_stream_json_reports_api_retries(fake_api, project):
     lines = [json.loads(line) for line in done.stdout.splitlines()]
     (retry,) = [line for line in lines if line.get("subtype") == "api_retry"]
     assert retry["attempt"] == 1 and retry["error_status"] == 429
-    assert "API Error 429" in retry["error"]
+    assert retry["error"] == "rate_limit" and "API Error 429" in retry["error_message"]
     assert lines[-1]["result"] == "after the retry" and done.returncode == 0
 
 
