@@ -18,6 +18,13 @@ FOLD_LINES = 10
 FOLD_CHARS = 1000
 
 _PLACEHOLDER = re.compile(r"\[Pasted text #(\d+) \+\d+ lines?\]")
+_CARRIAGE_RETURN = re.compile(r"\r\n?")
+
+
+def normalise_newlines(text: str) -> str:
+    """Terminals deliver a paste's line breaks as CR (the Enter key), sometimes CRLF;
+    the prompt (like the TextArea it is) keeps LF."""
+    return _CARRIAGE_RETURN.sub("\n", text)
 
 
 def is_long(text: str) -> bool:
@@ -37,6 +44,7 @@ class PastedTexts:
 
     def fold(self, text: str) -> str:
         """What to insert for a paste: the text itself when short, else a placeholder."""
+        text = normalise_newlines(text)
         if not is_long(text):
             return text
         number = len(self._texts) + 1

@@ -226,3 +226,17 @@ async def test_an_answer_that_arrives_in_one_chunk_is_rendered(tmp_path):
         answer = app.conversation.query(".assistant-message").last()
         await wait_for(pilot, lambda: answer.region.height > 0, "the answer on screen")
         assert answer.source == "Short and whole."
+
+
+async def test_a_paste_whose_lines_end_in_cr_counts_and_sends_lf_lines(tmp_path):
+    """Terminals deliver pasted line breaks as CR; the placeholder counts them."""
+    app = make_app(ScriptedProvider(Response([text("ok")])), tmp_path)
+    pasted = "\r".join(str(n) for n in range(1, 301)) + "\r"
+    async with app.run_test() as pilot:
+        app.post_message(events.Paste(pasted))
+        await wait_for(pilot, lambda: "[Pasted" in app.prompt.text, "the placeholder")
+        assert app.prompt.text == "[Pasted text #1 +300 lines]"
+        await pilot.press("enter")
+        await idle(pilot, app)
+        expected = "".join(f"{n}\n" for n in range(1, 301))
+        assert app.engine.messages[0]["content"] == [text(expected)]
