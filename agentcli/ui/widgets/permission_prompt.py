@@ -5,6 +5,10 @@ field where the person can tell the model what to do instead (Enter there
 denies with that text). Keys that arrive within `guard_s` of the prompt
 appearing are ignored: they were typed for the prompt input, not as an
 answer to a question the person has not seen yet.
+
+What the tool will do is shown exactly: any control character in the
+command, the summary or the reason is drawn as a symbol (`␛`, `␍`), never
+obeyed, so nothing (a `\r`, an escape sequence) can hide part of it.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from textual.containers import Vertical
 from textual.widgets import Input, Static
 
 from agentcli.permissions.types import PermissionAnswer, PermissionRequest
+from agentcli.terminal_text import visible_controls
 from agentcli.ui.widgets.diff_view import DiffView
 
 GUARD_S = 0.25
@@ -71,18 +76,19 @@ class PermissionPrompt(Vertical, can_focus=True):
         title = {"Bash": "Bash command", "Edit": "Edit file", "Write": "Write file"}.get(
             req.tool_name, f"Use {req.tool_name}"
         )
-        yield Static(Text(title, style="bold"), classes="permission-title")
+        yield Static(Text(visible_controls(title), style="bold"), classes="permission-title")
         body = req.subject or req.summary or ""
         if body:
-            yield Static(Text(body), classes="permission-subject")
+            yield Static(Text(visible_controls(body)), classes="permission-subject")
         diff = edit_preview(req) if req.tool_name in ("Edit", "Write") else None
         if diff is not None:
             yield DiffView(diff, classes="permission-diff")
         if req.reason:
-            yield Static(Text(f"({req.reason})", style="dim"), classes="permission-reason")
+            reason = Text(f"({visible_controls(req.reason)})", style="dim")
+            yield Static(reason, classes="permission-reason")
         question = Text("Do you want to proceed?\n", style="bold")
         question.append("  1. Yes  (1/y)\n")
-        question.append(f"  2. {scope_hint(req)}  (2/a)\n")
+        question.append(f"  2. {visible_controls(scope_hint(req))}  (2/a)\n")
         question.append("  3. No, and tell the model what to do differently  (3/n/esc)")
         yield Static(question, classes="permission-options")
         yield Input(
