@@ -26,8 +26,9 @@ module can only be looked at:
   parsed: sequences and controls are dropped, line endings kept for the parser.
 
 It sits at the top of the package, beside the front ends rather than in one,
-because both use it: the Textual app and headless `-p`. It needs only rich
-(`Text`, `Style`), never Textual, so headless stays light.
+because both use it: the Textual app and headless `-p`. It needs rich (for
+`Text` and `Style`), never Textual; headless imports it only when a terminal
+is there to protect.
 
 Columns are counted in characters, not cells: a `\\r` overwrite over wide
 (CJK, emoji) characters may differ from a terminal's by a cell or two, which
@@ -39,7 +40,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from functools import lru_cache
-from typing import NamedTuple, Protocol
+from itertools import accumulate, groupby
+from operator import itemgetter
+from typing import Protocol
 
 from rich.ansi import SGR_STYLE_MAP
 from rich.color import Color
@@ -47,12 +50,15 @@ from rich.style import Style
 from rich.text import Span, Text
 
 ESC = "\x1b"
-# Everything the scanner must look at: C0 controls but tab, DEL, C1 controls.
-_SPECIAL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f]")
-# The next thing to look at: a whole SGR sequence (group 1: its parameters) or a special.
-_NEXT = re.compile(r"\x1b\[([0-9;]{0,64})m|[\x00-\x08\x0a-\x1f\x7f-\x9f]")
-# The same without newline: a chunk without any of these only needs splitting.
-_SPECIAL_BUT_NEWLINE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# A whole SGR sequence (colours, bold...); group 1 is its parameters.
+_SGR = re.compile(r"\x1b\[([0-9;:]{0,128})m")
+# What the scanner must look at one by one: anything but text, newlines and
+# whole SGRs. What lies between two of those is cut by `_SGR.split` and
+# handed to the sink in bulk (for most output, that is the whole chunk).
+_CONTROL_BUT_NEWLINE_ESC = re.compile(r"[\x00-\x08\x0b-\x1a\x1c-\x1f\x7f-\x9f]")
+_ESC_NOT_SGR = re.compile(r"\x1b(?!\[[0-9;:]{0,128}m)")
+# Every control character but newline and tab: text without any is safe as it is.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 # What markdown source must not keep: the same, but carriage return too is the parser's.
 _MARKDOWN_SPECIAL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 # CSI: parameters and intermediates, then a final byte (absent: cut or malformed).
@@ -69,19 +75,23 @@ MAX_HELD = 1024
 
 
 class _Sink(Protocol):
+    def simple(self, pieces: list[str]) -> None:
+        """Text (with newlines) and SGR parameters alternating, text first and last."""
+
     def text(self, run: str) -> None: ...
-    def newline(self) -> None: ...
     def carriage_return(self) -> None: ...
     def backspace(self) -> None: ...
     def sgr(self, params: str) -> None: ...
 
 
 class _Scanner:
-    """Splits text into printable runs and the few controls that matter.
+    """Splits text into what is shown and the few controls that matter.
 
-    Calls its sink for each; everything else is consumed and dropped. Between
-    chunks it remembers an incomplete sequence (held back, at most `MAX_HELD`
-    characters) and whether it is inside a control string.
+    Text with its newlines and whole SGRs goes to the sink in bulk (`simple`);
+    a carriage return, a backspace and an SGR met alone go one by one; all
+    else is consumed and dropped. Between chunks it remembers an incomplete
+    sequence (held back, at most `MAX_HELD` characters) and whether it is
+    inside a control string.
     """
 
     __slots__ = ("_held", "_in_string", "_sink")
@@ -101,49 +111,38 @@ class _Scanner:
         s = self._held + chunk if self._held else chunk
         self._held = ""
         pos = self._string_end(s, 0, final) if self._in_string else 0
-        if pos == 0 and _SPECIAL_BUT_NEWLINE.search(s) is None:
-            self._lines_only(s)
-        else:
-            self._scan(s, pos, final)
+        self._scan(s, pos, final)
         if final:
             self._held = ""
             self._in_string = False
 
-    def _lines_only(self, s: str) -> None:
-        sink = self._sink
-        first, *rest = s.split("\n")
-        if first:
-            sink.text(first)
-        for line in rest:
-            sink.newline()
-            if line:
-                sink.text(line)
-
     def _scan(self, s: str, pos: int, final: bool) -> None:
-        sink, end, search = self._sink, len(s), _NEXT.search
+        sink, end = self._sink, len(s)
+        control = escape = -1  # where the next of each is, once looked for
         while pos < end:
-            found = search(s, pos)
-            if found is None:
-                sink.text(s[pos:])
+            # The next thing to look at one by one: a control other than
+            # newline and ESC, or an ESC that does not start a whole SGR.
+            # (Two plain searches are much faster than one with both.)
+            if control < pos:
+                found = _CONTROL_BUT_NEWLINE_ESC.search(s, pos)
+                control = end if found is None else found.start()
+            if escape < pos:
+                found = _ESC_NOT_SGR.search(s, pos)
+                escape = end if found is None else found.start()
+            stop = min(control, escape)
+            if stop > pos:  # text, newlines and whole SGRs: handed over in bulk
+                simple = s[pos:stop]
+                sink.simple(_SGR.split(simple) if ESC in simple else [simple])
+            if stop == end:
                 return
-            at = found.start()
-            if at > pos:
-                sink.text(s[pos:at])
-            sgr = found.group(1)
-            if sgr is not None:  # the commonest sequence, matched whole
-                sink.sgr(sgr)
-                pos = found.end()
-                continue
-            char = s[at]
-            pos = at + 1
-            if char == "\n":
-                sink.newline()
-            elif char == "\r":
+            char = s[stop]
+            pos = stop + 1
+            if char == "\r":
                 sink.carriage_return()
             elif char == "\b":
                 sink.backspace()
             elif char == ESC or char >= "\x80":
-                pos = self._sequence(s, at, final)
+                pos = self._sequence(s, stop, final)
             # any other control is dropped
 
     def _sequence(self, s: str, at: int, final: bool) -> int:
@@ -241,15 +240,9 @@ def _extended_color(codes: Iterable[int]) -> Color | None:
 
 # -- lines as a terminal shows them -------------------------------------------
 
-
-class Line(NamedTuple):
-    """One shown line: its text and the styles over it."""
-
-    plain: str
-    spans: tuple[Span, ...] = ()
-
-
-EMPTY_LINE = Line("")
+Run = tuple[str, Style | None]
+Line = list[Run]
+"""One shown line: its text in runs of one style each (no empty run)."""
 
 
 class _Lines:
@@ -266,10 +259,49 @@ class _Lines:
         self.styled = styled
         self.style: Style | None = None
         self.done: list[Line] = []
-        self._runs: list[tuple[str, Style | None]] = []
+        self._runs: Line = []
         self._cells: list[str] | None = None
         self._cell_styles: list[Style | None] = []
         self._col = 0
+
+    def simple(self, pieces: list[str]) -> None:
+        if self._cells is not None:
+            pieces = self._end_overwritten_line(pieces)
+            if not pieces:
+                return
+        texts = pieces[::2]
+        if self.styled and len(pieces) > 1:
+            # (Not `initial=`: accumulate takes None there for "no initial value".)
+            styles = list(accumulate([self.style, *pieces[1::2]], apply_sgr))
+        else:
+            styles = [self.style] * len(texts)
+        runs, done = self._runs, self.done
+        for text, style in zip(texts, styles, strict=True):
+            if "\n" in text:
+                first, *lines, rest = text.split("\n")
+                if first:
+                    runs.append((first, style))
+                done.append(runs)
+                done.extend([[(line, style)] if line else [] for line in lines])
+                runs = [(rest, style)] if rest else []
+            elif text:
+                runs.append((text, style))
+        self._runs, self.style = runs, styles[-1]
+
+    def _end_overwritten_line(self, pieces: list[str]) -> list[str]:
+        """Write into the cells up to the first newline; the pieces after it."""
+        for index, piece in enumerate(pieces):
+            if index % 2:
+                self.sgr(piece)
+            elif "\n" in piece:
+                head, tail = piece.split("\n", 1)
+                if head:
+                    self.text(head)
+                self._end_line()
+                return [tail, *pieces[index + 1 :]]
+            elif piece:
+                self.text(piece)
+        return []
 
     def text(self, run: str) -> None:
         cells = self._cells
@@ -282,11 +314,14 @@ class _Lines:
             self._cell_styles[start:end] = [self.style] * len(run)
         self._col = end
 
-    def newline(self) -> None:
-        self.done.append(self.current())
+    def _end_line(self) -> None:
+        if self._cells is None:
+            self.done.append(self._runs)
+        else:
+            self.done.append(self.current())
+            self._cells = None
+            self._cell_styles = []
         self._runs = []
-        self._cells = None
-        self._cell_styles = []
 
     def carriage_return(self) -> None:
         self._to_cells()
@@ -301,46 +336,29 @@ class _Lines:
             self.style = apply_sgr(self.style, params)
 
     def current(self) -> Line:
-        """The line being written, as it shows now."""
-        if self._cells is not None:
-            runs = _runs_of_cells(self._cells, self._cell_styles, self.styled)
-        else:
-            runs = self._runs
-        if not runs:
-            return EMPTY_LINE
-        if len(runs) == 1:
-            run, style = runs[0]
-            return Line(run, (Span(0, len(run), style),) if style else ())
-        spans = []
-        offset = 0
-        for run, style in runs:
-            if style:
-                spans.append(Span(offset, offset + len(run), style))
-            offset += len(run)
-        return Line("".join(run for run, _ in runs), tuple(spans))
+        """The line being written, as it shows now (a copy)."""
+        cells = self._cells
+        if cells is None:
+            return list(self._runs)
+        if not self.styled:
+            return [("".join(cells), None)] if cells else []
+        # Cells of one run share one Style object: groupby compares by identity first.
+        return [
+            ("".join(map(itemgetter(0), group)), style)
+            for style, group in groupby(zip(cells, self._cell_styles, strict=True), itemgetter(1))
+        ]
 
     def _to_cells(self) -> None:
         if self._cells is not None:
             return
-        self._cells = [char for run, _ in self._runs for char in run]
+        self._cells = list(line_plain(self._runs))
+        styles: list[Style | None] = []
         if self.styled:
-            self._cell_styles = [style for run, style in self._runs for _ in run]
+            for run, style in self._runs:
+                styles.extend([style] * len(run))
+        self._cell_styles = styles
         self._col = len(self._cells)
         self._runs = []
-
-
-def _runs_of_cells(
-    cells: list[str], styles: list[Style | None], styled: bool
-) -> list[tuple[str, Style | None]]:
-    if not styled:
-        return [("".join(cells), None)] if cells else []
-    runs: list[tuple[str, Style | None]] = []
-    start = 0
-    for index in range(1, len(cells) + 1):
-        if index == len(cells) or styles[index] is not styles[start]:
-            runs.append(("".join(cells[start:index]), styles[start]))
-            start = index
-    return runs
 
 
 class TerminalDecoder:
@@ -348,7 +366,8 @@ class TerminalDecoder:
 
     `feed()` returns the lines finished by the chunk; `partial` is the line
     still being written. State (colour, a cut sequence, a control string that
-    is still open) carries from one chunk to the next.
+    is still open) carries from one chunk to the next. A line is a list of
+    runs, cheap to keep; `lines_text()` makes the ones shown into a rich Text.
     """
 
     def __init__(self, *, styled: bool = True) -> None:
@@ -375,19 +394,28 @@ class TerminalDecoder:
         return done
 
 
+def line_plain(line: Line) -> str:
+    """A line's text."""
+    return "".join(run for run, _ in line)
+
+
 def lines_text(lines: Iterable[Line], style: str | Style = "") -> Text:
     """Lines joined by newlines into one rich Text, with their styles."""
-    plains: list[str] = []
+    parts: list[str] = []
     spans: list[Span] = []
     offset = 0
     for line in lines:
-        plains.append(line.plain)
-        if line.spans:
-            spans.extend(
-                Span(span.start + offset, span.end + offset, span.style) for span in line.spans
-            )
-        offset += len(line.plain) + 1
-    return Text("\n".join(plains), style=style, spans=spans)
+        for run, run_style in line:
+            end = offset + len(run)
+            if run_style is not None:
+                spans.append(Span(offset, end, run_style))
+            parts.append(run)
+            offset = end
+        parts.append("\n")
+        offset += 1
+    if parts:
+        parts.pop()
+    return Text("".join(parts), style=style, spans=spans)
 
 
 def _decode(raw: str, *, styled: bool) -> list[Line]:
@@ -400,21 +428,19 @@ def _decode(raw: str, *, styled: bool) -> list[Line]:
 
 def terminal_text(raw: str, style: str | Style = "") -> Text:
     """Untrusted text as a rich Text: SGR colours kept as styles, other controls dropped."""
-    if _SPECIAL_BUT_NEWLINE.search(raw) is None:
+    if _CONTROL.search(raw) is None:
         return Text(raw, style=style)
     return lines_text(_decode(raw, styled=True), style)
 
 
 def terminal_plain(raw: str) -> str:
     """Untrusted text as plain text: no escape, no control but newline and tab."""
-    if _SPECIAL_BUT_NEWLINE.search(raw) is None:
+    if _CONTROL.search(raw) is None:
         return raw
-    return "\n".join(line.plain for line in _decode(raw, styled=False))
+    return "\n".join(line_plain(line) for line in _decode(raw, styled=False))
 
 
 # -- text to be read exactly --------------------------------------------------
-
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 def _picture(match: re.Match[str]) -> str:
@@ -442,11 +468,11 @@ class _Collect:
     def __init__(self) -> None:
         self.parts: list[str] = []
 
+    def simple(self, pieces: list[str]) -> None:
+        self.parts.extend(pieces[::2])
+
     def text(self, run: str) -> None:
         self.parts.append(run)
-
-    def newline(self) -> None:
-        self.parts.append("\n")
 
     def carriage_return(self) -> None:
         self.parts.append("\r")

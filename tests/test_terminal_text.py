@@ -14,6 +14,7 @@ from agentcli.terminal_text import (
     MarkdownCleaner,
     TerminalDecoder,
     clean_markdown,
+    line_plain,
     lines_text,
     terminal_plain,
     terminal_text,
@@ -85,7 +86,7 @@ def decode_chunks(chunks: list[str]) -> str:
     decoder = TerminalDecoder(styled=False)
     lines = [line for chunk in chunks for line in decoder.feed(chunk)]
     lines += decoder.close()
-    return "\n".join(line.plain for line in [*lines, decoder.partial])
+    return "\n".join(line_plain(line) for line in [*lines, decoder.partial])
 
 
 def test_sgr_colours_become_styles():
@@ -133,26 +134,26 @@ def style_at(text: Text, word: str):
 def test_a_sequence_cut_between_chunks_neither_leaks_nor_eats_text():
     decoder = TerminalDecoder(styled=False)
     assert decoder.feed("before \x1b]0;TI") == []
-    assert decoder.partial.plain == "before "
+    assert line_plain(decoder.partial) == "before "
     assert decoder.feed("TLE\x1b") == []
     assert decoder.feed("\\after\r") == []
-    assert decoder.feed("\nnext \x1b") == [("before after", ())]
+    assert [line_plain(line) for line in decoder.feed("\nnext \x1b")] == ["before after"]
     assert decoder.feed("[2Jline") == []
-    assert decoder.partial.plain == "next line"
+    assert line_plain(decoder.partial) == "next line"
 
 
 def test_a_cut_carriage_return_line_feed_is_one_line_end():
     decoder = TerminalDecoder(styled=False)
     assert decoder.feed("one\r") == []
-    assert [line.plain for line in decoder.feed("\ntwo")] == ["one"]
-    assert decoder.partial.plain == "two"
+    assert [line_plain(line) for line in decoder.feed("\ntwo")] == ["one"]
+    assert line_plain(decoder.partial) == "two"
 
 
 def test_an_overlong_held_sequence_is_dropped_and_what_follows_shows():
     decoder = TerminalDecoder(styled=False)
     decoder.feed("a\x1b[" + "1" * (MAX_HELD + 10))
     decoder.feed("\nvisible")
-    assert decoder.partial.plain == "visible"
+    assert line_plain(decoder.partial) == "visible"
 
 
 def test_char_by_char_feed_equals_one_shot():

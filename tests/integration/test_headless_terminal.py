@@ -15,6 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from agentcli.headless_output import json_line
 from tests.fakeapi import http_error, reply, text
 
 HOSTILE_ANSWER = (
@@ -154,3 +155,10 @@ def test_an_error_quoting_the_server_is_cleaned_on_a_terminal_and_kept_on_a_pipe
     done = run_on_pipes(["-p", "hi"], tmp_path, fake_api)
     assert done.returncode == 1
     assert message.encode() in done.stderr
+
+
+def test_json_lines_escape_del_and_every_c1_control_and_keep_the_value():
+    value = "".join(chr(code) for code in range(0x7F, 0xA0)) + "\x1b\x07 é 漢"
+    line = json_line({"result": value})
+    assert line.endswith("\n") and json.loads(line) == {"result": value}
+    assert not any(c < " " or "\x7f" <= c <= "\x9f" for c in line[:-1])

@@ -201,7 +201,7 @@ class ToolPane(Vertical, can_focus=True):
 
     def _output_lines(self) -> list[Line]:
         partial = self._decoder.partial
-        return [*self._lines, partial] if partial.plain else list(self._lines)
+        return [*self._lines, partial] if partial else list(self._lines)
 
     @property
     def summary(self) -> str:
