@@ -88,7 +88,7 @@ async def test_hostile_bash_output_is_shown_safely_live_and_finished(tmp_path):
     async with app.run_test(size=(100, 40)) as pilot:
         await send(pilot, "run it")
         pane = await wait_for(pilot, lambda: app.conversation.pane("toolu_bash"), "the pane")
-        await wait_for(pilot, lambda: "progress" in rendered(pane._body)[0], "live output")
+        await wait_for(pilot, lambda: "progress 100%" in rendered(pane._body)[0], "live output")
         await pilot.pause()
         live, segments = rendered(pane._body)
         assert_safe(live)
