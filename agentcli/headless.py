@@ -1,9 +1,10 @@
 """`agentcli -p`: one conversation to its end, no questions asked, then exit.
 
 Exit status 0 when the run completed, 1 on any error result; errors go to
-stderr in one line. Ctrl+C interrupts the turn cleanly (a second one quits).
-SIGTERM and SIGHUP interrupt it the same way (commands killed, transcript
-marked, the result object still written) and exit with 143 / 129.
+stderr in one line (`report`, which cleans it when stderr is a terminal).
+Ctrl+C interrupts the turn cleanly (a second one quits). SIGTERM and SIGHUP
+interrupt it the same way (commands killed, transcript marked, the result
+object still written) and exit with 143 / 129.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ def _import_sdk() -> None:
 async def _run(args: Any, prompt: str, importer: threading.Thread) -> int:
     from agentcli.bootstrap import Options, build_engine, make_provider
     from agentcli.engine.abort import AbortSignal
-    from agentcli.headless_output import Output, RunSummary
+    from agentcli.headless_output import Output, RunSummary, report
     from agentcli.permissions.gate import headless_approver
     from agentcli.permissions.session_setup import engine_startup_notices
     from agentcli.providers.base import ModelError, close_provider
@@ -55,21 +56,21 @@ async def _run(args: Any, prompt: str, importer: threading.Thread) -> int:
     try:
         resumed = resumed_for_headless(options)
     except SessionNotFound as error:
-        print(f"agentcli: error: {error}", file=sys.stderr)
+        report(f"error: {error}")
         return EXIT_ERROR
     for notice in resumed.notices if resumed else []:
-        print(f"agentcli: {notice}", file=sys.stderr)
+        report(str(notice))
     engine = build_engine(options, headless_approver, provider=None, resumed=resumed)
     for notice in engine_startup_notices(engine):  # skipped settings files, bypass warning
-        print(f"agentcli: warning: {notice.text}", file=sys.stderr)
+        report(f"warning: {notice.text}")
     importer.join()
     tuning = ApiTuning.from_env()
     for problem in tuning.problems:  # a malformed AGENTCLI_* timing: its default is used
-        print(f"agentcli: warning: {problem}", file=sys.stderr)
+        report(f"warning: {problem}")
     try:
         engine.provider = make_provider(tuning)
     except ModelError as error:
-        print(f"agentcli: error: {error.message}", file=sys.stderr)
+        report(f"error: {error.message}")
         return EXIT_ERROR
 
     output = Output(args.output_format, engine.session_id, verbose=args.verbose)
@@ -81,15 +82,15 @@ async def _run(args: Any, prompt: str, importer: threading.Thread) -> int:
     )
     summary = RunSummary(session_id=engine.session_id)
     for notice in await engine.start_session("resume" if resumed else "startup"):
-        print(f"agentcli: hook: {notice}", file=sys.stderr)
+        report(f"hook: {notice}")
     async for event in engine.submit_message(prompt, abort=abort):
         output.event(event, summary)
     for notice in await engine.end_session("other"):
-        print(f"agentcli: hook: {notice}", file=sys.stderr)
+        report(f"hook: {notice}")
     await close_provider(engine.provider)
     problem = finish_session(engine)
     if problem:
-        print(f"agentcli: warning: {problem}", file=sys.stderr)
+        report(f"warning: {problem}")
     summary.num_turns = engine.turns
     summary.usage = engine.usage.to_dict()
     summary.total_cost_usd = engine.cost_usd

@@ -4,11 +4,20 @@
 - json: one result object at the end.
 - stream-json: one JSON object a line as things happen (init, assistant and
   user messages in API shape, retries), then the result object.
+
+Text written to a terminal is shown to a person: the answer (text format) and
+every stderr line go through `terminal_plain` there, so nothing the model, a
+tool, a hook or a server wrote can control that terminal. Written to a pipe
+or a file, the text goes out unchanged: a script may want the bytes. JSON
+escapes C0 controls by itself but writes DEL and the C1 controls (U+009B is
+an 8-bit CSI) as they are: those are escaped too (`\\u009b`), which changes no
+value a JSON reader gets.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import sys
 from dataclasses import dataclass, field
 from typing import Any, TextIO
@@ -67,6 +76,37 @@ class RunSummary:
         return result
 
 
+# What json.dumps(ensure_ascii=False) leaves raw that a terminal may obey.
+_JSON_UNESCAPED_CONTROLS = re.compile(r"[\x7f-\x9f]")
+
+
+def json_line(obj: dict[str, Any]) -> str:
+    """One JSON object as a line, with no control character left raw."""
+    encoded = json.dumps(obj, ensure_ascii=False)
+    return _JSON_UNESCAPED_CONTROLS.sub(lambda m: f"\\u{ord(m.group()):04x}", encoded) + "\n"
+
+
+def for_stream(text: str, stream: TextIO) -> str:
+    """`text` as it may be written to `stream`: cleaned if a terminal shows it."""
+    if not _is_terminal(stream):
+        return text
+    from agentcli.terminal_text import terminal_plain  # only when a terminal is there
+
+    return terminal_plain(text)
+
+
+def _is_terminal(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):  # no isatty, or closed
+        return False
+
+
+def report(message: str) -> None:
+    """One line for the person on stderr: `agentcli: message`."""
+    print("agentcli: " + for_stream(message, sys.stderr), file=sys.stderr)
+
+
 class Output:
     """Writes one run's events in the chosen format."""
 
@@ -107,10 +147,10 @@ class Output:
                 if self.fmt == "stream-json":
                     self._line(self._retry_line(retry))
                 else:  # at once, verbose or not: waiting on the API must never look like a hang
-                    print(f"agentcli: {retry.describe()}", file=sys.stderr)
+                    report(retry.describe())
             case Notice(text=text, level=level):
                 if level != "info" or self.verbose:
-                    print(f"agentcli: {text}", file=sys.stderr)
+                    report(text)
             case TurnEnded(reason=reason, error=error):
                 summary.reason = reason
                 summary.error = error
@@ -119,12 +159,12 @@ class Output:
         if self.fmt == "text":
             # The answer goes to stdout only when there is one; failures go to stderr.
             if summary.last_text and not summary.is_error:
-                self.out.write(summary.last_text.rstrip("\n") + "\n")
+                self.out.write(for_stream(summary.last_text, self.out).rstrip("\n") + "\n")
         else:
             self._line(summary.result_object())
         self.out.flush()
         if summary.is_error:
-            print(f"agentcli: error: {describe_failure(summary)}", file=sys.stderr)
+            report(f"error: {describe_failure(summary)}")
 
     def _retry_line(self, retry: ApiRetry) -> dict[str, Any]:
         """Claude Code's `system/api_retry` message, plus the cause in words."""
@@ -141,7 +181,7 @@ class Output:
         }
 
     def _line(self, obj: dict[str, Any]) -> None:
-        self.out.write(json.dumps(obj, ensure_ascii=False) + "\n")
+        self.out.write(json_line(obj))
         self.out.flush()
 
 

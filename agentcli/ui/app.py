@@ -355,7 +355,7 @@ class AgentApp(App):
     # -- notes and status -------------------------------------------------------
 
     def note(self, text: str, level: str = "info") -> None:
-        self.conversation.add_note(Text(text), level)
+        self.conversation.add_note(text, level)
 
     def markdown_note(self, text: str) -> None:
         self.conversation.add_markdown_note(text)

@@ -1,14 +1,14 @@
 """Engine events -> what the conversation shows. One method, one `match`.
 
 Kept apart from the app so the mapping can be read (and tested) on its own.
-The engine never knows about any of this.
+The engine never knows about any of this. Notes are given as plain strings:
+the conversation decodes them as untrusted text (they quote the model, tools,
+hooks and servers), so no control in them reaches the terminal.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
-
-from rich.text import Text
 
 from agentcli.ui.widgets.conversation import Conversation
 from agentcli.ui.widgets.status import StatusLine
@@ -57,7 +57,7 @@ class EventsView:
                 self.status_line.output_tokens = self.streamed_chars // 4
             case ApiRetry() as retry:
                 words = retry.describe()
-                conv.add_note(Text(words[0].upper() + words[1:]), "warning")
+                conv.add_note(words[0].upper() + words[1:], "warning")
             case AssistantMessage(usage=usage):
                 await conv.finish_answer()
                 self.streamed_chars = 0
@@ -83,18 +83,16 @@ class EventsView:
                 if pane := conv.pane(tid):
                     pane.finish(status, result, display)
             case Notice(text=text, level=level):
-                conv.add_note(Text(text), level)
+                conv.add_note(text, level)
             case TurnEnded(reason=reason, error=error):
                 await conv.finish_answer()
                 if reason in (EndReason.ABORTED_STREAMING, EndReason.ABORTED_TOOLS):
-                    conv.add_note(Text(INTERRUPTED_TEXT), "interrupted")
+                    conv.add_note(INTERRUPTED_TEXT, "interrupted")
                 elif reason is EndReason.MODEL_ERROR:
-                    conv.add_note(Text(f"Error: {error or 'the model request failed'}"), "error")
+                    conv.add_note(f"Error: {error or 'the model request failed'}", "error")
                 elif reason is EndReason.MAX_TURNS:
-                    conv.add_note(
-                        Text("Stopped: the maximum number of turns was reached."), "warning"
-                    )
+                    conv.add_note("Stopped: the maximum number of turns was reached.", "warning")
                 elif error:
-                    conv.add_note(Text(error), "warning")
+                    conv.add_note(error, "warning")
             case _:
                 pass

@@ -3,7 +3,8 @@
 Each row shows when the session was last active, its first prompt and how
 many messages it holds; typing filters by prompt or id. Enter opens the
 highlighted one, Esc cancels. The screen returns the chosen SessionSummary
-(or None) through `dismiss`.
+(or None) through `dismiss`. A prompt is shown as `terminal_plain` shows it
+(whatever was pasted into it, no control reaches the terminal).
 """
 
 from __future__ import annotations
@@ -18,10 +19,12 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from agentcli.terminal_text import terminal_plain
+
 
 def row_text(summary: Any) -> Text:
     when = summary.updated.astimezone().strftime("%Y-%m-%d %H:%M")
-    prompt = " ".join(summary.first_prompt.split())
+    prompt = " ".join(terminal_plain(summary.first_prompt).split())
     if len(prompt) > 70:
         prompt = prompt[:69] + "…"
     text = Text(f"{when}  ", style="dim")

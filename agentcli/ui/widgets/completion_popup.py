@@ -2,6 +2,8 @@
 
 The prompt keeps focus the whole time (typing keeps filtering); Up/Down,
 Tab/Enter and Esc are forwarded here by the prompt while the popup shows.
+File names are anyone's (a cloned repository's): a control character in one
+is shown as a symbol, never sent to the terminal.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from rich.text import Text
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
+from agentcli.terminal_text import visible_controls
 from agentcli.ui.completers import Completion
 
 
@@ -27,9 +30,9 @@ class CompletionPopup(OptionList, can_focus=False):
             return
         options = []
         for item in items:
-            label = Text(item.label, style="bold")
+            label = Text(visible_controls(item.label), style="bold")
             if item.description:
-                label.append("  " + item.description, style="dim")
+                label.append("  " + visible_controls(item.description), style="dim")
             options.append(Option(label))
         self.add_options(options)
         self.highlighted = 0

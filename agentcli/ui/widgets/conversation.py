@@ -5,6 +5,10 @@ anchored to the bottom while the person has not scrolled up. Only the last
 `max_widgets` items stay mounted: older ones are pruned (they remain in the
 engine's history and the transcript), so a session of thousands of messages
 costs the same per key press and per token as a short one.
+
+What people and tools wrote is untrusted: user messages, notes given as
+strings and markdown notes are cleaned here (agentcli.terminal_text), answers
+by their widget, tool output by its pane.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from textual.containers import VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Static
 
+from agentcli.terminal_text import clean_markdown, terminal_text
 from agentcli.ui.widgets.answer import make_answer_widget
 from agentcli.ui.widgets.tool_pane import ToolPane
 
@@ -28,14 +33,19 @@ class UserMessageView(Static):
     """What the person sent, prefixed like a prompt."""
 
     def __init__(self, text: str) -> None:
-        super().__init__(Text("> " + text), classes="user-message")
+        super().__init__(terminal_text("> " + text), classes="user-message")
         self.text = text
 
 
 class Note(Static):
-    """A line that is not part of the conversation: errors, notices, command output."""
+    """A line that is not part of the conversation: errors, notices, command output.
 
-    def __init__(self, content: Any, level: str = "info") -> None:
+    A string is untrusted text (never markup): shown by `terminal_text`.
+    """
+
+    def __init__(self, content: str | Text, level: str = "info") -> None:
+        if isinstance(content, str):
+            content = terminal_text(content)
         super().__init__(content, classes=f"note -{level}")
         self.level = level
 
@@ -74,14 +84,14 @@ class Conversation(VerticalScroll, can_focus=False):
         self.anchor()
         return self._add(UserMessageView(text))  # type: ignore[return-value]
 
-    def add_note(self, content: Any, level: str = "info") -> Note:
+    def add_note(self, content: str | Text, level: str = "info") -> Note:
         return self._add(Note(content, level))  # type: ignore[return-value]
 
     def add_markdown_note(self, markdown: str) -> Widget:
         """Command output written as markdown (/help, /status ...)."""
         from textual.widgets import Markdown
 
-        return self._add(Markdown(markdown, classes="note -command"))
+        return self._add(Markdown(clean_markdown(markdown), classes="note -command"))
 
     def append_text(self, text: str) -> None:
         """A chunk of the streaming answer: O(chunk), no layout of older items."""

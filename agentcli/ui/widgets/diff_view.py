@@ -2,7 +2,8 @@
 
 The colours come from component classes (`diff--added`, ...), so themes set
 them in .tcss. Lines keep their +/- sign, so the diff reads without colour
-(NO_COLOR, a monochrome terminal, or copied text).
+(NO_COLOR, a monochrome terminal, or copied text). A control character in a
+line (a file may hold any) is drawn as a symbol, never sent to the terminal.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from typing import Any, ClassVar
 
 from rich.text import Text
 from textual.widgets import Static
+
+from agentcli.terminal_text import visible_controls
 
 MAX_DIFF_LINES = 400
 
@@ -80,7 +83,7 @@ class DiffView(Static):
                     old_no += 1
                     new_no += 1
                 out.append(f"{number:>{width}} ", styles["lineno"])
-                out.append(f"{sign} {body}\n", style)
+                out.append(f"{sign} {visible_controls(body)}\n", style)
                 shown += 1
         out.rstrip()
         return out

@@ -12,6 +12,10 @@ after it do not run, and the model is not asked again until the person
 writes. Other keys that arrive within `guard_s` of the question appearing are
 ignored: they were typed for the prompt input, not as an answer to a question
 the person has not seen yet.
+
+What the tool will do is shown exactly: any control character in the
+command, the summary, the reason or a rule is drawn as a symbol (`␛`, `␍`),
+never obeyed, so nothing (a `\r`, an escape sequence) can hide part of it.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from textual.containers import Vertical
 from textual.widgets import Input, Static
 
 from agentcli.permissions.types import PermissionAnswer, PermissionRequest, Scope
+from agentcli.terminal_text import visible_controls
 from agentcli.ui.widgets.diff_view import DiffView
 
 GUARD_S = 0.25
@@ -53,7 +58,7 @@ def offered_scopes(request: PermissionRequest) -> set[Scope]:
 
 def options_text(request: PermissionRequest) -> Text:
     scopes = offered_scopes(request)
-    rules = ", ".join(f"`{rule}`" for rule in request.rules)
+    rules = ", ".join(f"`{visible_controls(rule)}`" for rule in request.rules)
     text = Text("Do you want to proceed?\n", style="bold")
     text.append("  1. Yes  (1/y)\n")
     if request.tool_name == EXIT_PLAN_MODE:
@@ -84,15 +89,16 @@ class PermissionPrompt(Vertical, can_focus=True):
         title = {"Bash": "Bash command", "Edit": "Edit file", "Write": "Write file"}.get(
             req.tool_name, f"Use {req.tool_name}"
         )
-        yield Static(Text(title, style="bold"), classes="permission-title")
+        yield Static(Text(visible_controls(title), style="bold"), classes="permission-title")
         body = req.subject or req.summary or ""
         if body:
-            yield Static(Text(body), classes="permission-subject")
+            yield Static(Text(visible_controls(body)), classes="permission-subject")
         preview = req.preview
         if isinstance(preview, dict) and preview.get("kind") == "diff":
             yield DiffView(preview, max_lines=PREVIEW_LINES, classes="permission-diff")
         if req.reason:
-            yield Static(Text(f"({req.reason})", style="dim"), classes="permission-reason")
+            reason = Text(f"({visible_controls(req.reason)})", style="dim")
+            yield Static(reason, classes="permission-reason")
         yield Static(options_text(req), classes="permission-options")
         yield Input(
             placeholder="Tab here to tell the model what to do instead, then Enter",

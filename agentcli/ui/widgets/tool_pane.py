@@ -4,6 +4,10 @@ Keyed by tool_use id in the conversation, so concurrent calls each update
 their own pane. Collapsed by default to a summary line; a click (or Enter
 when focused) expands the full output. Bash output is kept as a bounded list
 of lines so a chatty command costs O(new output) per update, not O(all).
+
+Output and results are untrusted: they are decoded by `TerminalDecoder` /
+`terminal_text` (colours kept, every other control dropped), and the call's
+label shows any control in its input as a symbol (a command is read exactly).
 """
 
 from __future__ import annotations
@@ -11,11 +15,17 @@ from __future__ import annotations
 from collections import deque
 from typing import Any
 
-from rich.markup import escape
 from rich.text import Text
 from textual.containers import Vertical
 from textual.widgets import Static
 
+from agentcli.terminal_text import (
+    Line,
+    TerminalDecoder,
+    lines_text,
+    terminal_text,
+    visible_controls,
+)
 from agentcli.ui.widgets.diff_view import DiffView
 
 TAIL_LINES = 5
@@ -43,7 +53,7 @@ def tool_label(name: str, summary: str, inp: dict[str, Any]) -> str:
     detail = detail.splitlines()[0] if detail else ""
     if len(detail) > 100:
         detail = detail[:99] + "…"
-    return f"{name}({detail})" if detail else name
+    return visible_controls(f"{name}({detail})" if detail else name)
 
 
 def result_text(result: dict[str, Any]) -> str:
@@ -60,7 +70,15 @@ def result_text(result: dict[str, Any]) -> str:
 
 
 def summary_line(name: str, status: str, display: Any, text: str) -> str:
-    """The one line shown for a finished call, like `Read 42 lines`."""
+    """The one line shown for a finished call, like `Read 42 lines`.
+
+    `text` is the result as shown (already decoded); paths in `display` may
+    hold anything a file name can: any control in the line is shown as a symbol.
+    """
+    return visible_controls(_summary(status, display, text))
+
+
+def _summary(status: str, display: Any, text: str) -> str:
     kind = display.get("kind") if isinstance(display, dict) else None
     if status == "denied":
         return "Denied" + (f": {text.splitlines()[0]}" if text else "")
@@ -105,9 +123,9 @@ class ToolPane(Vertical, can_focus=True):
         self.label = tool_label(name, summary, inp)
         self.state = "queued"
         self.expanded = False
-        self._lines: deque[str] = deque(maxlen=MAX_KEPT_LINES)
-        self._partial = ""
-        self._result = ""
+        self._decoder = TerminalDecoder()
+        self._lines: deque[Line] = deque(maxlen=MAX_KEPT_LINES)
+        self._result = Text()
         self._summary = ""
         self._header = Static(self._header_text(), classes="tool-header")
         self._body = Static("", classes="tool-body")
@@ -143,16 +161,13 @@ class ToolPane(Vertical, can_focus=True):
         self._header.update(self._header_text())
 
     def add_output(self, chunk: str) -> None:
-        """Live Bash output: keep the lines, show the last few."""
-        data = self._partial + chunk
-        pieces = data.split("\n")
-        self._partial = pieces.pop()
-        self._lines.extend(pieces)
+        """Live Bash output: keep the lines (decoded), show the last few."""
+        self._lines.extend(self._decoder.feed(chunk))
         self._show_body()
 
     def finish(self, status: str, result: dict[str, Any], display: Any) -> None:
-        self._result = result_text(result)
-        self._summary = summary_line(self.tool_name, status, display, self._result)
+        self._result = terminal_text(result_text(result))
+        self._summary = summary_line(self.tool_name, status, display, self._result.plain)
         self.set_state(status)
         if isinstance(display, dict) and display.get("kind") == "diff" and status == "done":
             self._diff = DiffView(display, classes="tool-diff")
@@ -170,16 +185,23 @@ class ToolPane(Vertical, can_focus=True):
     def _show_body(self) -> None:
         self._body.display = True
         if self.state in ("queued", "waiting", "running"):
-            lines = list(self._lines) + ([self._partial] if self._partial else [])
+            lines = self._output_lines()
             shown = lines if self.expanded else lines[-TAIL_LINES:]
-            self._body.update(Text("\n".join(shown), style="dim"))
+            self._body.update(lines_text(shown, style="dim"))
             return
+        body = Text(f"⎿  {self._summary}")
         if self.expanded:
-            full = self._result or "\n".join(self._lines)
-            self._body.update(Text(f"⎿  {self._summary}\n{full}"))
-        else:
-            hint = "" if not self._result.strip() else "  [dim](click to expand)[/dim]"
-            self._body.update(f"⎿  {escape(self._summary)}{hint}")
+            full = self._result if self._result.plain else lines_text(self._output_lines())
+            body.append("\n")
+            body.append_text(full)
+        elif self._result.plain.strip():
+            body.append("  ")
+            body.append("(click to expand)", style="dim")
+        self._body.update(body)
+
+    def _output_lines(self) -> list[Line]:
+        partial = self._decoder.partial
+        return [*self._lines, partial] if partial else list(self._lines)
 
     @property
     def summary(self) -> str:
