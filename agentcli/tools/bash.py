@@ -25,6 +25,7 @@ from typing import Literal
 
 from pydantic import Field
 
+from agentcli.config.credentials import child_env
 from agentcli.engine.abort import AbortSignal
 from agentcli.tools.base import Tool, ToolContext, ToolError, ToolInput, ToolResult, Workspace
 from agentcli.tools.readonly_commands import is_read_only_command
@@ -167,7 +168,7 @@ def _start_dir(ws: Workspace, notes: list[str]) -> Path:
 
 
 def _shell_env(ws: Workspace, scratch: Path, cwd_file: Path) -> dict[str, str]:
-    env = {**os.environ, **ws.env}
+    env = child_env(ws.env)  # without agentcli's credentials, unless settings pass them on
     if env.get("BASH_ENV"):
         env["AGENTCLI_BASH_ENV"] = env["BASH_ENV"]  # sourced after ours, as bash would
     rc_file = scratch / _RC_NAME
