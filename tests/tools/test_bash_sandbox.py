@@ -20,7 +20,6 @@ from agentcli.engine.abort import AbortSignal
 from agentcli.sandbox import Sandbox
 from agentcli.tools.base import ToolContext, ToolError, Workspace
 from agentcli.tools.bash import BashInput, BashTool
-from tests.sandbox_support import needs_bwrap  # noqa: F401  (fixture)
 from tests.tools.test_bash import Recorder
 
 
