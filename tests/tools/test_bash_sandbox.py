@@ -154,3 +154,20 @@ async def test_a_home_folder_made_writable_is_refused(tmp_path, isolated_home):
     with pytest.raises(ToolError, match="holds your home folder"):
         await bash(BashTool(), ws, "touch ran")
     assert not (isolated_home / "ran").exists()
+
+
+async def test_agentcli_home_inside_the_project_is_still_hidden(
+    tool, tmp_path, monkeypatch, needs_bwrap
+):
+    root = tmp_path / "project"
+    home = root / ".agentcli-home"
+    home.mkdir(parents=True)
+    (home / "settings.json").write_text("{}")
+    monkeypatch.setenv("AGENTCLI_HOME", str(home))
+    ws = Workspace(root, scratch_dir=home / "tool-output", sandbox=Sandbox())
+    result = await bash(
+        tool, ws, "ls -A .agentcli-home; echo '{\"x\": 1}' > .agentcli-home/settings.json"
+    )
+    assert result.content.startswith("tool-output\n")  # only the Bash tool's own files
+    assert "Read-only file system" in result.content
+    assert (home / "settings.json").read_text() == "{}"
