@@ -117,7 +117,12 @@ def build_engine(
             model=session_setup.model_of(settings, resolve_model(options)),
             max_turns=options.max_turns,
         ),
-        system=system_prompt(env, mode, load_memory(workspace.root)),
+        system=system_prompt(
+            env,
+            mode,
+            load_memory(workspace.root),
+            workspace.sandbox.model_note() if workspace.sandbox else None,
+        ),
         session_id=resumed.session_id if resumed else None,
         messages=resumed.messages if resumed else None,
         totals=resumed.totals if resumed and carry_totals else None,

@@ -8,9 +8,10 @@ Layers, lowest to highest:
 
 Lists (permission rules, additional folders, hooks) add up across layers;
 scalars (model, defaultMode, theme), `env` keys and `sandbox` keys are
-overridden by a higher layer (`--sandbox` sets `sandbox.enabled`). A file that is not valid JSON, or has an unknown key or a wrong type,
-is skipped with a problem naming the file, the key, its line and column, and
-what was expected; the other layers still load. A broken file never loosens
+overridden by a higher layer (`--sandbox` sets `sandbox.enabled`). A file
+that is not valid JSON, or has an unknown key or a wrong type, is skipped
+with a problem naming the file, the key, its line and column, and what was
+expected; the other layers still load. A broken file never loosens
 protection: what protects in it (deny and ask rules, hooks, a stricter mode)
 is kept when it is valid on its own (salvage.py), and when its deny or ask
 rules cannot be read at all, `uncertain` says so and the session fails

@@ -59,14 +59,20 @@ def mode_of(settings: Settings) -> PermissionMode:
 
 
 def sandbox_of(settings: Settings) -> Sandbox | None:
-    """The session's sandbox when `sandbox.enabled` (or --sandbox) turns it on."""
+    """The session's sandbox when `sandbox.enabled` (or --sandbox) turns it on.
+
+    Checked here, where bootstrap runs (off the UI thread), so the start-up
+    notice can say at once when it cannot run and no Bash call waits for the check.
+    """
     values = {key: item.value for key, item in settings.sandbox.items()}
     if not values.get("enabled"):
         return None
-    return Sandbox(
+    sandbox = Sandbox(
         network=values.get("network", False),
         auto_allow_bash=values.get("autoAllowBashIfSandboxed", True),
     )
+    sandbox.check()
+    return sandbox
 
 
 def model_of(settings: Settings, default: str) -> str:

@@ -56,9 +56,10 @@ class Sandbox:
 
     def problem(self, writable: Sequence[Path]) -> str | None:
         """Why commands cannot run sandboxed with these writable folders, or None."""
-        home = _home_problem(writable)
-        if home is not None:
-            return home
+        return _home_problem(writable) or self.check()
+
+    def check(self) -> str | None:
+        """Why bwrap cannot start a sandbox on this machine, or None (tried once, then kept)."""
         if not self._probed:
             self._probe_problem = _probe(self._bwrap)
             self._probed = True
@@ -71,6 +72,23 @@ class Sandbox:
         return (
             f"on (bubblewrap): Bash commands write only in the project and added folders, "
             f"{network}, credential folders hidden; Bash calls are {allowed}"
+        )
+
+    def model_note(self) -> str:
+        """For the system prompt: what the model's commands can do, and what a failure means."""
+        network = (
+            "The network is available."
+            if self.network
+            else "There is no network (no downloads, no package installs from the internet)."
+        )
+        return (
+            "Bash sandbox: every Bash command runs in an OS sandbox. Commands can write only "
+            "in the project folder (and added folders); .git and .agentcli there are "
+            "read-only, so git commands that write (commit, checkout, stash) fail: leave those "
+            f"to the user. The rest of the disk is read-only and credential folders are empty. "
+            f"{network} Unix sockets cannot be opened. An error such as 'Read-only file "
+            "system' or a failed connection comes from the sandbox: tell the user what needs "
+            "to happen outside it rather than trying to work around it."
         )
 
     @contextmanager

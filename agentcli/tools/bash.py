@@ -139,10 +139,14 @@ class BashTool(Tool):
             self.progress_interval,
         )
         timeout_ms = inp.timeout or DEFAULT_TIMEOUT_MS
-        with _launch(inp.command, ws, cwd, env, scratch / _RC_NAME, cwd_file) as launch:
-            shell = await _Shell.spawn(
-                launch, cwd, env, lambda data: throttle.push(buffer.feed(data))
-            )
+        try:
+            with _launch(inp.command, ws, cwd, env, scratch / _RC_NAME, cwd_file) as launch:
+                shell = await _Shell.spawn(
+                    launch, cwd, env, lambda data: throttle.push(buffer.feed(data))
+                )
+        except BaseException:
+            cwd_file.unlink(missing_ok=True)
+            raise
         try:
             outcome = await shell.wait(timeout_ms / 1000, ctx.abort)
             await shell.stop(self.kill_grace)

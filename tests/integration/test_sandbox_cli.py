@@ -58,6 +58,9 @@ def test_sandboxed_commands_run_without_asking_and_stay_inside(
     assert not (isolated_home / "outside").exists() and not Path("/etc/agentcli-x").exists()
     assert "PRIVATE-KEY" not in run.output(2) and KEY not in run.output(2)
     assert run.output(3) == "BLOCKED"
+    system = " ".join(block["text"] for block in fake_api.requests[0].body["system"])
+    assert "Bash sandbox: every Bash command runs in an OS sandbox" in system
+    assert "There is no network" in system
 
 
 def test_settings_turn_it_on_and_may_allow_the_network(fake_api, project, port, needs_bwrap):
