@@ -70,7 +70,7 @@ class Sandbox:
         network = "network allowed" if self.network else "no network"
         allowed = "auto-allowed" if self.auto_allow_bash else "asked about as usual"
         return (
-            f"on (bubblewrap): Bash commands write only in the project and added folders, "
+            "on (bubblewrap): Bash commands write only in the project and added folders, "
             f"{network}, credential folders hidden; Bash calls are {allowed}"
         )
 
@@ -85,7 +85,7 @@ class Sandbox:
             "Bash sandbox: every Bash command runs in an OS sandbox. Commands can write only "
             "in the project folder (and added folders); .git and .agentcli there are "
             "read-only, so git commands that write (commit, checkout, stash) fail: leave those "
-            f"to the user. The rest of the disk is read-only and credential folders are empty. "
+            "to the user. The rest of the disk is read-only and credential folders are empty. "
             f"{network} Unix sockets cannot be opened. An error such as 'Read-only file "
             "system' or a failed connection comes from the sandbox: tell the user what needs "
             "to happen outside it rather than trying to work around it."
