@@ -7,7 +7,9 @@ import sys
 
 def main(argv: list[str] | None = None) -> int:
     from agentcli.cli import run
+    from agentcli.config.credentials import keep_credentials_private
 
+    keep_credentials_private()  # no process agentcli starts inherits its API key
     return run(sys.argv[1:] if argv is None else argv)
 
 

@@ -41,6 +41,7 @@ class Options:
     max_turns: int | None = None
     continue_session: bool = False  # --continue: the latest session of this folder
     resume: str | None = None  # --resume [ID]: "" means "let the person pick"
+    sandbox: bool = False  # --sandbox: Bash commands run under bubblewrap
 
     @classmethod
     def from_args(cls, args: Any, cwd: Path | None = None) -> Options:
@@ -54,6 +55,7 @@ class Options:
             max_turns=getattr(args, "max_turns", None),
             continue_session=bool(getattr(args, "continue_session", False)),
             resume=getattr(args, "resume", None),
+            sandbox=bool(getattr(args, "sandbox", False)),
         )
 
 
@@ -94,6 +96,7 @@ def build_engine(
         env=settings.env_values(),
         # Full outputs cut from tool results live with the project's other agentcli files.
         scratch_dir=project_dir(options.cwd) / "tool-output",
+        sandbox=session_setup.sandbox_of(settings),
     )
     mode = session_setup.mode_of(settings)
     policy = PermissionPolicy(
@@ -114,7 +117,12 @@ def build_engine(
             model=session_setup.model_of(settings, resolve_model(options)),
             max_turns=options.max_turns,
         ),
-        system=system_prompt(env, mode, load_memory(workspace.root)),
+        system=system_prompt(
+            env,
+            mode,
+            load_memory(workspace.root),
+            workspace.sandbox.model_note() if workspace.sandbox else None,
+        ),
         session_id=resumed.session_id if resumed else None,
         messages=resumed.messages if resumed else None,
         totals=resumed.totals if resumed and carry_totals else None,

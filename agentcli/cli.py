@@ -56,6 +56,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--add-dir", dest="add_dirs", nargs="+", action="extend", metavar="DIR", default=[]
     )
     parser.add_argument(
+        "--sandbox",
+        action="store_true",
+        help="run each Bash command under bubblewrap: only the project and --add-dir folders "
+        "writable, credential folders hidden, no network; Bash calls then run without asking "
+        "(settings: sandbox.enabled, sandbox.network, sandbox.autoAllowBashIfSandboxed)",
+    )
+    parser.add_argument(
         "-c",
         "--continue",
         dest="continue_session",

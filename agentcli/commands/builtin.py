@@ -82,6 +82,7 @@ async def status_command(ctx: CommandContext) -> None:
         f"- **Model:** `{engine.config.model}`",
         *([f"- **Model connection:** {report.md(problem)}"] if problem else []),
         f"- **Permission mode:** {engine.gate.policy.mode}",
+        f"- **Sandbox:** {report.sandbox_state(engine.workspace)}",
         f"- **Context:** {used:,} / {window:,} tokens ({used * 100 // window}%)",
         f"- **Messages:** {len(engine.messages)}",
     ]

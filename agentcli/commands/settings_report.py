@@ -35,6 +35,17 @@ def settings_files_lines(settings: Settings) -> list[str]:
     return lines
 
 
+def sandbox_state(workspace: Any) -> str:
+    """The sandbox for /status: off, on and what it allows, or on but unable to run."""
+    sandbox = workspace.sandbox
+    if sandbox is None:
+        return "off (`--sandbox` or `sandbox.enabled` in settings turns it on)"
+    problem = sandbox.problem([workspace.root, *workspace.extra_dirs])
+    if problem is not None:
+        return f"on, but it cannot run commands: {md(problem)}; Bash commands are refused"
+    return md(sandbox.describe())
+
+
 def uncertain_line(settings: Settings | None) -> list[str]:
     if settings is None or not settings.uncertain:
         return []

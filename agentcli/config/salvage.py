@@ -2,9 +2,9 @@
 
 A file with one wrong key is skipped as a whole (see settings.py), so a typo
 never half-applies. But dropping its deny and ask rules, its hooks (a
-PreToolUse hook may refuse a call) or a stricter mode would loosen
-protection because of a typo somewhere else, so those parts are checked on
-their own and kept when they make sense. What it allowed (allow rules,
+PreToolUse hook may refuse a call), a stricter mode or a sandbox it turns on
+would loosen protection because of a typo somewhere else, so those parts are
+checked on their own and kept when they make sense. What it allowed (allow rules,
 folders, a looser mode) goes with the file: losing it only makes agentcli
 ask more.
 
@@ -32,17 +32,27 @@ class Salvage:
     ask: list[str] = field(default_factory=list)
     mode: Mode | None = None
     hooks: HooksConfig | None = None
+    sandbox: bool = False  # `"sandbox": {"enabled": true}`
     rules_unknown: bool = False  # deny or ask rules are there but cannot be read
 
     def kept(self) -> list[str]:
         """What still applies, in words: ["deny rules", "hooks"]."""
-        parts = [("deny rules", self.deny), ("ask rules", self.ask), ("hooks", self.hooks)]
+        parts = [
+            ("deny rules", self.deny),
+            ("ask rules", self.ask),
+            ("hooks", self.hooks),
+            ("sandbox", self.sandbox),
+        ]
         return [name for name, value in parts if value]
 
 
 def salvage(raw: dict[str, Any]) -> Salvage:
     """The protective parts of a settings object that failed validation."""
-    found = Salvage(hooks=_hooks(raw.get("hooks")))
+    sandbox = raw.get("sandbox")
+    found = Salvage(
+        hooks=_hooks(raw.get("hooks")),
+        sandbox=isinstance(sandbox, dict) and sandbox.get("enabled") is True,
+    )
     permissions = raw.get("permissions") or {}  # null, [] and "" hold no rules
     if not isinstance(permissions, dict):  # deny and ask may be in there: unknowable
         found.rules_unknown = True

@@ -7,10 +7,11 @@ Layers, lowest to highest:
   command line flags
 
 Lists (permission rules, additional folders, hooks) add up across layers;
-scalars (model, defaultMode, theme) and `env` keys are overridden by a higher
-layer. A file that is not valid JSON, or has an unknown key or a wrong type,
-is skipped with a problem naming the file, the key, its line and column, and
-what was expected; the other layers still load. A broken file never loosens
+scalars (model, defaultMode, theme), `env` keys and `sandbox` keys are
+overridden by a higher layer (`--sandbox` sets `sandbox.enabled`). A file
+that is not valid JSON, or has an unknown key or a wrong type, is skipped
+with a problem naming the file, the key, its line and column, and what was
+expected; the other layers still load. A broken file never loosens
 protection: what protects in it (deny and ask rules, hooks, a stricter mode)
 is kept when it is valid on its own (salvage.py), and when its deny or ask
 rules cannot be read at all, `uncertain` says so and the session fails
@@ -59,6 +60,7 @@ class CliSettings:
     allowed_tools: list[str] = field(default_factory=list)
     disallowed_tools: list[str] = field(default_factory=list)
     add_dirs: list[str] = field(default_factory=list)
+    sandbox: bool = False
 
 
 @dataclass
@@ -73,6 +75,7 @@ class Settings:
     default_mode: Sourced | None = None
     theme: Sourced | None = None
     env: dict[str, Sourced] = field(default_factory=dict)
+    sandbox: dict[str, Sourced] = field(default_factory=dict)  # enabled, network, ...
     allow: list[tuple[Rule, str]] = field(default_factory=list)
     ask: list[tuple[Rule, str]] = field(default_factory=list)
     deny: list[tuple[Rule, str]] = field(default_factory=list)
@@ -163,6 +166,8 @@ def _merge(settings: Settings, data: SettingsFile, source: str, base: Path) -> N
         settings.additional_dirs.append(((base / path).resolve(), source))
     for key, value in data.env.items():
         settings.env[key] = Sourced(value, source)
+    for key, value in data.sandbox.model_dump(exclude_none=True).items():
+        settings.sandbox[key] = Sourced(value, source)
     _add_hooks(settings, data.hooks, source)
 
 
@@ -175,6 +180,8 @@ def _merge_salvage(settings: Settings, kept: Salvage, source: str, base: Path) -
         settings.default_mode = Sourced(kept.mode, source)
     if kept.hooks is not None:
         _add_hooks(settings, kept.hooks, source)
+    if kept.sandbox:
+        settings.sandbox["enabled"] = Sourced(True, source)
 
 
 def _strictness(mode: str) -> int:
@@ -202,6 +209,8 @@ def _merge_cli(settings: Settings, cli: CliSettings, cwd: Path) -> None:
         settings.model = Sourced(cli.model, source)
     if cli.permission_mode:
         settings.default_mode = Sourced(cli.permission_mode, source)
+    if cli.sandbox:
+        settings.sandbox["enabled"] = Sourced(True, source)
     flags = (
         ("allow", "--allowedTools", cli.allowed_tools),
         ("deny", "--disallowedTools", cli.disallowed_tools),

@@ -46,6 +46,16 @@ class PermissionsSettings(BaseModel):
     additionalDirectories: FolderList = Field(default_factory=list)
 
 
+class SandboxSettings(BaseModel):
+    """Claude Code's names; `network` is a plain switch here (no domain list, no proxy)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    enabled: bool | None = None
+    autoAllowBashIfSandboxed: bool | None = None
+    network: bool | None = None
+
+
 class SettingsFile(BaseModel):
     """What one settings file may hold."""
 
@@ -57,6 +67,7 @@ class SettingsFile(BaseModel):
     env: dict[str, str] = Field(default_factory=dict)
     hooks: HooksConfig = Field(default_factory=HooksConfig)
     theme: str | None = None
+    sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
 
 
 def describe_errors(exc: ValidationError, text: str) -> str:

@@ -42,6 +42,8 @@ def render_settings(settings: Settings) -> str:
     if settings.additional_dirs:
         lines.append("  permissions.additionalDirectories:")
         lines += [f"    {path}  ({source})" for path, source in settings.additional_dirs]
+    for key, item in settings.sandbox.items():
+        lines.append(f"  sandbox.{key} = {json.dumps(item.value)}  {origin(item.source)}")
     if settings.env:
         lines.append("  env:")
         lines += [
@@ -76,6 +78,7 @@ def config_command(argv: list[str]) -> int:
         allowed_tools=list(args.allowed_tools or []),
         disallowed_tools=list(args.disallowed_tools or []),
         add_dirs=list(args.add_dirs or []),
+        sandbox=args.sandbox,
     )
     settings = load_settings(Path.cwd(), cli)
     print(render_settings(settings))

@@ -112,9 +112,15 @@ def git_status_summary(cwd: Path) -> str | None:
 
 
 def system_prompt(
-    env: Environment, mode: PermissionMode, memory: Memory | None = None
+    env: Environment,
+    mode: PermissionMode,
+    memory: Memory | None = None,
+    sandbox_note: str | None = None,
 ) -> list[dict[str, Any]]:
-    """The system prompt as content blocks (a list, so cache breakpoints can be placed)."""
+    """The system prompt as content blocks (a list, so cache breakpoints can be placed).
+
+    `sandbox_note`: what sandboxed commands can do (agentcli/sandbox), when it is on.
+    """
     parts = [
         IDENTITY,
         "Environment:\n"
@@ -126,6 +132,8 @@ def system_prompt(
     ]
     if env.git_status:
         parts.append(env.git_status)
+    if sandbox_note:
+        parts.append(sandbox_note)
     if mode is PermissionMode.PLAN:
         parts.append(PLAN_MODE)
     blocks = [{"type": "text", "text": "\n\n".join(parts)}]

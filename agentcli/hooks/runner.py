@@ -2,7 +2,9 @@
 
 The command runs through the shell in the project folder, in its own process
 group, so a hook that hangs (or leaves children behind) is killed as a whole
-at its timeout. Nothing here interprets the output; see events.py.
+at its timeout. Like every process agentcli starts, it gets the settings'
+`env` but not agentcli's own credentials (config/credentials.py). Nothing
+here interprets the output; see events.py.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agentcli.config.credentials import child_env
 from agentcli.hooks.config import HookCommand
 
 MAX_OUTPUT_CHARS = 100_000
@@ -45,7 +48,7 @@ async def run_hook(
     hook: HookCommand, payload: dict[str, Any], cwd: Path, env: dict[str, str] | None = None
 ) -> HookRun:
     """Run `hook` with `payload` as JSON on stdin; kill its process group at the timeout."""
-    full_env = {**os.environ, **(env or {}), "AGENTCLI_PROJECT_DIR": str(cwd)}
+    full_env = {**child_env(env or {}), "AGENTCLI_PROJECT_DIR": str(cwd)}
     try:
         process = await asyncio.create_subprocess_shell(
             hook.command,

@@ -14,7 +14,9 @@ Otherwise, in order, first hit wins:
    allow rule names that exact file;
 6. allow rules (for Bash: every part of the line must be allowed, see
    bash_check.py);
-7. the mode's defaults: reads inside the project are free, edits there are
+7. for Bash while the sandbox is on: allow (`autoAllowBashIfSandboxed`,
+   as Claude Code names it): the command runs confined, see agentcli/sandbox;
+8. the mode's defaults: reads inside the project are free, edits there are
    free in acceptEdits, everything else asks.
 
 Only "ask" ever reaches a person (through the approver, see gate.py).
@@ -226,4 +228,12 @@ def _decide_bash(policy: PermissionPolicy, tool: Tool, inp: Any) -> Decision:
         return Decision("allow", f"allowed by the rule {bare}", str(bare))
     if verdict.allowed:
         return Decision("allow", verdict.reason, verdict.rule)
-    return Decision("ask", verdict.reason)
+    return _allowed_by_sandbox(workspace) or Decision("ask", verdict.reason)
+
+
+def _allowed_by_sandbox(workspace: Workspace) -> Decision | None:
+    """autoAllowBashIfSandboxed: what would be asked runs confined instead (deny/ask rules won)."""
+    sandbox = workspace.sandbox
+    if sandbox is None or not sandbox.auto_allow_bash:
+        return None
+    return Decision("allow", "it runs in the sandbox (sandbox.autoAllowBashIfSandboxed)")

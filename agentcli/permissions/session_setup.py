@@ -18,6 +18,7 @@ from agentcli.config.settings import CliSettings, Settings, load_settings
 from agentcli.hooks.events import Hooks
 from agentcli.permissions.policy import LOCKED
 from agentcli.permissions.types import PermissionMode
+from agentcli.sandbox import Sandbox, unavailable_message
 
 BYPASS_WARNING = (
     "bypassPermissions mode: every tool call runs without asking (deny rules still hold). "
@@ -41,6 +42,7 @@ def load_for_options(options: Any) -> Settings:
         allowed_tools=list(options.allowed_tools or []),
         disallowed_tools=list(options.disallowed_tools or []),
         add_dirs=list(options.add_dirs or []),
+        sandbox=bool(getattr(options, "sandbox", False)),
     )
     return load_settings(Path(options.cwd), cli)
 
@@ -54,6 +56,23 @@ def locked_reason(settings: Settings) -> str | None:
 
 def mode_of(settings: Settings) -> PermissionMode:
     return PermissionMode(settings.default_mode.value if settings.default_mode else "default")
+
+
+def sandbox_of(settings: Settings) -> Sandbox | None:
+    """The session's sandbox when `sandbox.enabled` (or --sandbox) turns it on.
+
+    Checked here, where bootstrap runs (off the UI thread), so the start-up
+    notice can say at once when it cannot run and no Bash call waits for the check.
+    """
+    values = {key: item.value for key, item in settings.sandbox.items()}
+    if not values.get("enabled"):
+        return None
+    sandbox = Sandbox(
+        network=values.get("network", False),
+        auto_allow_bash=values.get("autoAllowBashIfSandboxed", True),
+    )
+    sandbox.check()
+    return sandbox
 
 
 def model_of(settings: Settings, default: str) -> str:
@@ -97,7 +116,15 @@ def attach(engine: Any, settings: Settings) -> None:
 def engine_startup_notices(engine: Any) -> list[Notice]:
     """Startup notices for an engine built by bootstrap (empty if it has no settings)."""
     settings = getattr(engine, "settings", None)
-    return startup_notices(settings, engine.gate.policy.mode) if settings is not None else []
+    notices = startup_notices(settings, engine.gate.policy.mode) if settings is not None else []
+    return notices + sandbox_notices(engine.workspace)
+
+
+def sandbox_notices(workspace: Any) -> list[Notice]:
+    """The sandbox is on but cannot run commands: said at start, not at the first Bash call."""
+    sandbox = workspace.sandbox
+    problem = sandbox.problem([workspace.root, *workspace.extra_dirs]) if sandbox else None
+    return [Notice(unavailable_message(problem), "error")] if problem else []
 
 
 def startup_notices(settings: Settings, mode: PermissionMode) -> list[Notice]:

@@ -22,6 +22,7 @@ import os
 from collections.abc import AsyncIterator
 from typing import Any
 
+from agentcli.config.credentials import credential
 from agentcli.engine.abort import AbortSignal
 from agentcli.engine.usage import Usage
 from agentcli.providers.base import (
@@ -56,8 +57,8 @@ class AnthropicProvider:
         retry: RetryPolicy | None = None,
         timeouts: Timeouts | None = None,
     ) -> None:
-        api_key = api_key or os.environ.get("ANTHROPIC_API_KEY")
-        auth_token = auth_token or os.environ.get("ANTHROPIC_AUTH_TOKEN")
+        api_key = api_key or credential("ANTHROPIC_API_KEY")
+        auth_token = auth_token or credential("ANTHROPIC_AUTH_TOKEN")
         if not (api_key or auth_token):
             raise ModelError(NO_KEY_MESSAGE, kind="authentication_error")
         import anthropic

@@ -17,11 +17,14 @@ from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict
 
 from agentcli.engine.abort import AbortSignal
+
+if TYPE_CHECKING:
+    from agentcli.sandbox import Sandbox
 
 # The most characters one tool result may put in the context: the engine's
 # budget (engine/budget.py) cuts a longer one to its head and tail. A tool that
@@ -67,7 +70,8 @@ class Workspace:
 
     `root` is the project folder. `shell_cwd` is where the next Bash call starts
     (a `cd` persists while it stays inside the project). `read_files` records
-    what Read saw, keyed by resolved absolute path.
+    what Read saw, keyed by resolved absolute path. `sandbox`, when set, is
+    where every Bash command runs (agentcli/sandbox).
     """
 
     root: Path
@@ -76,6 +80,7 @@ class Workspace:
     read_files: dict[str, FileSnapshot] = field(default_factory=dict)
     env: dict[str, str] = field(default_factory=dict)
     scratch_dir: Path | None = None
+    sandbox: Sandbox | None = None
 
     def __post_init__(self) -> None:
         self.root = self.root.resolve()

@@ -9,6 +9,10 @@ Only the working directory carries over between calls. The shell reports its
 final directory from an EXIT trap installed through BASH_ENV: the user's
 command runs unmodified (its error messages and line numbers stay its own),
 and the trap fires on `exit N` too without touching the exit status.
+
+When the workspace has a sandbox, the same `bash -c` runs under bubblewrap
+(agentcli/sandbox), or not at all: a sandbox that cannot start refuses the
+call with the reason, never runs it unsandboxed.
 """
 
 from __future__ import annotations
@@ -19,13 +23,16 @@ import os
 import shutil
 import signal
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Literal
 
 from pydantic import Field
 
+from agentcli.config.credentials import child_env
 from agentcli.engine.abort import AbortSignal
+from agentcli.sandbox import Launch, unavailable_message
 from agentcli.tools.base import Tool, ToolContext, ToolError, ToolInput, ToolResult, Workspace
 from agentcli.tools.readonly_commands import is_read_only_command
 from agentcli.tools.shell_output import MAX_OUTPUT_CHARS, OutputBuffer, ProgressThrottle
@@ -108,10 +115,11 @@ class BashTool(Tool):
 
     async def run(self, inp: BashInput, ctx: ToolContext) -> ToolResult:
         ws = ctx.workspace
+        _check_sandbox(ws)
         notes: list[str] = []
         cwd = _start_dir(ws, notes)
         scratch = ws.scratch()
-        cwd_file = scratch / f"bash-cwd-{uuid.uuid4().hex}"
+        cwd_file = _new_cwd_file(scratch)
         env = _shell_env(ws, scratch, cwd_file)
 
         loop = asyncio.get_running_loop()
@@ -131,9 +139,14 @@ class BashTool(Tool):
             self.progress_interval,
         )
         timeout_ms = inp.timeout or DEFAULT_TIMEOUT_MS
-        shell = await _Shell.spawn(
-            inp.command, cwd, env, lambda data: throttle.push(buffer.feed(data))
-        )
+        try:
+            with _launch(inp.command, ws, cwd, env, scratch / _RC_NAME, cwd_file) as launch:
+                shell = await _Shell.spawn(
+                    launch, cwd, env, lambda data: throttle.push(buffer.feed(data))
+                )
+        except BaseException:
+            cwd_file.unlink(missing_ok=True)
+            raise
         try:
             outcome = await shell.wait(timeout_ms / 1000, ctx.abort)
             await shell.stop(self.kill_grace)
@@ -158,6 +171,36 @@ class BashTool(Tool):
         return _result(buffer, outcome, shell.returncode, timeout_ms, notes)
 
 
+def _check_sandbox(ws: Workspace) -> None:
+    if ws.sandbox is not None:
+        problem = ws.sandbox.problem([ws.root, *ws.extra_dirs])
+        if problem is not None:
+            raise ToolError(unavailable_message(problem))
+
+
+@contextmanager
+def _launch(
+    command: str, ws: Workspace, cwd: Path, env: dict[str, str], rc_file: Path, cwd_file: Path
+) -> Iterator[Launch]:
+    """`bash -c command`, directly or under the workspace's sandbox."""
+    on_path = shutil.which("bash", path=env.get("PATH"))
+    bash = on_path or shutil.which("bash")
+    if bash is None:
+        raise ToolError("bash was not found on PATH.")
+    if ws.sandbox is None:
+        # argv[0] "bash": error messages read "bash: ...", not a full path.
+        yield Launch(["bash", "-c", command], bash, ())
+        return
+    with ws.sandbox.launch(
+        ["bash" if on_path else bash, "-c", command],  # found on the same PATH inside
+        writable=[ws.root, *ws.extra_dirs],
+        cwd=cwd,
+        read_files=[rc_file],
+        write_files=[cwd_file],
+    ) as launch:
+        yield launch
+
+
 def _start_dir(ws: Workspace, notes: list[str]) -> Path:
     cwd = ws.shell_cwd or ws.root
     if not cwd.is_dir():
@@ -166,8 +209,15 @@ def _start_dir(ws: Workspace, notes: list[str]) -> Path:
     return cwd
 
 
+def _new_cwd_file(scratch: Path) -> Path:
+    """An empty file for the shell's final directory (it must exist to be bound into a sandbox)."""
+    path = scratch / f"bash-cwd-{uuid.uuid4().hex}"
+    os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    return path
+
+
 def _shell_env(ws: Workspace, scratch: Path, cwd_file: Path) -> dict[str, str]:
-    env = {**os.environ, **ws.env}
+    env = child_env(ws.env)  # without agentcli's credentials, unless settings pass them on
     if env.get("BASH_ENV"):
         env["AGENTCLI_BASH_ENV"] = env["BASH_ENV"]  # sourced after ours, as bash would
     rc_file = scratch / _RC_NAME
@@ -297,24 +347,20 @@ class _Shell:
 
     @classmethod
     async def spawn(
-        cls, command: str, cwd: Path, env: dict[str, str], on_data: Callable[[bytes], None]
+        cls, launch: Launch, cwd: Path, env: dict[str, str], on_data: Callable[[bytes], None]
     ) -> _Shell:
-        bash = shutil.which("bash", path=env.get("PATH")) or shutil.which("bash")
-        if bash is None:
-            raise ToolError("bash was not found on PATH.")
         read_fd, write_fd = os.pipe()
         try:
             proc = await asyncio.create_subprocess_exec(
-                "bash",  # argv[0]: error messages read "bash: ...", not a full path
-                "-c",
-                command,
+                *launch.argv,
                 cwd=cwd,
                 env=env,
                 stdin=asyncio.subprocess.DEVNULL,
                 stdout=write_fd,
                 stderr=write_fd,
                 start_new_session=True,
-                executable=bash,
+                executable=launch.executable,
+                pass_fds=launch.pass_fds,
             )
         except BaseException:
             os.close(read_fd)

@@ -509,7 +509,8 @@ class AgentApp(App):
             f"shell-{time.monotonic_ns()}", "Bash", {}, "! " + command
         )
         pane.set_state("running")
-        self.shell_run = run = ShellRun(command, self.cwd)
+        env = self.engine.workspace.env if self.engine is not None else None
+        self.shell_run = run = ShellRun(command, self.cwd, env)
         try:
             output, code = await run.run(pane.add_output)
         except OSError as exc:

@@ -2,6 +2,11 @@
 
 The output is shown in a pane like a Bash tool call and kept as a text block
 that goes with the next message, so the model sees what the person ran.
+
+It is the person's own command, so it is not sandboxed and needs no
+permission; but its output goes to the model and the transcript, so like the
+Bash tool it gets the settings' `env` and not agentcli's own credentials
+(a setting that names one passes it on, see config/credentials.py).
 """
 
 from __future__ import annotations
@@ -9,7 +14,10 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+from collections.abc import Mapping
 from pathlib import Path
+
+from agentcli.config.credentials import child_env
 
 MAX_CONTEXT_CHARS = 30_000
 
@@ -31,9 +39,10 @@ def context_block(command: str, output: str, code: int | None) -> dict[str, str]
 class ShellRun:
     """One `!` command; `kill()` stops it (Esc)."""
 
-    def __init__(self, command: str, cwd: Path) -> None:
+    def __init__(self, command: str, cwd: Path, env: Mapping[str, str] | None = None) -> None:
         self.command = command
         self.cwd = cwd
+        self.env = child_env(env or {})
         self.proc: asyncio.subprocess.Process | None = None
         self.killed = False
 
@@ -41,6 +50,7 @@ class ShellRun:
         self.proc = await asyncio.create_subprocess_shell(
             self.command,
             cwd=self.cwd,
+            env=self.env,
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.STDOUT,

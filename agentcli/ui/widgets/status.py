@@ -3,7 +3,8 @@
 The status line shows a spinner, elapsed time, output tokens and
 "esc to interrupt"; it ticks on a timer only while a turn runs. The status
 bar shows model, permission mode (and "everything asks" while protection is
-uncertain), context used and session cost; the app
+uncertain, "sandboxed" while Bash runs in the sandbox), context used and
+session cost; the app
 calls `refresh_from(engine)` after each event that changes them.
 """
 
@@ -23,6 +24,7 @@ MODE_LABELS = {
     "bypassPermissions": "bypass permissions",
 }
 LOCKED_LABEL = "everything asks"
+SANDBOX_LABEL = "sandboxed"
 
 
 class StatusLine(Static):
@@ -92,6 +94,8 @@ class StatusBar(Static):
             f"context {format_tokens(used)} ({percent}%)",
             f"${engine.cost_usd:.2f}",
         ]
+        if engine.workspace.sandbox is not None:  # see /status
+            parts.insert(2, SANDBOX_LABEL)
         if engine.gate.policy.locked_reason:  # settings' deny rules unreadable: see /permissions
             parts.insert(2, LOCKED_LABEL)
         if provider_state:
