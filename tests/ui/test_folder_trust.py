@@ -21,7 +21,7 @@ from agentcli.ui.app import AgentApp
 from agentcli.ui.screens.trust_question import TrustQuestion
 from agentcli.ui.widgets.conversation import Note
 from tests.fakeapi import reply, text, tool_use
-from tests.ui.helpers import idle, wait_for
+from tests.ui.helpers import idle, send, wait_for
 
 
 @pytest.fixture
@@ -72,6 +72,10 @@ def _app(project: Path, first_prompt: str | None = "go") -> AgentApp:
 
 def _notes(app: AgentApp) -> list[tuple[str, str]]:
     return [(note.level, str(note.render())) for note in app.conversation.query(Note)]
+
+
+def _noted(app: AgentApp, words: str) -> bool:
+    return any(words in note for _, note in _notes(app))
 
 
 def _question(app: AgentApp) -> str | None:
@@ -158,6 +162,10 @@ async def test_yes_applies_everything_and_the_next_start_does_not_ask(cloned, ap
         assert "Bash(touch allowed.txt)" in [str(r) for r in engine.gate.policy.allow]
         danger = [n for level, n in _notes(app) if level == "danger"]
         assert len(danger) == 1 and danger[0].startswith("bypassPermissions mode (from the pro")
+        bar = app.status_bar.content
+        assert [bar.plain[s.start : s.end] for s in bar.spans if "red" in str(s.style)] == [
+            "bypass permissions"
+        ]
     assert (cloned / "prompt-hook").exists() and (cloned / "tool-hook").exists()
     assert (cloned / "allowed.txt").exists()
     assert (cloned / "victim.txt").exists()  # bypass, but the deny rule still held
@@ -206,7 +214,7 @@ async def test_a_no_is_remembered_until_the_settings_enable_something_new(cloned
     async with again.run_test(size=(120, 50)) as pilot:
         await wait_for(pilot, lambda: again.engine is not None, "the engine, without a question")
         assert again.engine.gate.policy.mode is PermissionMode.DEFAULT
-        assert any("not trusted" in n for _, n in _notes(again))
+        await wait_for(pilot, lambda: _noted(again, "not trusted"), "the note of what was ignored")
 
     local = {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "touch new"}]}]}}
     (cloned / ".agentcli" / "settings.local.json").write_text(json.dumps(local))
@@ -216,3 +224,40 @@ async def test_a_no_is_remembered_until_the_settings_enable_something_new(cloned
         assert "touch new" in shown
         await pilot.press("n")
         await wait_for(pilot, lambda: changed.engine is not None, "the engine")
+
+
+async def _command_output(pilot, app: AgentApp, name: str) -> str:
+    from textual.widgets import Markdown, Static
+
+    before = len(app.conversation.query(Markdown))
+    await send(pilot, name)
+    await wait_for(pilot, lambda: len(app.conversation.query(Markdown)) > before, name)
+    await pilot.pause()
+    return " ".join(str(b.render()) for b in app.conversation.query(Markdown).last().query(Static))
+
+
+async def test_trust_asks_again_and_the_answer_applies_from_the_next_start(cloned, api):
+    app = _app(cloned, first_prompt=None)
+    async with app.run_test(size=(120, 50)) as pilot:
+        await wait_for(pilot, lambda: _question(app), "the trust question")
+        await pilot.press("n")
+        await wait_for(pilot, lambda: app.engine is not None, "the engine")
+        status = await _command_output(pilot, app, "/status")
+        assert "folder not trusted: only its deny and ask rules apply" in status
+
+        await send(pilot, "/trust")
+        shown = await wait_for(pilot, lambda: _question(app), "the question from /trust")
+        assert "touch prompt-hook" in shown
+        before = len(app.conversation.query("Markdown"))
+        await pilot.press("y")
+        await wait_for(pilot, lambda: len(app.conversation.query("Markdown")) > before, "reply")
+        assert app.engine.gate.policy.mode is PermissionMode.DEFAULT  # this session is unchanged
+    assert _remembered()[str(cloned.resolve())]["trusted"] is True
+
+
+async def test_trust_says_when_there_is_nothing_to_decide(tmp_path, api):
+    app = _app(tmp_path, first_prompt=None)
+    async with app.run_test(size=(120, 50)) as pilot:
+        await wait_for(pilot, lambda: app.engine is not None, "the engine")
+        shown = await _command_output(pilot, app, "/trust")
+        assert "enable nothing that needs trust" in shown
