@@ -31,7 +31,7 @@ def settings_files_lines(settings: Settings) -> list[str]:
     lines = []
     for layer in settings.layers:
         state = f"skipped: {md(layer.problem)}" if layer.problem else layer.status
-        if layer.untrusted and layer.status != "not found":
+        if layer.partly_applied:
             state += f" ({UNTRUSTED})"
         lines.append(f"  - {layer.name} `{layer.path}`: {state}")
     lines += [f"  - {md(p)}" for p in settings.problems if p.startswith("command line:")]

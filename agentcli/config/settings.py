@@ -51,6 +51,11 @@ class Layer:
     in_project: bool = False  # comes with the project folder: applies fully only when trusted
     untrusted: bool = False  # in a folder not trusted: only what protects in it applies
 
+    @property
+    def partly_applied(self) -> bool:
+        """A file that is there, in a folder not trusted."""
+        return self.untrusted and self.status != "not found"
+
 
 @dataclass
 class Sourced:

@@ -20,7 +20,7 @@ def render_settings(settings: Settings) -> str:
 
     lines = ["Settings files (lowest to highest precedence):"]
     for layer in settings.layers:
-        untrusted = ", folder not trusted" if layer.untrusted and layer.status != "not found" else ""
+        untrusted = ", folder not trusted" if layer.partly_applied else ""
         lines.append(f"  {layer.name:<8} {layer.path}  [{layer.status}{untrusted}]")
     lines.append("  command line flags")
     if settings.withheld:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -254,11 +255,9 @@ class AgentApp(App):
 
         items = trust_question(load_for_options(options), self.cwd)
         if items:
-            self.call_from_thread(self._show_trust_question, items)
+            answered = partial(self._trust_answered, items=items)
+            self.call_from_thread(self.show_trust_question, items, answered)
         return bool(items)
-
-    def _show_trust_question(self, items: list[Any]) -> None:
-        self.show_trust_question(items, lambda trusted: self._trust_answered(trusted, items))
 
     def show_trust_question(self, items: list[Any], on_answer: Any) -> None:
         """The trust question over the app; `on_answer(trusted: bool)` gets the answer."""
@@ -269,12 +268,8 @@ class AgentApp(App):
 
     def _trust_answered(self, trusted: bool, items: list[Any]) -> None:
         self.trusted = trusted
-        self.run_worker(
-            lambda: self._remember_then_load(trusted, items),
-            thread=True,
-            group="load",
-            exit_on_error=False,
-        )
+        load = partial(self._remember_then_load, trusted, items)
+        self.run_worker(load, thread=True, group="load", exit_on_error=False)
 
     def _remember_then_load(self, trusted: bool, items: list[Any]) -> None:
         from agentcli.permissions.session_setup import remember_trust
