@@ -38,7 +38,8 @@ _BYPASS = "every tool call would run without asking"
 
 def question_text(project: Path, items: list[Withheld]) -> Text:
     """The question: the folder, what its files would enable (file by file), the answers."""
-    text = Text("Do you trust the files in this folder?\n", style="bold")
+    text = Text()
+    text.append("Do you trust the files in this folder?\n", style="bold")
     text.append(f"{project}\n\n")
     text.append("If you trust it, its settings will enable:\n")
     for path in dict.fromkeys(item.path for item in items):
