@@ -499,3 +499,18 @@ def test_8_files_in_the_project_keep_their_normal_mode(tmp_path, umask):
     local.chmod(0o644)
     remember_allow_rules(tmp_path, parse_tool_list(["Bash(make:*)"], "session"))
     assert _mode(local) == 0o644 and _mode(local.parent) == 0o777 & ~umask
+
+
+def test_7_the_start_up_git_snapshot_runs_no_program_named_by_the_repository(tmp_path):
+    from agentcli.engine.context import Environment
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", *args], cwd=tmp_path, check=True, capture_output=True)
+
+    git("init", "-q")
+    (tmp_path / "a").write_text("a\n")
+    git("add", "a")
+    git("-c", "user.email=a@b", "-c", "user.name=a", "commit", "-qm", "a")
+    git("config", "core.fsmonitor", f"touch {tmp_path / 'pwned'}; false #")
+    environment = Environment.detect(tmp_path, git=True)
+    assert environment.git_status is not None and not (tmp_path / "pwned").exists()
