@@ -42,6 +42,9 @@ class Options:
     continue_session: bool = False  # --continue: the latest session of this folder
     resume: str | None = None  # --resume [ID]: "" means "let the person pick"
     sandbox: bool = False  # --sandbox: Bash commands run under bubblewrap
+    # Whether the project's own settings files apply in full; None: as remembered
+    # (config/trust.py). -p passes True: running it in a folder is trusting it.
+    trusted: bool | None = None
 
     @classmethod
     def from_args(cls, args: Any, cwd: Path | None = None) -> Options:

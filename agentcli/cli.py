@@ -28,7 +28,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--print",
         dest="print_mode",
         action="store_true",
-        help="headless: answer the prompt (argument or stdin) and exit",
+        help=(
+            "headless: answer the prompt (argument or stdin) and exit. Trusts the folder: "
+            "its .agentcli/ settings (hooks, env, mode, allow rules) apply without asking"
+        ),
     )
     parser.add_argument("--output-format", choices=OUTPUT_FORMATS, default="text")
     parser.add_argument("--max-turns", type=_positive_int, default=None, metavar="N")

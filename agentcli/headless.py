@@ -4,7 +4,9 @@ Exit status 0 when the run completed, 1 on any error result; errors go to
 stderr in one line (`report`, which cleans it when stderr is a terminal).
 Ctrl+C interrupts the turn cleanly (a second one quits). SIGTERM and SIGHUP
 interrupt it the same way (commands killed, transcript marked, the result
-object still written) and exit with 143 / 129.
+object still written) and exit with 143 / 129. Running -p in a folder trusts
+it, as in Claude Code: its project settings (hooks, env, mode, allow rules)
+apply without a question.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import signal
 import sys
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -52,7 +55,7 @@ async def _run(args: Any, prompt: str, importer: threading.Thread) -> int:
     started = time.monotonic()
     abort = AbortSignal()  # the turn's, made now so a signal during set-up stops it too
     stopped_by = _install_signals(abort)
-    options = Options.from_args(args, Path.cwd())
+    options = replace(Options.from_args(args, Path.cwd()), trusted=True)  # -p implies trust
     try:
         resumed = resumed_for_headless(options)
     except SessionNotFound as error:

@@ -164,7 +164,11 @@ def parse_command_line(text: str) -> tuple[str, str] | None:
     return name.lower(), args.strip()
 
 
-COMMAND_MODULES = ("agentcli.commands.builtin", "agentcli.commands.session_commands")
+COMMAND_MODULES = (
+    "agentcli.commands.builtin",
+    "agentcli.commands.session_commands",
+    "agentcli.commands.trust_command",
+)
 
 
 def load_command_modules(modules: Iterable[str] = COMMAND_MODULES) -> list[str]:

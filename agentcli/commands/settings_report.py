@@ -18,6 +18,7 @@ from agentcli.permissions.session_setup import uncertain_notice
 
 _MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_\[\]<>#|~])")
 _SOURCES = {"session": "this session", "command line": "command line"}
+UNTRUSTED = "folder not trusted: only its deny and ask rules apply; /trust to review"
 
 
 def md(text: str) -> str:
@@ -30,6 +31,8 @@ def settings_files_lines(settings: Settings) -> list[str]:
     lines = []
     for layer in settings.layers:
         state = f"skipped: {md(layer.problem)}" if layer.problem else layer.status
+        if layer.partly_applied:
+            state += f" ({UNTRUSTED})"
         lines.append(f"  - {layer.name} `{layer.path}`: {state}")
     lines += [f"  - {md(p)}" for p in settings.problems if p.startswith("command line:")]
     return lines

@@ -18,6 +18,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from agentcli.config.private_files import write_private_atomic
+
 
 class JsonStoreError(Exception):
     """A JSON file exists but cannot be used (unreadable, not JSON, not an object).
@@ -68,11 +70,18 @@ def parse_json_object(text: str, path: Path | str) -> dict[str, Any]:
     return data
 
 
-def write_json_atomic(path: Path | str, data: Any) -> None:
-    """Write `data` as pretty JSON to `path` atomically, creating its folder."""
+def write_json_atomic(path: Path | str, data: Any, *, private: bool = False) -> None:
+    """Write `data` as pretty JSON to `path` atomically, creating its folder.
+
+    `private`: a file of agentcli's own under AGENTCLI_HOME, 0600 in a 0700
+    folder (private_files.py); otherwise an existing file keeps its mode.
+    """
     p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
     text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    if private:
+        write_private_atomic(p, text)
+        return
+    p.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
@@ -94,16 +103,16 @@ def write_json_atomic(path: Path | str, data: Any) -> None:
 
 
 def update_json_object(
-    path: Path | str, mutate: Callable[[dict[str, Any]], None]
+    path: Path | str, mutate: Callable[[dict[str, Any]], None], *, private: bool = False
 ) -> dict[str, Any]:
     """Apply `mutate` to the object in `path` and write it back atomically.
 
     Keys the caller does not touch are kept as they were. A missing file (and
     folder) is created. A broken file raises JsonStoreError and is left
     untouched, since rewriting it would lose what the person wrote.
-    Returns the object as written.
+    `private`: as for write_json_atomic. Returns the object as written.
     """
     data = read_json_object(path)
     mutate(data)
-    write_json_atomic(path, data)
+    write_json_atomic(path, data, private=private)
     return data

@@ -16,11 +16,16 @@ protection: what protects in it (deny and ask rules, hooks, a stricter mode)
 is kept when it is valid on its own (salvage.py), and when its deny or ask
 rules cannot be read at all, `uncertain` says so and the session fails
 closed (see permissions/session_setup.py).
+
+The project's own files come with the folder, so in a folder the person has
+not trusted (config/trust.py) only what protects in them applies, and what
+they would enable is listed in `withheld` (config/untrusted.py). The user
+file and the command line are the person's own and always apply.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +35,7 @@ from agentcli.config.json_store import JsonStoreError, parse_json_object, read_j
 from agentcli.config.paths import agentcli_home
 from agentcli.config.salvage import Salvage, salvage
 from agentcli.config.settings_schema import SettingsFile, describe_errors
+from agentcli.config.untrusted import Withheld, protective_parts, withheld
 from agentcli.hooks.config import HooksConfig
 from agentcli.permissions.rules import Rule, RuleSyntaxError
 
@@ -43,6 +49,13 @@ class Layer:
     status: str = "not found"  # loaded | not found | skipped
     problem: str | None = None  # why it was skipped: key, line, column, what was expected
     uncertain: bool = False  # skipped, and its deny or ask rules could not be read
+    in_project: bool = False  # comes with the project folder: applies fully only when trusted
+    untrusted: bool = False  # in a folder not trusted: only what protects in it applies
+
+    @property
+    def partly_applied(self) -> bool:
+        """A file that is there, in a folder not trusted."""
+        return self.untrusted and self.status != "not found"
 
 
 @dataclass
@@ -69,6 +82,9 @@ class Settings:
 
     layers: list[Layer]
     problems: list[str]
+    trusted: bool = True  # the project's own files apply in full
+    # What the project's files would enable in a trusted folder (none when trusted).
+    withheld: list[Withheld] = field(default_factory=list)
     # Why protection is uncertain: deny or ask rules that could not be read, one per source.
     uncertain: list[str] = field(default_factory=list)
     model: Sourced | None = None
@@ -90,29 +106,36 @@ class Settings:
         return {key: item.value for key, item in self.env.items()}
 
 
-def settings_files(project: Path) -> list[tuple[str, Path, Path]]:
-    """(layer name, file, base folder for relative paths), lowest first."""
+def settings_files(project: Path) -> list[tuple[str, Path, Path, bool]]:
+    """(layer name, file, base folder for relative paths, comes with the project), lowest
+    first. A file that comes with the project applies in full only in a trusted folder."""
     return [
-        ("user", agentcli_home() / "settings.json", project),
-        ("project", project / ".agentcli" / "settings.json", project),
-        ("local", project / ".agentcli" / "settings.local.json", project),
+        ("user", agentcli_home() / "settings.json", project, False),
+        ("project", project / ".agentcli" / "settings.json", project, True),
+        ("local", project / ".agentcli" / "settings.local.json", project, True),
     ]
 
 
-def load_settings(project: Path, cli: CliSettings | None = None) -> Settings:
-    """Read every layer, report the broken ones, and merge the rest."""
+def load_settings(
+    project: Path, cli: CliSettings | None = None, *, trusted: bool = True
+) -> Settings:
+    """Read every layer, report the broken ones, and merge the rest. `trusted`: whether
+    the project folder is trusted (its own files apply in full; see config/trust.py)."""
     project = project.resolve()
-    settings = Settings(layers=[], problems=[])
-    for name, path, base in settings_files(project):
-        layer = Layer(name, path, base)
+    settings = Settings(layers=[], problems=[], trusted=trusted)
+    for name, path, base, in_project in settings_files(project):
+        layer = Layer(name, path, base, in_project=in_project)
+        layer.untrusted = in_project and not trusted
         settings.layers.append(layer)
         kept = _read_layer(layer)
-        if layer.data is not None:
-            _merge(settings, layer.data, name, base)
-        elif layer.problem is not None:
+        if layer.problem is not None:
             _report_skipped(settings, layer, kept)
-            if kept is not None:
-                _merge_salvage(settings, kept, name, base)
+        if layer.untrusted:
+            _merge_untrusted(settings, layer, kept)
+        elif layer.data is not None:
+            _merge(settings, layer.data, name, base)
+        elif kept is not None:
+            _merge_salvage(settings, kept, name, base)
     if cli is not None:
         _merge_cli(settings, cli, project)
     return settings
@@ -171,17 +194,38 @@ def _merge(settings: Settings, data: SettingsFile, source: str, base: Path) -> N
     _add_hooks(settings, data.hooks, source)
 
 
-def _merge_salvage(settings: Settings, kept: Salvage, source: str, base: Path) -> None:
-    """A skipped file's protective parts; its mode only when it asks for more care."""
+def _merge_salvage(settings: Settings, kept: Salvage, source: str, base: Path) -> bool:
+    """A skipped file's protective parts; its mode only when it asks for more care.
+    Returns whether its mode applied."""
     _add_rules(settings, "deny", kept.deny, source, base)
     _add_rules(settings, "ask", kept.ask, source, base)
     current = settings.default_mode.value if settings.default_mode else "default"
-    if kept.mode is not None and _strictness(kept.mode) > _strictness(current):
+    stricter = kept.mode is not None and _strictness(kept.mode) > _strictness(current)
+    if stricter:
         settings.default_mode = Sourced(kept.mode, source)
     if kept.hooks is not None:
         _add_hooks(settings, kept.hooks, source)
-    if kept.sandbox:
+    if kept.sandbox:  # turning the sandbox on only protects; auto-allow stays the person's
         settings.sandbox["enabled"] = Sourced(True, source)
+        settings.sandbox.setdefault("autoAllowBashIfSandboxed", Sourced(False, source))
+    return stricter
+
+
+def _merge_untrusted(settings: Settings, layer: Layer, kept: Salvage | None) -> None:
+    """A project file in a folder not trusted: what protects applies (never its hooks);
+    what it would enable goes to `withheld`."""
+    data = layer.data
+    parts = protective_parts(data) if data is not None else kept
+    mode_applied = False
+    if parts is not None:
+        without_hooks = replace(parts, hooks=None)
+        mode_applied = _merge_salvage(settings, without_hooks, layer.name, layer.base)
+    if data is not None and data.model is not None:
+        settings.model = Sourced(data.model, layer.name)
+    if data is not None and data.theme is not None:
+        settings.theme = Sourced(data.theme, layer.name)
+    assert layer.path is not None
+    settings.withheld += withheld(layer.name, layer.path, data, kept, mode_applied=mode_applied)
 
 
 def _strictness(mode: str) -> int:

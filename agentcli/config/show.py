@@ -6,6 +6,11 @@ import json
 
 from agentcli.config.settings import Settings
 
+TRUST_NOTE = (
+    "(That is the app's view until you trust the folder; agentcli -p trusts it, so there "
+    "they apply.)"
+)
+
 
 def render_settings(settings: Settings) -> str:
     skipped = {layer.name for layer in settings.layers if layer.status == "skipped"}
@@ -15,8 +20,13 @@ def render_settings(settings: Settings) -> str:
 
     lines = ["Settings files (lowest to highest precedence):"]
     for layer in settings.layers:
-        lines.append(f"  {layer.name:<8} {layer.path}  [{layer.status}]")
+        untrusted = ", folder not trusted" if layer.partly_applied else ""
+        lines.append(f"  {layer.name:<8} {layer.path}  [{layer.status}{untrusted}]")
     lines.append("  command line flags")
+    if settings.withheld:
+        from agentcli.permissions.session_setup import withheld_notice
+
+        lines += ["", withheld_notice(settings), TRUST_NOTE]
     if settings.problems:
         lines.append("")
         lines.append("Problems:")
@@ -70,6 +80,7 @@ def config_command(argv: list[str]) -> int:
 
     from agentcli.cli import build_parser
     from agentcli.config.settings import CliSettings, load_settings
+    from agentcli.config.trust import is_trusted
 
     args = build_parser().parse_args(argv)
     cli = CliSettings(
@@ -80,6 +91,6 @@ def config_command(argv: list[str]) -> int:
         add_dirs=list(args.add_dirs or []),
         sandbox=args.sandbox,
     )
-    settings = load_settings(Path.cwd(), cli)
+    settings = load_settings(Path.cwd(), cli, trusted=is_trusted(Path.cwd()))
     print(render_settings(settings))
     return 1 if settings.problems else 0

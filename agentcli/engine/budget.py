@@ -6,15 +6,15 @@ This runs on each request's copy of the messages (`prepare_messages`), not on
 the conversation: the transcript keeps the full result, and because the cut
 is a pure function of the result (and the file is written once, named by the
 tool_use id) every request sends the same bytes, which keeps the cache warm.
+The file is private (0600): a command's output may hold secrets.
 """
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
+from agentcli.config.private_files import write_private_atomic
 from agentcli.tools.base import RESULT_BUDGET_CHARS
 
 MAX_RESULT_CHARS = RESULT_BUDGET_CHARS
@@ -75,7 +75,7 @@ class ToolResultBudget:
         path = self.folder / f"{safe}.txt"
         try:
             if not path.exists():
-                _write_atomic(path, full)
+                write_private_atomic(path, full)
         except OSError as exc:
             note = f"[{size}; {shown}. The full text could not be saved: {exc.strerror or exc}]"
         else:
@@ -85,20 +85,6 @@ class ToolResultBudget:
             )
         self._notes[tool_id] = note
         return note
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".txt")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def _blocks(block: dict[str, Any]) -> list[dict[str, Any]]:

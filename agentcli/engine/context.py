@@ -72,10 +72,16 @@ def _in_git_repo(path: Path) -> bool:
     return any((folder / ".git").exists() for folder in [path, *path.parents])
 
 
+# A repository's own .git/config can name programs git runs for a status or a log
+# (an fsmonitor hook, a signature checker); the snapshot is taken before the person
+# has said anything about the folder, so it turns those off.
+_NO_REPO_PROGRAMS = ("-c", "core.fsmonitor=false", "-c", "log.showSignature=false")
+
+
 def _git(cwd: Path, *args: str) -> str | None:
     try:
         done = subprocess.run(
-            ["git", *args],
+            ["git", *_NO_REPO_PROGRAMS, *args],
             cwd=cwd,
             capture_output=True,
             text=True,

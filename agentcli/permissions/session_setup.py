@@ -4,7 +4,13 @@ bootstrap.py calls `load_for_options()` first (to know the mode, rules,
 folders and env), builds the engine, then `attach()` wires the Notification
 hook to the gate, and the hooks to the engine. `startup_notices()` is what a
 front end should show before the first prompt (skipped settings files,
-protection uncertain, the bypass warning), worded the same in every front end.
+protection uncertain, project settings withheld in a folder not trusted, the
+bypass warning), worded the same in every front end.
+
+Folder trust: `Options.trusted` says whether the project's own settings files
+apply in full; None means "as remembered" (config/trust.py). `-p` passes True
+(trust is implied, as in Claude Code); the TUI asks first when
+`trust_question()` lists something, then passes the answer.
 """
 
 from __future__ import annotations
@@ -14,28 +20,33 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from agentcli.config.json_store import JsonStoreError
 from agentcli.config.settings import CliSettings, Settings, load_settings
+from agentcli.config.trust import declined, fingerprint, is_trusted, remember
+from agentcli.config.untrusted import Withheld
 from agentcli.hooks.events import Hooks
 from agentcli.permissions.policy import LOCKED
 from agentcli.permissions.types import PermissionMode
 from agentcli.sandbox import Sandbox, unavailable_message
 
 BYPASS_WARNING = (
-    "bypassPermissions mode: every tool call runs without asking (deny rules still hold). "
+    "every tool call runs without asking (deny rules still hold). "
     "Use it only in a sandbox you can throw away."
 )
 
 
 @dataclass(frozen=True, slots=True)
 class Notice:
-    """Something the person must know before the first prompt."""
+    """Something the person must know before the first prompt. `danger`: shown so it
+    cannot be missed (bypassPermissions)."""
 
     text: str
-    level: Literal["warning", "error"] = "warning"
+    level: Literal["warning", "error", "danger"] = "warning"
 
 
 def load_for_options(options: Any) -> Settings:
-    """Merged settings for bootstrap's Options (cwd, model, mode, tool lists, --add-dir)."""
+    """Merged settings for bootstrap's Options (cwd, model, mode, tool lists, --add-dir,
+    whether the folder is trusted)."""
     cli = CliSettings(
         model=options.model,
         permission_mode=options.permission_mode,
@@ -44,7 +55,48 @@ def load_for_options(options: Any) -> Settings:
         add_dirs=list(options.add_dirs or []),
         sandbox=bool(getattr(options, "sandbox", False)),
     )
-    return load_settings(Path(options.cwd), cli)
+    trusted = getattr(options, "trusted", None)
+    if trusted is None:
+        trusted = is_trusted(Path(options.cwd))
+    return load_settings(Path(options.cwd), cli, trusted=trusted)
+
+
+def trust_question(settings: Settings, project: Path) -> list[Withheld]:
+    """What to ask the person to trust before the session starts; [] for no question:
+    the folder is trusted, its files enable nothing more than untrusted ones do (asking
+    then would only teach people to say yes), or they said no to exactly this before."""
+    if settings.trusted or not settings.withheld:
+        return []
+    if declined(project) == _fingerprint(settings.withheld):
+        return []
+    return settings.withheld
+
+
+def project_withheld(project: Path) -> list[Withheld]:
+    """What the project's own settings files would enable if the folder were trusted."""
+    return load_settings(project, trusted=False).withheld
+
+
+def remember_trust(project: Path, trusted: bool, items: list[Withheld]) -> str | None:
+    """Remember the answer to `trust_question()`; a message when it is not remembered
+    (it holds for this session either way)."""
+    try:
+        remembered = remember(project, trusted, _fingerprint(items))
+    except (OSError, JsonStoreError) as exc:
+        return (
+            f"Could not remember your answer about this folder ({exc}): it holds for this "
+            "session, and agentcli will ask again next time."
+        )
+    if not remembered:
+        return (
+            "Trusting your home folder or the root holds for this session only: remembered, "
+            "it would trust every project below it."
+        )
+    return None
+
+
+def _fingerprint(items: list[Withheld]) -> str:
+    return fingerprint([f"{item.path}\0{item.key}\0{item.value}" for item in items])
 
 
 def locked_reason(settings: Settings) -> str | None:
@@ -131,9 +183,35 @@ def startup_notices(settings: Settings, mode: PermissionMode) -> list[Notice]:
     notices = [Notice(f"settings: {problem}") for problem in settings.problems]
     if settings.uncertain:
         notices.append(Notice(uncertain_notice(settings), "error"))
+    if settings.withheld:
+        notices.append(Notice(withheld_notice(settings)))
     if mode is PermissionMode.BYPASS:
-        notices.append(Notice(BYPASS_WARNING))
+        notices.append(
+            Notice(f"bypassPermissions mode{_mode_origin(settings)}: {BYPASS_WARNING}", "danger")
+        )
     return notices
+
+
+def withheld_notice(settings: Settings) -> str:
+    """The project's settings that do not apply because the folder is not trusted."""
+    files = ", ".join(str(path) for path in dict.fromkeys(i.path for i in settings.withheld))
+    shown = "; ".join(f"{item.key}: {item.value}" for item in settings.withheld)
+    return (
+        f"This folder is not trusted, so its settings ({files}) apply only in part: "
+        f"ignored {shown}. Their deny and ask rules apply. /trust to decide again."
+    )
+
+
+def _mode_origin(settings: Settings) -> str:
+    """` (from ...)`: where the mode was set."""
+    source = settings.default_mode.source if settings.default_mode else None
+    if source == "command line":
+        return " (from --permission-mode)"
+    layer = next((x for x in settings.layers if x.name == source), None)
+    if layer is None:
+        return ""
+    whose = "the project's settings" if layer.in_project else "your settings"
+    return f" (from {whose}, {layer.path})"
 
 
 def uncertain_notice(settings: Settings) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from agentcli.config.paths import agentcli_home
+from agentcli.config.trust import trust_file
 
 
 def special_path_reason(path: Path, root: Path, *, writing: bool) -> str | None:
@@ -31,9 +32,11 @@ def special_path_reason(path: Path, root: Path, *, writing: bool) -> str | None:
 
 
 def settings_paths(root: Path) -> list[Path]:
-    """The settings files that configure a session in `root`."""
+    """The settings files that configure a session in `root`, and the list of trusted
+    folders (a folder written into it would have its settings applied)."""
     return [
         _real(agentcli_home() / "settings.json"),
+        _real(trust_file()),
         _real(root / ".agentcli" / "settings.json"),
         _real(root / ".agentcli" / "settings.local.json"),
     ]

@@ -7,7 +7,8 @@ leaves a session stuck. Two processes (or two writers in one process) never
 hold it at once: the second one gets `SessionBusy` and forks (claim.py).
 
 A new transcript is written under a temporary name, locked, then renamed into
-place, so no other process ever sees it unlocked.
+place, so no other process ever sees it unlocked. Transcripts are private
+(0600 in 0700 folders: config/private_files.py).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import os
 from pathlib import Path
 from typing import IO
 
-PRIVATE = 0o600
+from agentcli.config.private_files import make_private_dir, open_private
 
 
 class SessionBusy(OSError):
@@ -30,15 +31,15 @@ class SessionBusy(OSError):
 def open_locked(path: Path) -> IO[str]:
     """The existing transcript at `path`, open for appending and locked.
     Raises SessionBusy when another writer holds it."""
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+    fd = open_private(path, os.O_WRONLY | os.O_APPEND)  # an older 0644 one becomes private
     return _locked(os.fdopen(fd, "a", encoding="utf-8", newline="\n"), path)
 
 
 def create_locked(path: Path, preamble: str) -> IO[str]:
     """A new transcript at `path` holding `preamble`, open for appending and locked."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_private_dir(path.parent)
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    fd = os.open(temporary, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_TRUNC, PRIVATE)
+    fd = open_private(temporary, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_TRUNC)
     handle = _locked(os.fdopen(fd, "a", encoding="utf-8", newline="\n"), temporary)
     try:
         handle.write(preamble)

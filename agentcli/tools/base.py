@@ -107,13 +107,15 @@ class Workspace:
             return str(path)
 
     def scratch(self) -> Path:
-        """A folder for files a tool writes for later (full outputs); created on demand."""
+        """A private folder (0700) for files a tool writes for later (full outputs);
+        created on demand."""
         if self.scratch_dir is None:
             import tempfile
 
-            self.scratch_dir = Path(tempfile.mkdtemp(prefix="agentcli-"))
-        self.scratch_dir.mkdir(parents=True, exist_ok=True)
-        return self.scratch_dir
+            self.scratch_dir = Path(tempfile.mkdtemp(prefix="agentcli-"))  # 0700
+        from agentcli.config.private_files import make_private_dir
+
+        return make_private_dir(self.scratch_dir)
 
 
 def _normalise(path: Path) -> str:

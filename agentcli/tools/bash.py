@@ -31,6 +31,7 @@ from typing import Literal
 from pydantic import Field
 
 from agentcli.config.credentials import child_env
+from agentcli.config.private_files import write_private_atomic
 from agentcli.engine.abort import AbortSignal
 from agentcli.sandbox import Launch, unavailable_message
 from agentcli.tools.base import Tool, ToolContext, ToolError, ToolInput, ToolResult, Workspace
@@ -63,7 +64,7 @@ if [ -n "${AGENTCLI_BASH_ENV-}" ]; then
 else
   unset BASH_ENV
 fi
-trap 'builtin pwd -P >| "$__agentcli_cwd_file" 2>/dev/null' EXIT
+trap 'umask 077; builtin pwd -P >| "$__agentcli_cwd_file" 2>/dev/null' EXIT
 """
 
 
@@ -221,11 +222,18 @@ def _shell_env(ws: Workspace, scratch: Path, cwd_file: Path) -> dict[str, str]:
     if env.get("BASH_ENV"):
         env["AGENTCLI_BASH_ENV"] = env["BASH_ENV"]  # sourced after ours, as bash would
     rc_file = scratch / _RC_NAME
-    if not rc_file.is_file():
-        rc_file.write_text(_RC_SCRIPT, encoding="utf-8")
+    if not _holds(rc_file, _RC_SCRIPT):  # missing, or left by another version
+        write_private_atomic(rc_file, _RC_SCRIPT)
     env["BASH_ENV"] = str(rc_file)
     env["AGENTCLI_CWD_FILE"] = str(cwd_file)
     return env
+
+
+def _holds(path: Path, text: str) -> bool:
+    try:
+        return path.read_text(encoding="utf-8") == text
+    except (OSError, UnicodeDecodeError):
+        return False
 
 
 def _adopt_cwd(ws: Workspace, cwd_file: Path) -> str | None:

@@ -4,18 +4,21 @@ A command may print gigabytes (`yes`, a runaway log). The model only ever sees
 `max_chars` of it, so that is all we keep in memory: everything while the
 output is small; past the limit, the head, a ring buffer for the tail, and a
 file in the scratch folder that receives the whole stream, so the model can
-Read what was cut out of the middle.
+Read what was cut out of the middle. The file is private (0600).
 """
 
 from __future__ import annotations
 
 import codecs
+import os
 import uuid
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
+
+from agentcli.config.private_files import open_private
 
 MAX_OUTPUT_CHARS = 30_000
 # The tail gets the larger share: test summaries, the last error, the final
@@ -102,7 +105,10 @@ class OutputBuffer:
         self._kept = []
         folder = self._spill_dir()
         self.path = folder / f"{self._prefix}-{uuid.uuid4().hex[:12]}.txt"
-        self._file = self.path.open("w", encoding="utf-8", errors="replace")
+        fd = open_private(
+            self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL
+        )  # output may hold secrets
+        self._file = os.fdopen(fd, "w", encoding="utf-8", errors="replace")
         self._file.write(everything)
         self._head = everything[: self._head_chars]
         self._push_tail(everything[-self._tail_chars :])

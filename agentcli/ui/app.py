@@ -4,7 +4,10 @@ Start-up order is the point of this module: only textual and our UI modules
 are imported before the first frame; the engine is built and the provider
 (`import anthropic` costs about a second) is loaded in a thread worker after
 the screen is up. A message sent before then waits in a queue and goes as
-soon as the provider is ready.
+soon as the provider is ready. In a folder whose settings would enable
+something and that the person has not trusted yet, the loader first asks
+(screens/trust_question.py) and builds the engine only with the answer, so
+nothing from those settings takes effect before it.
 
 A turn runs in an async worker that feeds engine events to EventsView. Esc
 interrupts it through `engine.interrupt()`; the engine guarantees a valid
@@ -15,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -95,6 +99,7 @@ class AgentApp(App):
         self.theme_name = DEFAULT_THEME
         self.turn_worker: Any = None
         self.exit_signal: int | None = None  # SIGTERM / SIGHUP, once one arrived
+        self.trusted: bool | None = None  # the answer to the trust question; None: not asked
         self._undo_signals: Any = None
         self.register_theme(HIGH_CONTRAST)
 
@@ -208,6 +213,8 @@ class AgentApp(App):
 
         if self.engine is None:
             options = self._options()
+            if self.trusted is None and self._ask_trust(options):
+                return  # the answer starts the loader again
             resumed = self._resumed_at_start(options)
             engine = build_engine(
                 options, self.approve, provider=None, resumed=resumed, carry_totals=True
@@ -238,7 +245,39 @@ class AgentApp(App):
     def _options(self) -> Any:
         from agentcli.bootstrap import Options
 
-        return Options.from_args(self.args, self.cwd) if self.args else Options(self.cwd)
+        options = Options.from_args(self.args, self.cwd) if self.args else Options(self.cwd)
+        options.trusted = self.trusted
+        return options
+
+    def _ask_trust(self, options: Any) -> bool:
+        """In the loader thread: show the trust question if this folder needs one."""
+        from agentcli.permissions.session_setup import load_for_options, trust_question
+
+        items = trust_question(load_for_options(options), self.cwd)
+        if items:
+            answered = partial(self._trust_answered, items=items)
+            self.call_from_thread(self.show_trust_question, items, answered)
+        return bool(items)
+
+    def show_trust_question(self, items: list[Any], on_answer: Any) -> None:
+        """The trust question over the app; `on_answer(trusted: bool)` gets the answer."""
+        from agentcli.ui.screens.trust_question import GUARD_S, TrustQuestion
+
+        guard = GUARD_S if self.permission_guard_s is None else self.permission_guard_s
+        self.push_screen(TrustQuestion(self.cwd, items, guard_s=guard), callback=on_answer)
+
+    def _trust_answered(self, trusted: bool, items: list[Any]) -> None:
+        self.trusted = trusted
+        load = partial(self._remember_then_load, trusted, items)
+        self.run_worker(load, thread=True, group="load", exit_on_error=False)
+
+    def _remember_then_load(self, trusted: bool, items: list[Any]) -> None:
+        from agentcli.permissions.session_setup import remember_trust
+
+        problem = remember_trust(self.cwd, trusted, items)
+        if problem:
+            self.call_from_thread(self.note, problem, "warning")
+        self._load_in_thread()
 
     def _resumed_at_start(self, options: Any) -> Any:
         """`--continue` / `--resume ID`: the session to open (in the loader thread)."""

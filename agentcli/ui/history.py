@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 
 from agentcli.config.paths import project_dir
+from agentcli.config.private_files import make_private_dir, open_private
 
 MAX_ENTRIES = 500
 
@@ -59,9 +60,9 @@ class PromptHistory:
         if self.path is None:
             return
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            make_private_dir(self.path.parent)
             line = json.dumps({"prompt": prompt}, ensure_ascii=False) + "\n"
-            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+            fd = open_private(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
             with os.fdopen(fd, "a", encoding="utf-8") as fh:
                 fh.write(line)
         except OSError as exc:

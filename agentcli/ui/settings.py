@@ -2,7 +2,7 @@
 
 Written through agentcli.config.json_store, so other keys (written by people
 or other parts of agentcli) are kept, and a broken file is reported, never
-overwritten.
+overwritten; the file is private (0600), like everything under AGENTCLI_HOME.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ def save_theme(name: str) -> str | None:
         data["theme"] = name
 
     try:
-        update_json_object(settings_path(), mutate)
+        update_json_object(settings_path(), mutate, private=True)
     except (JsonStoreError, OSError) as exc:
         return str(exc)
     return None

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from agentcli.config.trust import remember
 from agentcli.engine.usage import Usage
 from agentcli.session.attach import transcript_of
 from agentcli.session.store import list_sessions
@@ -111,6 +112,7 @@ async def test_clear_fires_session_end_and_session_start_hooks(tmp_path):
         for event in ("SessionStart", "SessionEnd")
     }
     (project / ".agentcli" / "settings.json").write_text(json.dumps({"hooks": hooks}))
+    remember(project, True)  # a project's hooks run in a folder the person trusts
     app = open_app(project)
     async with app.run_test(size=(110, 50)) as pilot:
         await wait_for(pilot, lambda: app.engine is not None, "the engine")

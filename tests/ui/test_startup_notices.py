@@ -14,6 +14,7 @@ from types import SimpleNamespace
 import pytest
 from textual.widgets import Markdown, Static
 
+from agentcli.config.trust import remember
 from agentcli.ui.app import AgentApp
 from agentcli.ui.widgets.conversation import Note
 from tests.engine.scripted import Response, ScriptedProvider, text, tool_use
@@ -24,8 +25,10 @@ BROKEN = '{"permissions": {"deny": ["Bash(rm:*)"],}}'
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
+    """A folder the person trusts (the question itself: test_folder_trust.py)."""
     root = tmp_path / "project"
     (root / ".agentcli").mkdir(parents=True)
+    remember(root, True)
     return root
 
 

@@ -2,9 +2,9 @@
 
 The status line shows a spinner, elapsed time, output tokens and
 "esc to interrupt"; it ticks on a timer only while a turn runs. The status
-bar shows model, permission mode (and "everything asks" while protection is
-uncertain, "sandboxed" while Bash runs in the sandbox), context used and
-session cost; the app
+bar shows model, permission mode (bypassPermissions in red, "everything asks"
+while protection is uncertain, "sandboxed" while Bash runs in the sandbox),
+context used and session cost; the app
 calls `refresh_from(engine)` after each event that changes them.
 """
 
@@ -102,6 +102,7 @@ class StatusBar(Static):
             parts.append(provider_state)
         text = Text(" · ".join(parts))
         if mode != "default":
-            text.stylize("bold", len(parts[0]) + 3, len(parts[0]) + 3 + len(parts[1]))
+            style = "bold reverse red" if mode == "bypassPermissions" else "bold"
+            text.stylize(style, len(parts[0]) + 3, len(parts[0]) + 3 + len(parts[1]))
         text.highlight_words([LOCKED_LABEL], "bold reverse")
         self.update(text)

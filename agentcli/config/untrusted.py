@@ -1,0 +1,113 @@
+"""What a project settings file may do before its folder is trusted, and what it may not.
+
+A project file (`.agentcli/settings.json`, `.agentcli/settings.local.json`)
+comes with the folder: from a cloned repository, it is somebody else's. Until
+the person trusts the folder (config/trust.py), only what protects applies:
+its deny and ask rules, a `defaultMode` stricter than the one that applies
+without it, turning the sandbox on (without auto-allowing Bash in it), and
+the harmless `model` and `theme`. Everything else is
+withheld: hooks (commands agentcli would run), `env` (given to every command
+and hook), a looser `defaultMode`, allow rules, `additionalDirectories`, and
+any other key, so a key added to the settings later is withheld until someone
+decides it is safe. `withheld()` lists each of those, as the trust question
+shows them.
+"""
+
+from __future__ import annotations
+
+import json
+import unicodedata
+from dataclasses import dataclass
+from pathlib import Path
+
+from agentcli.config.salvage import Salvage
+from agentcli.config.settings_schema import SettingsFile
+from agentcli.hooks.config import HooksConfig
+
+# The keys an untrusted project file may still set (besides permissions' deny and ask).
+HARMLESS_KEYS = frozenset({"schema_", "model", "theme"})
+# Keys listed one item at a time below; any other key is listed whole.
+_ITEMISED = frozenset({"permissions", "env", "hooks"})
+# Modes that enable more than `default` does.
+LOOSER_MODES = ("acceptEdits", "bypassPermissions")
+
+
+@dataclass(frozen=True, slots=True)
+class Withheld:
+    """One thing a project file would enable if its folder were trusted."""
+
+    key: str  # hooks | env | permissions.defaultMode | permissions.allow | ... | another key
+    value: str  # the hook's event and command, NAME=value, the mode, the rule, the folder
+    source: str  # the layer's name
+    path: Path  # the file
+
+    @property
+    def dangerous(self) -> bool:
+        """Shown in red: nothing would be asked any more."""
+        return self.key == "permissions.defaultMode" and self.value == "bypassPermissions"
+
+
+def protective_parts(data: SettingsFile) -> Salvage:
+    """What applies from a valid project file in a folder not trusted."""
+    permissions = data.permissions
+    return Salvage(
+        deny=permissions.deny,
+        ask=permissions.ask,
+        mode=permissions.defaultMode,
+        sandbox=data.sandbox.enabled is True,
+    )
+
+
+def withheld(
+    source: str,
+    path: Path,
+    data: SettingsFile | None,
+    kept: Salvage | None,
+    *,
+    mode_applied: bool,
+) -> list[Withheld]:
+    """What the file would enable if trusted. `data`: the file when valid; `kept`: the
+    protective parts of a skipped one (whose hooks would run if trusted)."""
+    items: list[tuple[str, str]] = []
+    if data is not None:
+        items += _hooks(data.hooks)
+        items += [("env", f"{key}={value}") for key, value in data.env.items()]
+        permissions = data.permissions
+        mode = permissions.defaultMode
+        if mode in LOOSER_MODES and not mode_applied:
+            items.append(("permissions.defaultMode", mode))
+        items += [("permissions.allow", rule) for rule in permissions.allow]
+        items += [
+            ("permissions.additionalDirectories", d) for d in permissions.additionalDirectories
+        ]
+        items += _other_keys(data)
+    elif kept is not None and kept.hooks is not None:
+        items += _hooks(kept.hooks)
+    return [Withheld(key, _shown(value), source, path) for key, value in items]
+
+
+def _hooks(hooks: HooksConfig) -> list[tuple[str, str]]:
+    items = []
+    for event, matchers in hooks.model_dump().items():
+        for matcher in matchers:
+            shown = f" [{matcher['matcher']}]" if matcher["matcher"] else ""
+            items += [("hooks", f"{event}{shown}: {hook['command']}") for hook in matcher["hooks"]]
+    return items
+
+
+def _other_keys(data: SettingsFile) -> list[tuple[str, str]]:
+    unset = HARMLESS_KEYS | _ITEMISED
+    dumped = data.model_dump(exclude_defaults=True, by_alias=False)
+    return [
+        (key, json.dumps(value, default=str)) for key, value in dumped.items() if key not in unset
+    ]
+
+
+def _shown(text: str) -> str:
+    """`text` with control and format characters (a carriage return, an escape
+    sequence, a right-to-left override) written as escapes, so what is shown
+    is what would run, in full."""
+    return "".join(
+        ch if unicodedata.category(ch) not in ("Cc", "Cf") else ch.encode("unicode_escape").decode()
+        for ch in text
+    )
