@@ -44,8 +44,6 @@ NO_KEY_MESSAGE = (
 )
 
 
-
-
 class AnthropicProvider:
     name = "anthropic"
 

@@ -1,21 +1,17 @@
-"""Which shell commands can run without asking: the read-only ones.
+"""Which commands only look: the read-only list, judged on a command's arguments.
 
-The test is deliberately narrow. A command qualifies only when the whole
-string is one simple command from the list below, with no shell syntax that
-could hide a second command or a write: no `;`, `&`, `|`, newline, no
-redirection at all (`<` included: `<>` opens for writing and a plain `cat
-file` needs no `<`), no `$(...)`, backticks or `<(...)`, no subshells, no
-leading `VAR=value` (`GIT_EXTERNAL_DIFF=x git diff` runs x). Options that make
-a listed command write or execute (`find -delete`, `sort -o`, `rg --pre`) are
-refused per command. Anything unusual is "not read-only": the cost of a false
-"no" is one permission prompt, the cost of a false "yes" is unbounded.
+A command qualifies when its name is listed below and none of its options
+makes it write or execute (`find -delete`, `sort -o`, `rg --pre`, `git -c`).
+This module judges one simple command's words (after the shell has expanded
+them); what the shell itself does around it (redirects, substitutions, the
+paths named, the folder it runs in) is judged by the permission check in
+agentcli/permissions/shell/. Anything unusual is "not read-only": the cost of
+a false "no" is one permission prompt, the cost of a false "yes" is unbounded.
 """
 
 from __future__ import annotations
 
-import re
-import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 
@@ -56,7 +52,7 @@ SIMPLE_COMMANDS: dict[str, _Forbidden] = {
     "egrep": _NONE,
     "fgrep": _NONE,
     "rg": _Forbidden(long=("--pre", "--hostname-bin")),  # both run a program
-    "sort": _Forbidden("o", ("--output", "--compress-program")),
+    "sort": _Forbidden("oT", ("--output", "--compress-program", "--temporary-directory")),
     "date": _Forbidden("s", ("--set",)),
     "basename": _NONE,
     "dirname": _NONE,
@@ -70,12 +66,15 @@ SIMPLE_COMMANDS: dict[str, _Forbidden] = {
     "sha1sum": _NONE,
     "sha256sum": _NONE,
     "nl": _NONE,
+    "true": _NONE,
+    "false": _NONE,
+    "[[": _NONE,  # a test (the analysis gives `[ ... ]` and `[[ ... ]]` this name)
 }
 
-# find's actions that run programs, delete, or write files.
-_FIND_ACTIONS = frozenset(
-    {"-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls"}
-)
+# find's actions that delete or write files (-exec and friends run a command:
+# the permission check judges that command on its own, see wrappers.py).
+_FIND_ACTIONS = frozenset({"-delete", "-fprint", "-fprint0", "-fprintf", "-fls"})
+FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 
 # git subcommands that only look; git options before the subcommand (-c, -C,
 # --git-dir, --exec-path...) are refused outright.
@@ -93,20 +92,12 @@ _BRANCH_VALUE_FLAGS = frozenset(
     | {"--sort", "--format"}
 )
 
-_SIMPLE_PARAM = re.compile(r"\$(?:[A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-]|\{[A-Za-z_][A-Za-z0-9_]*\})")
 
-
-def is_read_only_command(command: str) -> bool:
-    """True only when `command` is a single listed command that cannot write."""
-    if _has_shell_syntax(command):
+def is_read_only_argv(argv: Sequence[str]) -> bool:
+    """True only when this one command (its expanded words) is listed and cannot write."""
+    if not argv:
         return False
-    try:
-        words = shlex.split(command)
-    except ValueError:
-        return False
-    if not words:
-        return False
-    name, args = words[0], words[1:]
+    name, args = argv[0], list(argv[1:])
     check = _SPECIAL.get(name)
     if check is not None:
         return check(args)
@@ -116,51 +107,32 @@ def is_read_only_command(command: str) -> bool:
     return not any(forbidden.hits(arg) for arg in args)
 
 
-def _has_shell_syntax(command: str) -> bool:
-    """True when the string holds anything beyond words, quotes and plain `$VAR`s.
+def is_read_only_command(command: str) -> bool:
+    """The whole line only reads: every command on the list, no file written, nothing hidden.
 
-    A scan of the raw text (not shlex tokens), because quoting is exactly what
-    tells `echo ';'` (a word) from `echo ;` (a separator).
+    Paths are not judged here (that needs the project; see the permission check).
     """
-    if any(char in command for char in "\n\r\0"):
-        return True  # even quoted: a second line is too easy to overlook
-    quote: str | None = None
-    i, n = 0, len(command)
-    while i < n:
-        char = command[i]
-        if quote == "'":
-            if char == "'":
-                quote = None
-            i += 1
-            continue
-        if char == "\\":
-            i += 2
-            continue
-        if char == "`":
-            return True
-        if char == "$":
-            match = _SIMPLE_PARAM.match(command, i)
-            if match:
-                i = match.end()
-                continue
-            following = command[i + 1 : i + 2]
-            if following not in ("", '"') and not following.isspace():
-                return True  # $( $(( ${...} $'...' $[ : expansions that can run code
-            i += 1
-            continue
-        if quote == '"':
-            if char == '"':
-                quote = None
-        elif char in "'\"":
-            quote = char
-        elif char in ";&|<>()":
-            return True
-        i += 1
-    return quote is not None
+    from agentcli.permissions.shell.check import line_is_read_only
+
+    return line_is_read_only(command)
+
+
+def find_own_args(args: Sequence[str]) -> list[str]:
+    """find's arguments without its `-exec ... ;` parts (those are commands of their own)."""
+    out: list[str] = []
+    skipping = False
+    for arg in args:
+        if skipping:
+            skipping = arg not in (";", "+")
+        elif arg in FIND_EXEC:
+            skipping = True
+        else:
+            out.append(arg)
+    return out
 
 
 def _find(args: list[str]) -> bool:
-    return not any(arg in _FIND_ACTIONS for arg in args)
+    return not any(arg in _FIND_ACTIONS for arg in find_own_args(args))
 
 
 def _git(args: list[str]) -> bool:

@@ -1,0 +1,610 @@
+"""Every simple command a line runs, with its arguments, redirects and folder.
+
+The walker goes through the syntax tree in the order bash runs it and
+records each simple command, wherever it is: in a list or pipeline, in
+`$(...)`, backticks or `<(...)`, in a here-document that expands, in the
+branches of `if`/`case`/loops, behind wrappers (`timeout`, `xargs`,
+`find -exec`, `bash -c '...'`, see wrappers.py).
+
+It also follows what earlier commands of the same line change for later
+ones, because that is where a command really lands:
+- the folder: `cd`/`pushd` move it (also into a parent or a variable's
+  value); a change inside a pipeline element or `( ... )` stays there; a
+  branch that may or may not run leaves several possible folders; `cd -`,
+  `popd` or a folder that cannot be known leave it unknown;
+- variables: a plain `name=value` is remembered for later `$name`.
+
+What the walker does not model is collected as `problems` (one sentence
+each): the line can then not be allowed by a rule nor as read-only, but the
+commands found are still there for deny and ask rules.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from agentcli.permissions.shell.constructs import UNDERSTOOD, not_understood_reason
+from agentcli.permissions.shell.parse import Node, parse
+from agentcli.permissions.shell.words import (
+    NotUnderstood,
+    Scope,
+    Word,
+    expand_heredoc,
+    expand_word,
+)
+from agentcli.permissions.shell.wrappers import Arg, Unwrapped, unwrap
+
+MAX_CWDS = 8
+MAX_DEPTH = 8  # nested `bash -c` scripts
+_LOWER_NAME = re.compile(r"[a-z_][a-z0-9_]*")
+_WRITE_OPS = frozenset({">", ">>", ">|", "&>", "&>>", ">&"})
+# Builtins that change the shell itself: what runs after them is no longer what we see.
+_SHELL_STATE = {
+    "eval": "`eval` runs text as a command",
+    "source": "`source` runs a script in this shell",
+    ".": "`.` runs a script in this shell",
+    "exec": "`exec` replaces the shell or changes its open files",
+    "coproc": "`coproc` starts a coprocess",
+    "trap": "`trap` sets commands to run later",
+    "alias": "`alias` changes what later words mean",
+    "enable": "`enable` changes which builtins exist",
+    "shopt": "`shopt` changes how words expand",
+    "hash": "`hash` changes where commands are found",
+    "read": "`read` sets variables from input",
+    "mapfile": "`mapfile` sets variables from input",
+    "readarray": "`readarray` sets variables from input",
+    "let": "`let` evaluates arithmetic",
+    "getopts": "`getopts` sets variables",
+    "popd": "`popd` returns to a folder that is not known here",
+    "bind": "`bind` changes key bindings",
+    "complete": "`complete` changes completion",
+    "fc": "`fc` runs commands from the history",
+    "history": "`history` can run commands from the history",
+}
+_SET_OPTIONS = re.compile(r"[-+][eux]+|[-+]o")
+_SET_NAMES = frozenset({"pipefail", "errexit", "nounset", "xtrace"})
+_ARITHMETIC_TESTS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
+
+
+@dataclass(frozen=True, slots=True)
+class Redirect:
+    op: str
+    target: Word | None  # None: a file descriptor is duplicated or closed
+    cwds: tuple[Path, ...] | None
+
+    @property
+    def writes(self) -> bool:
+        return self.op in _WRITE_OPS
+
+    @property
+    def reads(self) -> bool:
+        return self.op == "<"
+
+
+@dataclass(slots=True)
+class Command:
+    """One simple command as bash will run it."""
+
+    argv: tuple[Arg, ...]  # None: words not known before the line runs
+    words: tuple[Word, ...]
+    redirects: tuple[Redirect, ...]
+    assignments: tuple[tuple[str, Word], ...]
+    cwds: tuple[Path, ...] | None
+    text: str
+    unwrapped: Unwrapped | None = None
+    inner: list[Command] = field(default_factory=list)  # what a wrapper runs
+    via: str = ""  # the wrapper this command was found behind
+    exact: bool = True  # the wrapper's options were all understood
+    trailing_unknown: bool = False  # xargs / find -exec add arguments at run time
+
+    @property
+    def name(self) -> Arg:
+        return self.argv[0] if self.argv else ""
+
+    @property
+    def dynamic_name(self) -> bool:
+        return bool(self.argv) and self.argv[0] is None
+
+
+@dataclass(slots=True)
+class Walk:
+    """The result: commands in run order, and what was not understood."""
+
+    commands: list[Command] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    dynamic: list[str] = field(default_factory=list)  # commands that cannot be known at all
+
+    def all_commands(self) -> Iterator[Command]:
+        stack = list(reversed(self.commands))
+        while stack:
+            command = stack.pop()
+            yield command
+            stack.extend(reversed(command.inner))
+
+
+def walk_line(source: str, scope: Scope) -> Walk:
+    result = Walk()
+    _Walker(result, 0).script(source, scope)
+    return result
+
+
+@dataclass(slots=True)
+class _Walker:
+    out: Walk
+    depth: int
+    sink: list[Command] | None = None  # where commands go (a wrapper's inner list)
+
+    def problem(self, text: str) -> None:
+        if text not in self.out.problems:
+            self.out.problems.append(text)
+
+    def record(self, command: Command) -> None:
+        (self.sink if self.sink is not None else self.out.commands).append(command)
+
+    # -- whole scripts ----------------------------------------------------------------
+
+    def script(self, source: str, scope: Scope) -> None:
+        if "\0" in source or "\r" in source:
+            self.problem("the command holds a NUL or carriage-return character")
+        tree = parse(source)
+        if tree.has_error or tree.gaps:
+            self.problem("bash would not read the command the way agentcli's parser does")
+        self.node(tree.root, scope)
+
+    # -- statements -----------------------------------------------------------------
+
+    def node(self, node: Node, scope: Scope, pending: tuple[Node, ...] = ()) -> Scope:
+        """Walk one statement; returns the scope after it. `pending`: its trailing redirects."""
+        kind = node.type
+        if node.missing or kind == "ERROR":
+            self.problem("the command is incomplete or malformed")
+            return self.children(node, scope)
+        if kind not in UNDERSTOOD:
+            self.problem(not_understood_reason(kind, node.text))
+            return self.children(node, scope)
+        method = getattr(self, "_" + kind, None)
+        if method is None:
+            return self.children(node, scope)
+        return method(node, scope, pending)
+
+    def children(self, node: Node, scope: Scope) -> Scope:
+        """Walk what is inside a node we do not model, only to find commands for deny rules."""
+        for child in node.named_children():
+            if child.type in ("command", "pipeline", "list", "redirected_statement"):
+                scope = self.node(child, scope)
+            else:
+                self.children_words(child, scope)
+        return scope
+
+    def children_words(self, node: Node, scope: Scope) -> None:
+        for child in node.named_children():
+            if child.type in ("command_substitution", "process_substitution"):
+                self.substitution(child, scope)
+            elif child.type in ("command", "pipeline", "list", "redirected_statement"):
+                self.node(child, _copy(scope))
+            else:
+                self.children_words(child, scope)
+
+    def _program(self, node: Node, scope: Scope, pending: tuple[Node, ...]) -> Scope:
+        return self.sequence(node.named_children(), scope, pending)
+
+    def sequence(self, nodes: list[Node], scope: Scope, pending: tuple[Node, ...] = ()) -> Scope:
+        statements = [n for n in nodes if n.type != "comment"]
+        for index, child in enumerate(statements):
+            last = index == len(statements) - 1
+            scope = self.node(child, scope, pending if last else ())
+        return scope
+
+    def _compound_statement(self, node: Node, scope: Scope, pending: tuple[Node, ...]) -> Scope:
+        if node.children and node.children[0].text == "((":
+            self.problem(not_understood_reason("arithmetic_expansion", node.text))
+            return self.children(node, scope)
+        self.group_redirects(pending, scope)
+        return self.sequence(node.named_children(), scope)
+
+    def _subshell(self, node: Node, scope: Scope, pending: tuple[Node, ...]) -> Scope:
+        self.group_redirects(pending, scope)
+        self.sequence(node.named_children(), _copy(scope))
+        return scope
+
+    def _redirected_statement(self, node: Node, scope: Scope, pending: tuple[Node, ...]) -> Scope:
+        body = node.child("body")
+        redirects = tuple(c for c in node.named_children() if c is not body) + pending
+        if body is None:
+            self.group_redirects(redirects, scope)
+            return scope
+        return self.node(body, scope, redirects)
+
+    def _list(self, node: Node, scope: Scope, pending: tuple[Node, ...]) -> Scope:
+        named = [c for c in node.named_children() if c.type != "comment"]
+        operators = [c.text for c in node.children if not c.named]
+        scope = self.node(named[0], scope, pending if len(named) == 1 else ())
+        for index, child in enumerate(named[1:], start=1):
+            last = index == len(named) - 1
+            if operators and operators[min(index - 1, len(operators) - 1)] in ("&&", "||"):
+                ran = self.node(child, _copy(scope), pending if last else ())
+                scope = _merge(scope, ran)
+            else:
+                scope = self.node(child, scope, pending if last else ())
+        return scope
+
+    def _pipeline(self, node: Node, scope: Scope, pending: tuple[Node, ...]) -> Scope:
+        named = [c for c in node.named_children() if c.type != "comment"]
+        for index, child in enumerate(named):
+            self.node(child, _copy(scope), pending if index == len(named) - 1 else ())
+        return scope
+
+    def _negated_command(self, node: Node, scope: Scope, pending: tuple[Node, ...]) -> Scope:
+        return self.sequence(node.named_children(), scope, pending)
+
+    def _if_statement(self, node: Node, scope: Scope, pending: tuple[Node, ...]) -> Scope:
+        self.group_redirects(pending, scope)
+        conditions = node.fields("condition")
+        scope = self.sequence([c for c in conditions if c.named], scope)
+        outcomes = [scope]
+        body = [c for c in node.named_children() if c.field != "condition"]
+        branch: list[Node] = []
+        for child in body:
+            if child.type in ("elif_clause", "else_clause"):
+                continue
+            branch.append(child)
+        outcomes.append(self.sequence(branch, _copy(scope)))
+        for clause in body:
+            if clause.type == "elif_clause":
+                cond = [c for c in clause.fields("condition") if c.named]
+                after = self.sequence(cond, _copy(scope))
+                outcomes.append(after)
+                rest = [c for c in clause.named_children() if c.field != "condition"]
+                outcomes.append(self.sequence(rest, _copy(after)))
+            elif clause.type == "else_clause":
+                outcomes.append(self.sequence(clause.named_children(), _copy(scope)))
+        return _merge(*outcomes)
+
+    def _while_statement(self, node: Node, scope: Scope, pending: tuple[Node, ...]) -> Scope:
+        self.group_redirects(pending, scope)
+        parts = [c for c in node.named_children()]
+        return self.loop(parts, scope)
+
+    def _for_statement(self, node: Node, scope: Scope, pending: tuple[Node, ...]) -> Scope:
+        self.group_redirects(pending, scope)
+        for value in node.fields("value"):
+            self.word(value, scope)
+        variable = node.child("variable")
+        scope = _copy(scope)
+        if variable is not None:
+            scope.line_vars[variable.text] = None  # one of the values, unknown which
+        body = node.child("body")
+        return self.loop([body] if body is not None else [], scope)
+
+    def loop(self, parts: list[Node], scope: Scope) -> Scope:
+        """A body that may run any number of times: what it changes is unknown inside it."""
+        trial = _Walker(Walk(), self.depth)
+        changed = trial.sequence(parts, _copy(scope))
+        start = _merge(scope, changed)
+        if start.cwds != scope.cwds:
+            start.cwds = None
+        end = self.sequence(parts, start)
+        return _merge(scope, end)
+
+    def _do_group(self, node: Node, scope: Scope, pending: tuple[Node, ...]) -> Scope:
+        return self.sequence(node.named_children(), scope, pending)
+
+    def _case_statement(self, node: Node, scope: Scope, pending: tuple[Node, ...]) -> Scope:
+        self.group_redirects(pending, scope)
+        value = node.child("value")
+        if value is not None:
+            self.word(value, scope)
+        outcomes = [scope]
+        for item in node.named_children():
+            if item.type != "case_item":
+                continue
+            for pattern in item.fields("value"):
+                self.word(pattern, scope, glob_ok=False)
+            body = [c for c in item.named_children() if c.field != "value"]
+            outcomes.append(self.sequence(body, _copy(scope)))
+        return _merge(*outcomes)
+
+    def _test_command(self, node: Node, scope: Scope, pending: tuple[Node, ...]) -> Scope:
+        self.test_words(node, scope)
+        self.record(Command(("[[",), (), self.redirects(pending, scope), (), scope.cwds, node.text))
+        return scope
+
+    def test_words(self, node: Node, scope: Scope) -> None:
+        for child in node.children:
+            if child.type == "test_operator" or (not child.named and child.type.startswith("-")):
+                if child.text in _ARITHMETIC_TESTS:
+                    self.problem(f"`{child.text}` in a test evaluates its operands as arithmetic")
+            elif child.type in (
+                "unary_expression",
+                "binary_expression",
+                "parenthesized_expression",
+            ):
+                self.test_words(child, scope)
+            elif child.named and child.type not in ("regex", "extglob_pattern"):
+                self.word(child, scope, glob_ok=False)
+
+    def _variable_assignment(self, node: Node, scope: Scope, pending: tuple[Node, ...]) -> Scope:
+        name, word = self.assignment(node, scope)
+        if pending:
+            self.record(Command((), (), self.redirects(pending, scope), (), scope.cwds, node.text))
+        if name is None:
+            return scope
+        if not _LOWER_NAME.fullmatch(name) or name == "_":
+            self.problem(f"assigning `{name}` can change how later commands run")
+        scope = _copy(scope)
+        value = word.values if word is not None else ()
+        scope.line_vars[name] = " ".join(value) if value is not None else None
+        return scope
+
+    def _variable_assignments(self, node: Node, scope: Scope, pending: tuple[Node, ...]) -> Scope:
+        for child in node.named_children():
+            scope = self.node(child, scope)
+        self.group_redirects(pending, scope)
+        return scope
+
+    def assignment(self, node: Node, scope: Scope) -> tuple[str | None, Word | None]:
+        name_node = node.child("name")
+        value = node.child("value")
+        if name_node is None or name_node.type != "variable_name":
+            self.problem(not_understood_reason(name_node.type if name_node else "?", node.text))
+            self.children_words(node, scope)
+            return None, None
+        if value is None:
+            return name_node.text, Word("", ("",))
+        return name_node.text, self.word(value, scope, glob_ok=False)
+
+    def group_redirects(self, redirects: tuple[Node, ...], scope: Scope) -> None:
+        for node in redirects:
+            extra = _redirect_arguments(node)
+            if extra:
+                self.problem(f"`{node.text}`: words after a redirect of a group")
+                self.words(extra, scope)
+        if redirects:
+            text = " ".join(r.text for r in redirects)
+            self.record(Command((), (), self.redirects(redirects, scope), (), scope.cwds, text))
+
+    # -- simple commands ------------------------------------------------------------
+
+    def _command(self, node: Node, scope: Scope, pending: tuple[Node, ...]) -> Scope:
+        assignments: list[tuple[str, Word]] = []
+        words: list[Word] = []
+        redirect_nodes: list[Node] = []
+        for child in node.named_children():
+            if child.type == "variable_assignment":
+                name, word = self.assignment(child, scope)
+                if name is not None and word is not None:
+                    assignments.append((name, word))
+            elif child.field == "redirect" or child.type.endswith("_redirect"):
+                redirect_nodes.append(child)
+                words.extend(self.words(_redirect_arguments(child), scope))
+            elif child.type == "command_name":
+                words.extend(self.words(child.named_children(), scope))
+            elif child.type != "comment":
+                words.extend(self.words([child], scope))
+        for child in pending:
+            words.extend(self.words(_redirect_arguments(child), scope))
+        redirects = self.redirects(tuple(redirect_nodes) + pending, scope)
+        argv = _argv(words)
+        command = Command(argv, tuple(words), redirects, tuple(assignments), scope.cwds, node.text)
+        self.record(command)
+        self.look_inside(command, scope)
+        return self.effects(command, scope)
+
+    def words(self, nodes: list[Node], scope: Scope) -> list[Word]:
+        out = []
+        for child in nodes:
+            word = self.word(child, scope)
+            if word is not None:
+                out.append(word)
+        return out
+
+    def word(self, node: Node, scope: Scope, *, glob_ok: bool = True) -> Word:
+        try:
+            return expand_word(
+                node, scope, lambda sub: self.substitution(sub, scope), glob_ok=glob_ok
+            )
+        except NotUnderstood as exc:
+            self.problem(str(exc))
+            self.children_words(node, scope)
+            return Word(node.text, None, str(exc))
+
+    def substitution(self, node: Node, scope: Scope) -> None:
+        self.sequence(node.named_children(), _copy(scope))
+
+    def redirects(self, nodes: tuple[Node, ...], scope: Scope) -> tuple[Redirect, ...]:
+        out: list[Redirect] = []
+        for node in nodes:
+            out.extend(self.redirect(node, scope))
+        return tuple(out)
+
+    def redirect(self, node: Node, scope: Scope) -> list[Redirect]:
+        if node.type == "herestring_redirect":
+            for child in node.named_children():
+                self.word(child, scope, glob_ok=False)
+            return [Redirect("<<<", None, scope.cwds)]
+        if node.type == "heredoc_redirect":
+            return self.heredoc(node, scope)
+        if node.type != "file_redirect":
+            self.problem(not_understood_reason(node.type, node.text))
+            self.children_words(node, scope)
+            return []
+        op = next((c.text.strip() for c in node.children if not c.named), "")
+        destination = node.child("destination")  # the first; later ones are arguments
+        if op in (">&-", "<&-") or destination is None:
+            return [Redirect(op, None, scope.cwds)]
+        if op in (">&", "<&") and re.fullmatch(r"\d+-?|-", destination.text):
+            return [Redirect(op, None, scope.cwds)]
+        word = self.word(destination, scope)
+        if op == "<&":
+            self.problem(f"`{node.text}` duplicates a descriptor named by a word")
+        return [Redirect(op, word, scope.cwds)]
+
+    def heredoc(self, node: Node, scope: Scope) -> list[Redirect]:
+        out = [Redirect("<<", None, scope.cwds)]
+        start = node.children[1].text if len(node.children) > 1 else ""
+        quoted = any(q in start for q in "'\"\\")
+        for child in node.named_children():
+            if child.type in ("heredoc_start", "heredoc_end", "heredoc_content"):
+                continue
+            if child.type == "heredoc_body":
+                if not quoted:
+                    try:
+                        expand_heredoc(child, scope, lambda sub: self.substitution(sub, scope))
+                    except NotUnderstood as exc:
+                        self.problem(str(exc))
+                        self.children_words(child, scope)
+            elif child.type == "file_redirect":
+                out.extend(self.redirect(child, scope))
+            else:
+                # `cat <<EOF | sh`, `cat <<EOF && x`: the grammar nests the rest of the
+                # line inside the here-document; walk it for deny rules only.
+                self.problem("a command after a here-document is not modelled")
+                self.node(child, _copy(scope))
+        return out
+
+    # -- what a command does to the line ------------------------------------------------
+
+    def look_inside(self, command: Command, scope: Scope) -> None:
+        """Wrappers: record the commands they run (and parse `bash -c` scripts)."""
+        name = command.name
+        if name is None:
+            self.out.dynamic.append(
+                f"the command name `{command.words[0].text}` is not known before the line runs"
+            )
+            return
+        base = name.rsplit("/", 1)[-1]
+        if base in _SHELL_STATE:
+            self.problem(_SHELL_STATE[base])
+        if base == "set" and not _plain_set(command.argv[1:]):
+            self.problem("`set` with these options changes how the shell reads what follows")
+        result = unwrap(command.argv)
+        command.unwrapped = result
+        if result.dynamic:
+            self.out.dynamic.append(result.dynamic)
+        for note in result.notes:
+            if not result.inners and not result.script:
+                self.problem(note)
+        inner_walker = _Walker(self.out, self.depth, command.inner)
+        for inner in result.inners:
+            words = tuple(Word(a or "", (a,) if a is not None else None) for a in inner.argv)
+            child = Command(
+                inner.argv, words, (), (), scope.cwds, " ".join(a or "…" for a in inner.argv),
+                via=inner.via, exact=inner.exact, trailing_unknown=inner.trailing_unknown,
+            )  # fmt: skip
+            command.inner.append(child)
+            inner_walker.look_inside(child, scope)
+        for view in result.candidates:
+            words = tuple(Word(a or "", (a,) if a is not None else None) for a in view)
+            child = Command(view, words, (), (), scope.cwds, " ".join(a or "…" for a in view),
+                            via=f"{base} (options not modelled)", exact=False)  # fmt: skip
+            command.inner.append(child)
+            inner_walker.look_inside(child, scope)
+        if result.script is not None:
+            if self.depth >= MAX_DEPTH:
+                self.problem("scripts nested too deeply")
+                return
+            nested = _Walker(self.out, self.depth + 1, command.inner)
+            inner_scope = replace(_copy(scope), positional_known=False)
+            nested.script(result.script, inner_scope)
+
+    def effects(self, command: Command, scope: Scope) -> Scope:
+        """What a command changes for the rest of the line: only `cd` and `pushd` here."""
+        if command.name not in ("cd", "pushd") or command.via:
+            return scope
+        scope = _copy(scope)
+        scope.cwds = _cd(command.argv[1:], scope)
+        return scope
+
+
+def _redirect_arguments(node: Node) -> list[Node]:
+    """Words the grammar hangs on a redirect (`cat > f x` is `cat x > f`): arguments."""
+    if node.type != "file_redirect":
+        return []
+    return node.fields("destination")[1:]
+
+
+def _plain_set(args: tuple[Arg, ...]) -> bool:
+    expect_name = False
+    for arg in args:
+        if arg is None:
+            return False
+        if expect_name:
+            if arg not in _SET_NAMES:
+                return False
+            expect_name = False
+        elif arg in ("-o", "+o"):
+            expect_name = True
+        elif not _SET_OPTIONS.fullmatch(arg):
+            return False
+    return not expect_name
+
+
+def _cd(args: tuple[Arg, ...], scope: Scope) -> tuple[Path, ...] | None:
+    """Where `cd ARGS` leaves the shell, as bash's logical `cd` computes it."""
+    physical = False
+    while args and args[0] in ("-L", "-P", "--"):
+        physical = physical or args[0] == "-P"
+        done = args[0] == "--"
+        args = args[1:]
+        if done:
+            break
+    if len(args) > 1 or (
+        args and (args[0] is None or args[0] in ("-",) or args[0].startswith("-"))
+    ):
+        return None
+    if args:
+        target = args[0]
+    else:
+        home, _ = scope.lookup("HOME")
+        if home is None:
+            return None
+        target = home
+    if scope.cwds is None:
+        return None
+    if (
+        scope.env.get("CDPATH")
+        and not target.startswith(("/", "./", "../"))
+        and target not in (".", "..")
+    ):
+        return None
+    out = []
+    for cwd in scope.cwds:
+        joined = os.path.join(cwd, target)
+        # Logical by default: bash removes `..` from the text before following links.
+        out.append(Path(os.path.realpath(joined) if physical else os.path.normpath(joined)))
+    return tuple(dict.fromkeys(out))
+
+
+def _argv(words: list[Word]) -> tuple[Arg, ...]:
+    argv: list[Arg] = []
+    for word in words:
+        if word.values is None:
+            if not argv or argv[-1] is not None:
+                argv.append(None)
+        else:
+            argv.extend(word.values)
+    return tuple(argv)
+
+
+def _copy(scope: Scope) -> Scope:
+    return replace(scope, line_vars=dict(scope.line_vars))
+
+
+def _merge(first: Scope, *others: Scope) -> Scope:
+    """The scope after one of several paths ran: what differs is no longer known."""
+    merged = _copy(first)
+    for other in others:
+        if merged.cwds is None or other.cwds is None:
+            merged.cwds = None
+        else:
+            union = tuple(dict.fromkeys(merged.cwds + other.cwds))
+            merged.cwds = union if len(union) <= MAX_CWDS else None
+        for name in set(merged.line_vars) | set(other.line_vars):
+            mine = merged.line_vars.get(name, merged.lookup(name)[0])
+            theirs = other.line_vars.get(name, other.lookup(name)[0])
+            merged.line_vars[name] = mine if mine == theirs else None
+    return merged
