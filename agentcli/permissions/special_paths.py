@@ -1,9 +1,10 @@
 """Paths that always ask, whatever the mode or a broad allow rule says.
 
 These are where a quiet change does the most harm: git's internals (a hook
-there runs on the next commit), SSH keys, agentcli's own settings (an agent
-that can edit them can grant itself anything), and `.env` files (secrets:
-even reading one asks). Only bypassPermissions or an allow rule naming the
+there runs on the next commit), SSH keys, agentcli's own settings and Claude
+Code's (`.claude/`, `.mcp.json`: an agent that can edit them can grant
+itself anything), shell start-up files (they run in every new shell), and
+`.env` files (secrets: even reading one asks). Only bypassPermissions or an allow rule naming the
 exact file (no wildcard) lets such a call through without a question.
 """
 
@@ -27,7 +28,21 @@ def special_path_reason(path: Path, root: Path, *, writing: bool) -> str | None:
         return "it changes git's internals (.git/)"
     if _under(path, _real(root / ".agentcli")) or path in settings_paths(root):
         return "it changes agentcli's settings"
+    if ".claude" in path.parts or path.name == ".mcp.json":
+        return f"it changes agent settings ({path.name})"
+    if path.name in SHELL_STARTUP_FILES:
+        return f"it changes {path.name}, which every new shell runs"
     return None
+
+
+# Files a shell (or git, which runs commands from its config) reads at start-up.
+SHELL_STARTUP_FILES = frozenset(
+    {
+        ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc",
+        ".zshenv", ".zprofile", ".zlogin", ".zlogout", ".kshrc", ".mkshrc", ".cshrc",
+        ".tcshrc", ".inputrc", ".gitconfig", "config.fish",
+    }
+)  # fmt: skip
 
 
 def settings_paths(root: Path) -> list[Path]:

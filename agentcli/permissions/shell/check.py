@@ -312,11 +312,9 @@ class Analysis:
     # -- paths ------------------------------------------------------------------------
 
     def _reads(self, command: Command) -> Reads:
-        argv = [a for a in command.argv if a is not None]
         if command.name in ("cd", "pushd"):
-            target = [a for a in argv[1:] if not a.startswith("-")]
-            return Reads(files=target[:1] or ["~"]) if target else Reads(files=[])
-        return reads_of(argv)
+            return Reads(files=[str(f) for f in command.lands or ()])
+        return reads_of([a for a in command.argv if a is not None])
 
     def _read_problem(
         self, command: Command, *, rule_allowed: bool, content: bool = False
@@ -326,9 +324,12 @@ class Analysis:
             return f"`{_short(command.text)}` names files that are not known before it runs"
         reads = self._reads(command)
         if command.name in ("cd", "pushd"):
-            cwds = command.cwds
-            for value in reads.files:
-                finding = self._paths.read(value, cwds, tree=False, hidden=False)
+            if command.lands is None:
+                return (
+                    f"`{_short(command.text)}` moves to a folder that is not known before it runs"
+                )
+            for folder in command.lands:
+                finding = self._paths.read(str(folder), None, tree=False, hidden=False)
                 if finding:
                     return f"`{_short(command.text)}`: {finding[1]}"
             return None
@@ -386,10 +387,13 @@ class Analysis:
 
     def _secret_problem(self, command: Command, *, rule_allowed: bool) -> str | None:
         for word in _all_words(command):
+            if word.variable_unknown and not rule_allowed:
+                return f"`{_short(word.text)}` has a value that is not known before it runs"
             for name in word.variables:
                 if _CREDENTIAL.search(name):
                     return f"it expands ${name}, which may hold a credential"
-                if not rule_allowed and name not in _SAFE_ENV and not name.startswith("LC_"):
+                safe = name in _SAFE_ENV or name.startswith("LC_") or name not in self.ctx.env
+                if not rule_allowed and not safe:
                     return f"it prints ${name} from the environment, which may hold a secret"
         return None
 
@@ -399,8 +403,7 @@ def _all_words(command: Command) -> Iterator:
     for _name, word in command.assignments:
         yield word
     for redirect in command.redirects:
-        if redirect.target is not None:
-            yield redirect.target
+        yield from (w for w in (redirect.target, redirect.body) if w is not None)
 
 
 def _listed(command: Command) -> bool:

@@ -73,8 +73,9 @@ _ARITHMETIC_TESTS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
 @dataclass(frozen=True, slots=True)
 class Redirect:
     op: str
-    target: Word | None  # None: a file descriptor is duplicated or closed
+    target: Word | None  # None: a file descriptor is duplicated or closed, or text is fed
     cwds: tuple[Path, ...] | None
+    body: Word | None = None  # here-document / here-string text that expands
 
     @property
     def writes(self) -> bool:
@@ -100,6 +101,7 @@ class Command:
     via: str = ""  # the wrapper this command was found behind
     exact: bool = True  # the wrapper's options were all understood
     trailing_unknown: bool = False  # xargs / find -exec add arguments at run time
+    lands: tuple[Path, ...] | None = ()  # cd/pushd: the folders it moves to (None: unknown)
 
     @property
     def name(self) -> Arg:
@@ -373,8 +375,10 @@ class _Walker:
         assignments: list[tuple[str, Word]] = []
         words: list[Word] = []
         redirect_nodes: list[Node] = []
-        for child in node.named_children():
-            if child.type == "variable_assignment":
+        for child in node.children:
+            if not child.named:
+                self.problem(f"`{child.text}` is a word agentcli does not model")
+            elif child.type == "variable_assignment":
                 name, word = self.assignment(child, scope)
                 if name is not None and word is not None:
                     assignments.append((name, word))
@@ -423,9 +427,8 @@ class _Walker:
 
     def redirect(self, node: Node, scope: Scope) -> list[Redirect]:
         if node.type == "herestring_redirect":
-            for child in node.named_children():
-                self.word(child, scope, glob_ok=False)
-            return [Redirect("<<<", None, scope.cwds)]
+            bodies = [self.word(c, scope, glob_ok=False) for c in node.named_children()]
+            return [Redirect("<<<", None, scope.cwds, body) for body in bodies]
         if node.type == "heredoc_redirect":
             return self.heredoc(node, scope)
         if node.type != "file_redirect":
@@ -444,19 +447,21 @@ class _Walker:
         return [Redirect(op, word, scope.cwds)]
 
     def heredoc(self, node: Node, scope: Scope) -> list[Redirect]:
-        out = [Redirect("<<", None, scope.cwds)]
+        out = []
         start = node.children[1].text if len(node.children) > 1 else ""
         quoted = any(q in start for q in "'\"\\")
         for child in node.named_children():
             if child.type in ("heredoc_start", "heredoc_end", "heredoc_content"):
                 continue
             if child.type == "heredoc_body":
-                if not quoted:
-                    try:
-                        expand_heredoc(child, scope, lambda sub: self.substitution(sub, scope))
-                    except NotUnderstood as exc:
-                        self.problem(str(exc))
-                        self.children_words(child, scope)
+                if quoted:
+                    continue
+                try:
+                    body = expand_heredoc(child, scope, lambda sub: self.substitution(sub, scope))
+                    out.append(Redirect("<<", None, scope.cwds, body))
+                except NotUnderstood as exc:
+                    self.problem(str(exc))
+                    self.children_words(child, scope)
             elif child.type == "file_redirect":
                 out.extend(self.redirect(child, scope))
             else:
@@ -464,7 +469,7 @@ class _Walker:
                 # line inside the here-document; walk it for deny rules only.
                 self.problem("a command after a here-document is not modelled")
                 self.node(child, _copy(scope))
-        return out
+        return out or [Redirect("<<", None, scope.cwds)]
 
     # -- what a command does to the line ------------------------------------------------
 
@@ -516,7 +521,7 @@ class _Walker:
         if command.name not in ("cd", "pushd") or command.via:
             return scope
         scope = _copy(scope)
-        scope.cwds = _cd(command.argv[1:], scope)
+        scope.cwds = command.lands = _cd(command.argv[1:], scope)
         return scope
 
 

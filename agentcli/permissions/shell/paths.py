@@ -269,9 +269,12 @@ def reads_of(argv: Sequence[str]) -> Reads:
 
 
 def _value(reads: Reads, option: str, value: str, options: _Options) -> None:
+    """A file option's value is read; a known option's is not; an unknown one's may be."""
     if option in options.path_options:
         reads.files.append(value)
-    elif not options.no_paths or option in options.path_options:
+    elif option in options.long_value or (len(option) == 2 and option[1] in options.short_value):
+        return
+    elif not options.no_paths:
         reads.maybe.append(value)
 
 

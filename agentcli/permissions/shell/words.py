@@ -39,6 +39,7 @@ from agentcli.permissions.shell.parse import Node
 
 MAX_FIELDS = 256
 _ASSIGNMENT_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]|[@*#?$!_-]")
 _IFS = " \t\n"
 # Special parameters whose value is a number or flags: never a path that leaves the folder.
 _PLACEHOLDERS = {"?": "0", "$": "1", "!": "", "#": "0", "-": "hBc", "0": "bash"}
@@ -65,6 +66,7 @@ class Word:
     unknown: str | None = None  # why the value cannot be known
     variables: tuple[str, ...] = ()  # environment variables it expands
     substituted: bool = False  # holds $(...), backticks or <(...)
+    variable_unknown: bool = False  # a variable's value is not known (`$_`, `$RANDOM`)
 
     @property
     def known(self) -> bool:
@@ -82,7 +84,7 @@ class Scope:
     env_complete: bool = True  # False when a BASH_ENV script may set more variables
 
     def lookup(self, name: str) -> tuple[str | None, bool]:
-        """(value or None when unknown, whether it came from the environment)."""
+        """(value or None when unknown, whether it is an environment variable, set or not)."""
         if name in self.line_vars:
             return self.line_vars[name], False
         if name in ("PWD", "OLDPWD"):
@@ -97,7 +99,7 @@ class Scope:
             return None, False
         if name in self.env:
             return self.env[name], True
-        return ("" if self.env_complete else None), False
+        return ("" if self.env_complete else None), True
 
 
 class NotUnderstood(Exception):
@@ -116,6 +118,7 @@ class _Builder:
     variables: list[str] = field(default_factory=list)
     unknown: str | None = None
     substituted: bool = False
+    variable_unknown: bool = False
 
     def literal(self, text: str, quoted: bool) -> None:
         if text:
@@ -131,10 +134,10 @@ def expand_word(
     """Expand one word node into its fields. Raises NotUnderstood."""
     builder = _Builder(scope, on_substitution)
     _collect(node, builder, quoted=False)
-    if builder.unknown is not None:
-        return Word(node.text, None, builder.unknown, tuple(builder.variables), builder.substituted)
-    values = _fields(builder.pieces, scope, node.text, glob_ok=glob_ok)
-    return Word(node.text, values, None, tuple(builder.variables), builder.substituted)
+    values = None
+    if builder.unknown is None:
+        values = _fields(builder.pieces, scope, node.text, glob_ok=glob_ok)
+    return _word(node.text, values, builder)
 
 
 def expand_heredoc(node: Node, scope: Scope, on_substitution: Callable[[Node], None]) -> Word:
@@ -145,7 +148,11 @@ def expand_heredoc(node: Node, scope: Scope, on_substitution: Callable[[Node], N
             _collect(child, builder, quoted=True)
         elif child.type != "heredoc_content":
             raise NotUnderstood(not_understood_reason(child.type, child.text))
-    return Word(node.text, (), builder.unknown, tuple(builder.variables), builder.substituted)
+    return _word(node.text, (), builder)
+
+
+def _word(text: str, values: tuple[str, ...] | None, b: _Builder) -> Word:
+    return Word(text, values, b.unknown, tuple(b.variables), b.substituted, b.variable_unknown)
 
 
 def _collect(node: Node, b: _Builder, quoted: bool) -> None:
@@ -219,10 +226,13 @@ def _parameter(node: Node, b: _Builder, quoted: bool) -> None:
             "not model"
         )
     name = named[0].text
+    if not _NAME.fullmatch(name):
+        raise NotUnderstood(f"`{_short(node.text.strip())}` is not a plain variable")
     value, from_env = b.scope.lookup(name)
     if from_env:
         b.variables.append(name)
     if value is None:
+        b.variable_unknown = True
         if b.unknown is None:
             b.unknown = f"the value of ${name} is not known before the line runs"
         return

@@ -221,7 +221,7 @@ def _xargs(name: str, rest: tuple[Arg, ...]) -> Unwrapped:
     inner = _skip_options(rest, _XARGS_FLAGS, _XARGS_VALUE, _XARGS_LONG)
     if inner is None:
         return _not_exact(name, rest)
-    argv = inner or ("echo",)
+    argv = (*(inner or ("echo",)), None)  # the arguments read from input
     return Unwrapped(inners=(Inner(argv, trailing_unknown=True, via=name),))
 
 
