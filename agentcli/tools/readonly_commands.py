@@ -68,6 +68,7 @@ SIMPLE_COMMANDS: dict[str, _Forbidden] = {
     "nl": _NONE,
     "true": _NONE,
     "false": _NONE,
+    "test": _NONE,
     "[[": _NONE,  # a test (the analysis gives `[ ... ]` and `[[ ... ]]` this name)
 }
 

@@ -27,10 +27,12 @@ from agentcli.permissions.shell.commands import Command, Redirect, Walk, walk_li
 from agentcli.permissions.shell.paths import Reads, reads_of
 from agentcli.permissions.shell.specifiers import first_words, matches, suggest_prefix
 from agentcli.permissions.shell.words import Scope
+from agentcli.permissions.shell.wrappers import Arg
 from agentcli.permissions.special_paths import special_path_reason
 from agentcli.tools.readonly_commands import is_read_only_argv
 
 MAX_TREE_ENTRIES = 20_000
+MAX_NAME_MATCHES = 32
 _QUIET = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/stdin", "/dev/zero"})
 # Environment variables a read-only command may print: none of them is a secret.
 _SAFE_ENV = frozenset(
@@ -121,7 +123,7 @@ class Analysis:
     def rule_match(self, specs: Sequence[str]) -> RuleMatch | None:
         maybe: str | None = None
         for command in self.walk.all_commands():
-            for view in _name_views(command.argv):
+            for view in _name_views(command):
                 for spec in specs:
                     hit = matches(spec, view)
                     if hit:
@@ -144,7 +146,8 @@ class Analysis:
 
     @cached_property
     def _tokens(self) -> list[str]:
-        text = re.sub(r"\\(.)", r"\1", self.command).replace("'", "").replace('"', "")
+        text = self.command.replace("\\\n", "")  # bash joins lines that end in `\`
+        text = re.sub(r"\\(.)", r"\1", text, flags=re.DOTALL).replace("'", "").replace('"', "")
         tokens = _TOKEN.findall(text)
         return [t.rsplit("/", 1)[-1] if "/" in t else t for t in tokens]
 
@@ -242,7 +245,9 @@ class Analysis:
         read_only = self._only_reads(command)
         rule = next((s for s in specs if matches(s, command.argv) is True), None)
         if rule is not None:
-            trouble = self._secret_problem(command, rule_allowed=True)
+            trouble = self._secret_problem(command, rule_allowed=True) or self._argument_problem(
+                command
+            )
             if trouble is None and read_only:
                 trouble = self._read_problem(command, rule_allowed=True)
             return _Judgement(False, trouble) if trouble else _Judgement(True, rules=(rule,))
@@ -267,6 +272,25 @@ class Analysis:
                 return f"it sets {name} for the command, which can change what it runs"
         if not command.exact:
             return f"`{command.via}` has options agentcli does not model"
+        if command.words and len(command.words[0].values or ()) != 1:
+            return f"the command name `{_short(command.words[0].text)}` is not one plain word"
+        return None
+
+    def _argument_problem(self, command: Command) -> str | None:
+        """A rule vouches for a command, not for what it may do to protected files.
+
+        An argument or option value naming a protected place (`--output=.git/config`)
+        asks, and so do arguments that are not known before the line runs (they
+        could name one).
+        """
+        if any(a is None for a in command.argv):
+            return f"`{_short(command.text)}` has arguments that are not known before it runs"
+        for arg in command.argv[1:]:
+            value = arg.split("=", 1)[1] if arg.startswith("-") and "=" in arg else arg
+            if value and self._paths.looks_like_path(value, command.cwds):
+                problem = self._paths.write(value, command.cwds, special_only=True)
+                if problem:
+                    return f"`{_short(command.text)}` names {value}: {problem}"
         return None
 
     def _through_wrapper(self, command: Command, specs: Sequence[str]) -> _Judgement | None:
@@ -413,14 +437,58 @@ def _listed(command: Command) -> bool:
 
 def _no_paths(command: Command) -> bool:
     known = [a for a in command.argv if a is not None]
-    return bool(known) and known[0] in ("echo", "true", "false", "pwd", "whoami", "uname", "[[")
+    return bool(known) and known[0] in (
+        "echo",
+        "true",
+        "false",
+        "pwd",
+        "whoami",
+        "uname",
+        "[[",
+        "test",
+    )
 
 
-def _name_views(argv: tuple) -> Iterator[tuple]:
-    """The command as written, and with its program's folder dropped (`/bin/rm` is `rm`)."""
+def _name_views(command: Command) -> Iterator[tuple[Arg, ...]]:
+    """Every way a deny or ask rule could read this command.
+
+    The program's folder is dropped (`/bin/rm` is `rm`); a name that is a
+    glob may be any of its matches; options before a subcommand are skipped
+    (`git -C . push` is `git push`), each either with or without a value.
+    """
+    argv = command.argv
+    if not argv:
+        return
+    first = command.words[0].values if command.words and command.words[0].values else ()
+    names = dict.fromkeys([argv[0], *first[:MAX_NAME_MATCHES]])
+    for name in names:
+        base = name.rsplit("/", 1)[-1] if name else name
+        for view in _skipping_options((base, *argv[1:])):
+            yield view
+            if name != base:
+                yield (name, *view[1:])
+
+
+def _skipping_options(argv: tuple[Arg, ...]) -> Iterator[tuple[Arg, ...]]:
     yield argv
-    if argv and argv[0] and "/" in argv[0]:
-        yield (argv[0].rsplit("/", 1)[-1], *argv[1:])
+    options = 0
+    while 1 + options < len(argv) and (argv[1 + options] or "").startswith("-"):
+        options += 1
+    if not options or options > 4:
+        return
+    rest = argv[1:]
+    for mask in range(2**options):  # which options take the next word as a value
+        kept, i, skip = [], 0, 0
+        while i < len(rest):
+            word = rest[i]
+            if skip < options and word is not None and word.startswith("-"):
+                takes_value = bool(mask >> skip & 1) and "=" not in word
+                skip += 1
+                i += 2 if takes_value else 1
+                continue
+            kept.extend(rest[i:])
+            break
+        yield (argv[0], *kept)
 
 
 def _suggest(argv: Sequence[str]) -> tuple[str, ...]:
@@ -500,7 +568,9 @@ class _Paths:
                     return ("tree", problem)
         return None
 
-    def write(self, value: str, cwds: tuple[Path, ...] | None) -> str | None:
+    def write(
+        self, value: str, cwds: tuple[Path, ...] | None, *, special_only: bool = False
+    ) -> str | None:
         places = self._places(value, cwds)
         if places is None:
             return "the folder it is relative to is not known before it runs"
@@ -509,7 +579,7 @@ class _Paths:
                 special = special_path_reason(path, self.ctx.project, writing=True)
                 if special:
                     return special
-            if not self.inside(real):
+            if not special_only and not self.inside(real):
                 return "outside the project"
         return None
 

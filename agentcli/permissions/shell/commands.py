@@ -155,6 +155,8 @@ class _Walker:
         tree = parse(source)
         if tree.has_error or tree.gaps:
             self.problem("bash would not read the command the way agentcli's parser does")
+        if tree.joined:
+            self.problem("a `\\` at the end of a line joins two words into one")
         self.node(tree.root, scope)
 
     # -- statements -----------------------------------------------------------------
@@ -482,6 +484,8 @@ class _Walker:
             )
             return
         base = name.rsplit("/", 1)[-1]
+        if f"BASH_FUNC_{base}%%" in scope.env:
+            self.problem(f"`{base}` is a shell function from the environment")
         if base in _SHELL_STATE:
             self.problem(_SHELL_STATE[base])
         if base == "set" and not _plain_set(command.argv[1:]):

@@ -49,6 +49,7 @@ class Tree:
     root: Node
     has_error: bool
     gaps: str  # source text not covered by any token other than blanks: a grammar mismatch
+    joined: bool  # a `\<newline>` between two tokens with no blank: bash makes them one word
 
 
 @cache
@@ -65,7 +66,8 @@ def parse(source: str) -> Tree:
     ts_tree = _parser().parse(data)
     leaves: list[tuple[int, int]] = []
     root = _convert(ts_tree.root_node, None, leaves)
-    return Tree(root, ts_tree.root_node.has_error, _gaps(data, leaves))
+    gaps, joined = _gaps(data, leaves)
+    return Tree(root, ts_tree.root_node.has_error, gaps, joined)
 
 
 def _convert(ts_node: Any, field: str | None, leaves: list[tuple[int, int]]) -> Node:
@@ -78,18 +80,24 @@ def _convert(ts_node: Any, field: str | None, leaves: list[tuple[int, int]]) -> 
     return Node(ts_node.type, text, ts_node.is_named, field, tuple(children), ts_node.is_missing)
 
 
-def _gaps(data: bytes, leaves: list[tuple[int, int]]) -> str:
-    """Bytes between tokens that are not blanks or line continuations.
+def _gaps(data: bytes, leaves: list[tuple[int, int]]) -> tuple[str, bool]:
+    """Bytes between tokens that are not blanks or line continuations; and joins.
 
     tree-sitter skips what it cannot place in some recoveries; bash would
     not. Anything left over here means the tree is not the line bash sees.
+    tree-sitter also takes `\\<newline>` as a blank, where bash removes it
+    and joins what is on either side (`r\\<newline>m` is `rm`).
     """
     leftover: list[bytes] = []
+    joined = False
     position = 0
     for start, end in sorted(leaves):
         if start > position:
-            leftover.append(data[position:start])
+            gap = data[position:start]
+            leftover.append(gap)
+            if b"\\\n" in gap and gap.replace(b"\\\r\n", b"").replace(b"\\\n", b"") == b"":
+                joined = joined or position > 0
         position = max(position, end)
     leftover.append(data[position:])
     text = b"".join(leftover).replace(b"\\\r\n", b"").replace(b"\\\n", b"")
-    return text.translate(None, b" \t\n").decode("utf-8", "replace")
+    return text.translate(None, b" \t\n").decode("utf-8", "replace"), joined

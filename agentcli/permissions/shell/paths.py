@@ -71,6 +71,7 @@ _COMMANDS: dict[str, _Options] = {
     "true": _Options(no_paths=True),
     "false": _Options(no_paths=True),
     "[[": _Options(no_paths=True),
+    "test": _Options(no_paths=True),
     "date": _Options(
         short_value="dfrI",
         long_value=_f("--date", "--file", "--reference"),

@@ -137,7 +137,7 @@ def _skip_options(
 
 def _command(name: str, rest: tuple[Arg, ...]) -> Unwrapped:
     if rest[:1] in (("-v",), ("-V",)):
-        return Unwrapped(notes=("`command -v` only looks a command up",))
+        return NOT_A_WRAPPER  # it only looks a command up
     inner = _skip_options(rest, {"-p"}, set())
     return _not_exact(name, rest) if inner is None else _exact(name, inner)
 
