@@ -17,6 +17,9 @@ Classes:
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import NamedTuple
 
@@ -106,6 +109,7 @@ def _ids(cases: list[Case]) -> list[str]:
 CLASS_1 = [
     # Only `git diff` is allowed: nothing that makes bash run more may ride on it.
     Case("git diff ${_@P}", "ask", GIT_DIFF),
+    Case("git diff '$(touch p)'; git diff ${_@P}", "ask", GIT_DIFF),
     Case("git diff ${x@P}", "ask", GIT_DIFF),
     Case("git diff ${x@E}", "ask", GIT_DIFF),
     Case("git diff $[1+2]", "ask", GIT_DIFF),
@@ -328,6 +332,8 @@ CLASS_3 = [
     Case("cd link_out && cat secret.txt", "ask"),
     Case("cd - && ls", "ask"),
     Case("cd && ls", "ask"),
+    Case("cd && cat .ssh/id_rsa", "ask"),
+    Case("cd; cat .bashrc", "ask"),
     Case("cd ~ && ls", "ask"),
     Case('cd "$HOME" && ls', "ask"),
     Case("pushd .. && ls", "ask"),
@@ -622,3 +628,82 @@ def test_environment_from_settings_counts(project: Path) -> None:
     assert policy.decide(BashTool(), BashInput(command="cat ~/README.md")).behavior == "allow"
     workspace.env["HOME"] = str(project.parent / "outside")
     assert policy.decide(BashTool(), BashInput(command="cat ~/secret.txt")).behavior == "ask"
+
+
+# -- end to end: the real `agentcli -p` against the fake API --------------------------------
+
+
+def run_headless(server, cwd: Path, command: str, *flags: str) -> tuple[str, dict]:
+    """The model asks for one Bash call; returns agentcli's stdout and the tool result."""
+    from tests.fakeapi import reply, text, tool_use
+
+    server.enqueue(reply(tool_use("Bash", {"command": command})))
+    server.enqueue(reply(text("done")))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+    env.update(ANTHROPIC_API_KEY=E2E_KEY, ANTHROPIC_BASE_URL=server.base_url)
+    env["AGENTCLI_RETRY_BASE_DELAY_MS"] = "0"
+    done = subprocess.run(
+        [sys.executable, "-m", "agentcli", "-p", "go", *flags],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    result = server.requests[1].body["messages"][2]["content"][0]
+    assert result["type"] == "tool_result"
+    return done.stdout, result
+
+
+E2E_KEY = "sk-ant-e2e-secret-key"
+SECRETS = ("TOPSECRET", "hunter2", "PRIVATEKEY", "SSHKEY", E2E_KEY)
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    return {
+        str(p.relative_to(folder)): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and not p.is_symlink()
+    }
+
+
+def assert_refused_and_nothing_happened(tmp: Path, before: dict, stdout: str, result: dict):
+    content = str(result["content"])
+    assert result["is_error"] is True, content
+    assert "could not be approved" in content or "was denied" in content, content
+    assert snapshot(tmp) == before
+    for secret in SECRETS:
+        assert secret not in stdout and secret not in content
+
+
+E2E = [
+    # class 1: code in an expansion, with only `git diff` allowed
+    ("git diff '$(touch pwned)'; git diff ${_@P}", ("--allowedTools", "Bash(git diff:*)")),
+    # class 1: the same trick against a deny rule in bypassPermissions mode
+    (
+        "x='$(rm README.md)'; echo ${x@P}",
+        ("--permission-mode", "bypassPermissions", "--disallowedTools", "Bash(rm:*)"),
+    ),
+    # class 2: an allowed command writing into git's internals
+    ("git diff > .git/config", ("--allowedTools", "Bash(git diff:*)")),
+    # class 3: a cd earlier in the line
+    ("cd && cat .ssh/id_rsa", ()),
+    # class 4: option values and variables
+    ("diff --from-file=$HOME/.ssh/id_rsa README.md", ()),
+    ("git diff $ANTHROPIC_API_KEY", ("--allowedTools", "Bash(git diff:*)")),
+    # class 5: globs
+    ("cat .en?", ()),
+    # class 6: Read deny rules
+    ("grep -r KEY .", ("--disallowedTools", "Read(./private/**)")),
+]
+
+
+@pytest.mark.parametrize(("command", "flags"), E2E, ids=[c for c, _ in E2E])
+def test_end_to_end_nothing_happens(
+    fake_api, project: Path, tmp_path: Path, command: str, flags: tuple[str, ...]
+) -> None:
+    before = snapshot(tmp_path)
+    stdout, result = run_headless(fake_api, project, command, *flags)
+    assert_refused_and_nothing_happened(tmp_path, before, stdout, result)
+    assert not (project / "pwned").exists()
