@@ -60,13 +60,15 @@ class PermissionPolicy:
         """Tools denied outright: the model is not even shown them."""
         return {rule.tool for rule in self.deny if rule.specifier is None}
 
-    def read_denied_predicate(self) -> Callable[[Path], bool]:
-        """Is a path covered by a `Read(...)` deny rule? (for what Bash commands read)"""
+    def read_denied_predicate(self) -> Callable[[Path], bool] | None:
+        """Is a path covered by a `Read(...)` deny rule? None when there are none."""
         patterns = [
             compile_path_pattern(rule.specifier, rule.base or self.workspace.root)
             for rule in self.deny
             if rule.tool == "Read" and rule.specifier is not None
         ]
+        if not patterns:
+            return None
         return lambda path: any(pattern.matches(path) for pattern in patterns)
 
     def add_session_rule(self, rule: Rule) -> None:

@@ -10,6 +10,7 @@ exact file (no wildcard) lets such a call through without a question.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from agentcli.config.paths import agentcli_home
@@ -17,22 +18,55 @@ from agentcli.config.paths import agentcli_home
 
 def special_path_reason(path: Path, root: Path, *, writing: bool) -> str | None:
     """Why touching `path` (already resolved) must be asked about, or None."""
-    home = Path.home()
-    if _under(path, _real(home / ".ssh")):
-        return "it touches ~/.ssh (keys and SSH configuration)"
-    if path.name.startswith(".env"):
-        return f"{path.name} may hold secrets"
-    if not writing:
+    return SpecialPlaces.of(root).reason(path, writing=writing)
+
+
+class SpecialPlaces:
+    """The special folders and files of one project, resolved once (for many checks).
+
+    Paths are compared as text (resolved, absolute): this runs for every path
+    a Bash command names, so it avoids building Path objects, and resolves the
+    settings files only when a write is checked.
+    """
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.ssh = os.path.realpath(Path.home() / ".ssh")
+        self._settings: tuple[str, frozenset[str]] | None = None
+
+    @classmethod
+    def of(cls, root: Path) -> SpecialPlaces:
+        return cls(root)
+
+    def settings(self) -> tuple[str, frozenset[str]]:
+        if self._settings is None:
+            folder = os.path.realpath(self.root / ".agentcli")
+            self._settings = (folder, frozenset(str(p) for p in settings_paths(self.root)))
+        return self._settings
+
+    def reason(self, path: Path | str, *, writing: bool) -> str | None:
+        text = str(path)
+        name = os.path.basename(text)
+        if _under_text(text, self.ssh):
+            return "it touches ~/.ssh (keys and SSH configuration)"
+        if name.startswith(".env"):
+            return f"{name} may hold secrets"
+        if not writing:
+            return None
+        if "/.git/" in text + "/":
+            return "it changes git's internals (.git/)"
+        folder, files = self.settings()
+        if _under_text(text, folder) or text in files:
+            return "it changes agentcli's settings"
+        if "/.claude/" in text + "/" or name == ".mcp.json":
+            return f"it changes agent settings ({name})"
+        if name in SHELL_STARTUP_FILES:
+            return f"it changes {name}, which every new shell runs"
         return None
-    if ".git" in path.parts:
-        return "it changes git's internals (.git/)"
-    if _under(path, _real(root / ".agentcli")) or path in settings_paths(root):
-        return "it changes agentcli's settings"
-    if ".claude" in path.parts or path.name == ".mcp.json":
-        return f"it changes agent settings ({path.name})"
-    if path.name in SHELL_STARTUP_FILES:
-        return f"it changes {path.name}, which every new shell runs"
-    return None
+
+
+def _under_text(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
 
 
 # Files a shell (or git, which runs commands from its config) reads at start-up.
@@ -52,10 +86,6 @@ def settings_paths(root: Path) -> list[Path]:
         _real(root / ".agentcli" / "settings.json"),
         _real(root / ".agentcli" / "settings.local.json"),
     ]
-
-
-def _under(path: Path, folder: Path) -> bool:
-    return path == folder or path.is_relative_to(folder)
 
 
 def _real(path: Path) -> Path:

@@ -707,3 +707,14 @@ def test_end_to_end_nothing_happens(
     stdout, result = run_headless(fake_api, project, command, *flags)
     assert_refused_and_nothing_happened(tmp_path, before, stdout, result)
     assert not (project / "pwned").exists()
+
+
+def test_the_parser_is_not_loaded_before_the_first_bash_check() -> None:
+    """The TUI's first frame does not pay for the grammar: it loads on the first check."""
+    probe = (
+        "import sys, agentcli.cli, agentcli.bootstrap, agentcli.ui.app, agentcli.permissions.gate;"
+        "print(sorted(m for m in sys.modules"
+        " if m.startswith(('tree_sitter_bash', 'agentcli.permissions.shell'))))"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"

@@ -28,7 +28,7 @@ from agentcli.permissions.shell.paths import Reads, reads_of
 from agentcli.permissions.shell.specifiers import first_words, matches, suggest_prefix
 from agentcli.permissions.shell.words import Scope
 from agentcli.permissions.shell.wrappers import Arg
-from agentcli.permissions.special_paths import special_path_reason
+from agentcli.permissions.special_paths import SpecialPlaces
 from agentcli.tools.readonly_commands import is_read_only_argv
 
 MAX_TREE_ENTRIES = 20_000
@@ -64,7 +64,7 @@ class ShellContext:
     roots: tuple[Path, ...]  # the project and added folders
     env: Mapping[str, str]  # the environment the command will get
     project: Path  # for special paths (settings files)
-    read_denied: Callable[[Path], bool] = lambda _path: False
+    read_denied: Callable[[Path], bool] | None = None  # None: no Read deny rules
     scratch: Path | None = None  # agentcli's own saved outputs: reading them is fine
 
 
@@ -121,6 +121,8 @@ class Analysis:
     # -- deny and ask rules ---------------------------------------------------------
 
     def rule_match(self, specs: Sequence[str]) -> RuleMatch | None:
+        if not specs:
+            return None
         maybe: str | None = None
         for command in self.walk.all_commands():
             for view in _name_views(command):
@@ -137,8 +139,6 @@ class Analysis:
             return RuleMatch(
                 text_hit, True, "its words appear in a line agentcli cannot fully read"
             )
-        if not specs:
-            return None
         if maybe is not None:
             why = "a word it needs is not known before the line runs"
             return RuleMatch(maybe, False, why)
@@ -164,6 +164,8 @@ class Analysis:
 
     def denied_read(self) -> str | None:
         """Why the line is refused: it reads a file a Read deny rule covers."""
+        if self.ctx.read_denied is None:
+            return None
         for command in self.walk.all_commands():
             for redirect in command.redirects:
                 if redirect.reads and redirect.target is not None and redirect.target.values:
@@ -286,7 +288,9 @@ class Analysis:
         if any(a is None for a in command.argv):
             return f"`{_short(command.text)}` has arguments that are not known before it runs"
         for arg in command.argv[1:]:
-            value = arg.split("=", 1)[1] if arg.startswith("-") and "=" in arg else arg
+            if arg.startswith("-") and "=" not in arg:
+                continue
+            value = arg.split("=", 1)[1] if arg.startswith("-") else arg
             if value and self._paths.looks_like_path(value, command.cwds):
                 problem = self._paths.write(value, command.cwds, special_only=True)
                 if problem:
@@ -509,40 +513,48 @@ def _short(text: str, limit: int = 60) -> str:
 
 
 class _Paths:
-    """Where a path lands, and what that means: outside, special, denied."""
+    """Where a path lands, and what that means: outside, special, denied.
+
+    Paths are plain text here (absolute, normalised): a decision checks many
+    of them and must stay well under a millisecond.
+    """
 
     def __init__(self, ctx: ShellContext) -> None:
         self.ctx = ctx
-        self.roots = tuple(Path(os.path.realpath(r)) for r in ctx.roots)
-        scratch = ctx.scratch
-        self.scratch = Path(os.path.realpath(scratch)) if scratch else None
-        self._trees: dict[tuple[Path, bool], str | None] = {}
+        self.roots = tuple(os.path.realpath(r) for r in ctx.roots)
+        self.scratch = os.path.realpath(ctx.scratch) if ctx.scratch else None
+        self.special = SpecialPlaces.of(ctx.project)
+        self._trees: dict[tuple[str, bool], str | None] = {}
+        self._resolved: dict[tuple[str, tuple[Path, ...] | None], list[tuple[str, str]]] = {}
 
-    def inside(self, real: Path) -> bool:
-        return any(real == r or real.is_relative_to(r) for r in self.roots)
+    def is_denied(self, path: str) -> bool:
+        return self.ctx.read_denied is not None and self.ctx.read_denied(Path(path))
 
-    def _places(self, value: str, cwds: tuple[Path, ...] | None) -> list[tuple[Path, Path]] | None:
+    def inside(self, real: str) -> bool:
+        return any(_under(real, root) for root in self.roots)
+
+    def _places(self, value: str, cwds: tuple[Path, ...] | None) -> list[tuple[str, str]] | None:
+        """(as written, with every link followed) for each folder it may be relative to."""
         if value.startswith("/"):
-            bases: Sequence[Path] = (Path("/"),)
+            cwds = (Path("/"),)
         elif cwds is None:
             return None
-        else:
-            bases = cwds
-        out = []
-        for base in bases:
-            joined = os.path.join(base, value)
-            out.append((Path(os.path.normpath(joined)), Path(os.path.realpath(joined))))
-        return out
+        key = (value, cwds)
+        if key not in self._resolved:
+            joined = [os.path.join(base, value) for base in cwds]
+            self._resolved[key] = [(os.path.normpath(j), os.path.realpath(j)) for j in joined]
+        return self._resolved[key]
 
     def looks_like_path(self, value: str, cwds: tuple[Path, ...] | None) -> bool:
         if "/" in value or value.startswith("~") or value in (".", ".."):
             return True
-        places = self._places(value, cwds) if value else []
-        return places is None or any(os.path.lexists(p) for p, _ in places)
+        if cwds is None:
+            return True
+        return bool(value) and any(os.path.lexists(os.path.join(c, value)) for c in cwds)
 
     def denied(self, value: str, cwds: tuple[Path, ...] | None) -> bool:
         places = self._places(value, cwds) or []
-        return any(self.ctx.read_denied(lit) or self.ctx.read_denied(real) for lit, real in places)
+        return any(self.is_denied(lit) or self.is_denied(real) for lit, real in places)
 
     def read(
         self, value: str, cwds: tuple[Path, ...] | None, *, tree: bool, hidden: bool
@@ -554,15 +566,16 @@ class _Paths:
         if places is None:
             return ("unknown", f"{value} is relative to a folder that is not known before it runs")
         for literal, real in places:
-            if self.ctx.read_denied(literal) or self.ctx.read_denied(real):
+            if self.is_denied(literal) or self.is_denied(real):
                 return ("deny", f"{value} is covered by a Read deny rule")
-            for path in (literal, real):
-                special = special_path_reason(path, self.ctx.project, writing=False)
-                if special:
-                    return ("special", special)
-            if not self.inside(real) and not self._in_scratch(real):
+            special = self.special.reason(literal, writing=False) or self.special.reason(
+                real, writing=False
+            )
+            if special:
+                return ("special", special)
+            if not self.inside(real) and not (self.scratch and _under(real, self.scratch)):
                 return ("outside", f"it reads {real}, outside the project")
-            if tree and real.is_dir():
+            if tree and os.path.isdir(real):
                 problem = self._tree(real, hidden)
                 if problem:
                     return ("tree", problem)
@@ -575,46 +588,47 @@ class _Paths:
         if places is None:
             return "the folder it is relative to is not known before it runs"
         for literal, real in places:
-            for path in (literal, real):
-                special = special_path_reason(path, self.ctx.project, writing=True)
-                if special:
-                    return special
+            special = self.special.reason(literal, writing=True) or self.special.reason(
+                real, writing=True
+            )
+            if special:
+                return special
             if not special_only and not self.inside(real):
                 return "outside the project"
         return None
 
-    def _in_scratch(self, real: Path) -> bool:
-        return self.scratch is not None and real.is_relative_to(self.scratch)
-
-    def _tree(self, folder: Path, hidden: bool) -> str | None:
+    def _tree(self, folder: str, hidden: bool) -> str | None:
+        if not hidden and self.ctx.read_denied is None:
+            return None  # nothing to look for
         key = (folder, hidden)
         if key not in self._trees:
             self._trees[key] = self._walk(folder, hidden)
         return self._trees[key]
 
-    def _walk(self, folder: Path, hidden: bool) -> str | None:
+    def _walk(self, folder: str, hidden: bool) -> str | None:
         """A recursive read over `folder`: does it reach a denied or secret file?"""
         seen = 0
+        everything = f"it reads everything under {folder}"
         for top, dirs, files in os.walk(folder):
             dirs[:] = [d for d in dirs if d != ".git"]
             for name in dirs + files:
                 seen += 1
                 if seen > MAX_TREE_ENTRIES:
-                    return f"it reads everything under {folder}, too many files to check"
-                path = Path(top) / name
-                if self.ctx.read_denied(path):
-                    return f"it reads everything under {folder}, which holds {path} (a Read deny rule covers it)"
-                if hidden and name.startswith(".env"):
-                    return (
-                        f"it reads everything under {folder}, which holds {path} (may hold secrets)"
-                    )
-                if (
-                    hidden
-                    and os.path.islink(path)
-                    and not self.inside(Path(os.path.realpath(path)))
-                ):
-                    return f"it reads everything under {folder}, where {path} links outside the project"
+                    return f"{everything}, too many files to check"
+                path = os.path.join(top, name)
+                if self.is_denied(path):
+                    return f"{everything}, which holds {path} (a Read deny rule covers it)"
+                if not hidden:
+                    continue
+                if name.startswith(".env"):
+                    return f"{everything}, which holds {path} (may hold secrets)"
+                if os.path.islink(path) and not self.inside(os.path.realpath(path)):
+                    return f"{everything}, where {path} links outside the project"
         return None
+
+
+def _under(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
 
 
 def line_is_read_only(command: str) -> bool:

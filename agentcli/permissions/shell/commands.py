@@ -24,7 +24,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from agentcli.permissions.shell.constructs import UNDERSTOOD, not_understood_reason
@@ -517,7 +517,8 @@ class _Walker:
                 self.problem("scripts nested too deeply")
                 return
             nested = _Walker(self.out, self.depth + 1, command.inner)
-            inner_scope = replace(_copy(scope), positional_known=False)
+            inner_scope = _copy(scope)
+            inner_scope.positional_known = False
             nested.script(result.script, inner_scope)
 
     def effects(self, command: Command, scope: Scope) -> Scope:
@@ -600,7 +601,9 @@ def _argv(words: list[Word]) -> tuple[Arg, ...]:
 
 
 def _copy(scope: Scope) -> Scope:
-    return replace(scope, line_vars=dict(scope.line_vars))
+    return Scope(
+        scope.env, dict(scope.line_vars), scope.cwds, scope.positional_known, scope.env_complete
+    )
 
 
 def _merge(first: Scope, *others: Scope) -> Scope:
