@@ -36,6 +36,7 @@ from pathlib import Path
 
 from agentcli.permissions.shell.constructs import not_understood_reason
 from agentcli.permissions.shell.parse import Node
+from agentcli.permissions.shell.text import short
 
 MAX_FIELDS = 256
 _ASSIGNMENT_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
@@ -174,7 +175,7 @@ def _collect(node: Node, b: _Builder, quoted: bool) -> None:
         if kind == "process_substitution":
             b.literal("/dev/fd/63", True)
         elif b.unknown is None:
-            b.unknown = f"the output of `{_short(node.text)}` is not known before it runs"
+            b.unknown = f"the output of `{short(node.text)}` is not known before it runs"
     elif kind == "brace_expression":
         b.literal(node.text, False)  # `{1..3}`: expanded with the other braces below
     else:
@@ -222,12 +223,12 @@ def _parameter(node: Node, b: _Builder, quoted: bool) -> None:
         plain = plain and tokens == ["${", named[0].text, "}"] if plain else False
     if not plain:
         raise NotUnderstood(
-            f"`{_short(node.text.strip())}` is a parameter expansion operator agentcli does "
+            f"`{short(node.text.strip())}` is a parameter expansion operator agentcli does "
             "not model"
         )
     name = named[0].text
     if not _NAME.fullmatch(name):
-        raise NotUnderstood(f"`{_short(node.text.strip())}` is not a plain variable")
+        raise NotUnderstood(f"`{short(node.text.strip())}` is not a plain variable")
     value, from_env = b.scope.lookup(name)
     if from_env:
         b.variables.append(name)
@@ -250,17 +251,17 @@ def _fields(pieces: list[_Piece], scope: Scope, text: str, *, glob_ok: bool) -> 
     if not any(expanded for _t, _q, expanded in pieces):
         words = _brace_expand([(c, q) for t, q, _e in pieces for c in t])
         if words is None:
-            raise NotUnderstood(f"`{_short(text)}` expands to too many words")
+            raise NotUnderstood(f"`{short(text)}` expands to too many words")
         split = [_tilde(w, scope) for w in words]
     else:
         if _has_brace(pieces):
-            raise NotUnderstood(f"`{_short(text)}` mixes brace expansion with expansions")
+            raise NotUnderstood(f"`{short(text)}` mixes brace expansion with expansions")
         split = _split(pieces, scope)
     out: list[str] = []
     for chars in split:
         out.extend(_glob(chars, scope, text) if glob_ok else ["".join(c for c, _ in chars)])
         if len(out) > MAX_FIELDS:
-            raise NotUnderstood(f"`{_short(text)}` expands to too many words")
+            raise NotUnderstood(f"`{short(text)}` expands to too many words")
     return tuple(out)
 
 
@@ -418,9 +419,9 @@ def _glob(chars: list[_Char], scope: Scope, text: str) -> list[str]:
         return [word]
     pattern = "".join(glob.escape(c) if q else c for c, q in chars)
     if _POSIX_CLASS.search(pattern) or (re.search(r"\((?=.*\))", pattern) and "@(" in pattern):
-        raise NotUnderstood(f"`{_short(text)}` uses glob syntax agentcli does not model")
+        raise NotUnderstood(f"`{short(text)}` uses glob syntax agentcli does not model")
     if scope.cwds is None:
-        raise NotUnderstood(f"`{_short(text)}` is a glob in a folder that is not known")
+        raise NotUnderstood(f"`{short(text)}` is a glob in a folder that is not known")
     matches: set[str] = set()
     for cwd in scope.cwds:
         matches.update(glob.glob(pattern, root_dir=cwd))
@@ -439,8 +440,3 @@ def _dot_dirs(pattern: str, cwd: Path) -> list[str]:
     if head and not os.path.isdir(os.path.join(cwd, head)):
         return []
     return [base + name for name in ("..",) if fnmatch.fnmatchcase(name, last)]
-
-
-def _short(text: str, limit: int = 40) -> str:
-    text = text.strip()
-    return text if len(text) <= limit else text[: limit - 1] + "…"
