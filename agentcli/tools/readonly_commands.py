@@ -68,6 +68,7 @@ SIMPLE_COMMANDS: dict[str, _Forbidden] = {
     "nl": _NONE,
     "true": _NONE,
     "false": _NONE,
+    ":": _NONE,
     "test": _NONE,
     "[[": _NONE,  # a test (the analysis gives `[ ... ]` and `[[ ... ]]` this name)
 }
@@ -166,4 +167,23 @@ def _git_branch_lists(args: list[str]) -> bool:
     return True
 
 
-_SPECIAL: dict[str, Callable[[list[str]], bool]] = {"find": _find, "git": _git}
+_SET_FLAGS = frozenset({"-e", "-u", "-x", "+e", "+u", "+x", "-eu", "-ex", "-ux", "-eux"})
+_SET_NAMES = frozenset({"pipefail", "errexit", "nounset", "xtrace"})
+
+
+def _set(args: list[str]) -> bool:
+    """`set -euo pipefail` only changes error handling; a bare `set` prints every variable."""
+    expect_name = False
+    for arg in args:
+        if expect_name:
+            expect_name = False
+            if arg not in _SET_NAMES:
+                return False
+        elif arg in ("-o", "+o", "-euo", "-eo", "-uo"):
+            expect_name = True
+        elif arg not in _SET_FLAGS:
+            return False
+    return bool(args) and not expect_name
+
+
+_SPECIAL: dict[str, Callable[[list[str]], bool]] = {"find": _find, "git": _git, "set": _set}

@@ -155,6 +155,10 @@ CLASS_1 = [
     Case("git diff\ntouch p", "ask", GIT_DIFF),
     Case("bash -c 'git diff; touch p'", "ask", GIT_DIFF),
     Case("git diff & touch p", "ask", GIT_DIFF),
+    Case("set -o posix; git diff", "ask", GIT_DIFF),
+    Case("set +B; git diff", "ask", GIT_DIFF),
+    Case("set -a; x=1; git diff", "ask", GIT_DIFF),
+    Case("echo " + "$(" * 2000 + "x" + ")" * 2000, "ask"),  # too deep to check: asks, no crash
     Case("sudo git diff", "ask", GIT_DIFF),
     # ...while what only looks like it stays allowed.
     Case("git diff # $(touch p)", "allow", GIT_DIFF),
@@ -165,6 +169,7 @@ CLASS_1 = [
     Case("git diff HEAD~1 -- src", "allow", GIT_DIFF),
     Case("bash -c 'git diff --stat'", "allow", GIT_DIFF),
     Case("timeout 30 git diff", "allow", GIT_DIFF),
+    Case("set -euo pipefail; git diff", "allow", GIT_DIFF),
     # An argument that is not known before the line runs could name a protected file.
     Case("git diff $(git rev-parse HEAD)", "ask", GIT_DIFF),
     Case("git di\\\nff", "ask", GIT_DIFF),  # bash joins `di` and `ff`: not what the parser sees
@@ -184,6 +189,8 @@ CLASS_1 = [
     Case("env -S 'rm src'", "deny", deny=RM, mode=BYPASS),
     Case("a[$(rm src)]=1", "deny", deny=RM, mode=BYPASS),
     Case("function f { rm src; }; f", "deny", deny=RM, mode=BYPASS),
+    Case("time { rm src; }", "deny", deny=RM, mode=BYPASS),
+    Case("time (rm src)", "deny", deny=RM, mode=BYPASS),
     Case("cat <<EOF | sh\nrm src\nEOF", "deny", deny=RM, mode=BYPASS),
     Case("git -C . push", "deny", deny=("Bash(git push:*)",), mode=BYPASS),
     Case("git --no-pager push origin", "deny", deny=("Bash(git push:*)",), mode=BYPASS),
@@ -349,6 +356,8 @@ CLASS_3 = [
     Case("cd .. && npm test", "ask", NPM),
     Case("cd /tmp && npm test", "ask", NPM),
     Case("cd src; cd nested; cat ../../../outside/secret.txt", "ask"),
+    Case("find -L . -name secret.txt -execdir cat secret.txt \\;", "ask"),
+    Case("find src -execdir cat ../README.md \\;", "ask"),  # runs in each file's folder
     # A folder left by an earlier call.
     Case("cat ../../outside/secret.txt", "ask", cwd="src"),
     Case("cat ../.env", "ask", cwd="src"),
@@ -434,6 +443,7 @@ CLASS_4 = [
     Case("echo $SOME_CUSTOM_VAR", "ask"),
     Case("echo $_", "ask"),
     Case("echo $RANDOM", "ask"),
+    Case("set", "ask"),  # prints every variable
     Case("cat <<EOF\n$ANTHROPIC_API_KEY\nEOF", "ask"),
     Case("git diff $ANTHROPIC_API_KEY", "ask", GIT_DIFF),
     Case("npm test -- --token=$GITHUB_TOKEN", "ask", NPM),

@@ -37,6 +37,7 @@ from agentcli.permissions.shell.words import (
     expand_word,
 )
 from agentcli.permissions.shell.wrappers import Arg, Unwrapped, unwrap
+from agentcli.tools.readonly_commands import is_read_only_argv
 
 MAX_CWDS = 8
 MAX_DEPTH = 8  # nested `bash -c` scripts
@@ -65,8 +66,13 @@ _SHELL_STATE = {
     "fc": "`fc` runs commands from the history",
     "history": "`history` can run commands from the history",
 }
-_SET_OPTIONS = re.compile(r"[-+][eux]+|[-+]o")
-_SET_NAMES = frozenset({"pipefail", "errexit", "nounset", "xtrace"})
+# Words bash reads as syntax where a command starts (`time { rm x; }`): as a command
+# name they mean the grammar and bash disagree. (`time` itself is read as a wrapper,
+# which is what it means before a simple command; `[[` names our test commands.)
+_RESERVED = frozenset(
+    {"!", "case", "coproc", "do", "done", "elif", "else", "esac", "fi", "for", "function",
+     "if", "in", "select", "then", "until", "while", "{", "}", "]]"}
+)  # fmt: skip
 _ARITHMETIC_TESTS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
 
 
@@ -130,7 +136,10 @@ class Walk:
 
 def walk_line(source: str, scope: Scope) -> Walk:
     result = Walk()
-    _Walker(result, 0).script(source, scope)
+    try:
+        _Walker(result, 0).script(source, scope)
+    except RecursionError:
+        result.problems.append("the command is nested too deeply to check")
     return result
 
 
@@ -484,11 +493,15 @@ class _Walker:
             )
             return
         base = name.rsplit("/", 1)[-1]
+        if name in _RESERVED:
+            self.problem(f"bash reads `{name}` here as a reserved word, not as a command")
         if f"BASH_FUNC_{base}%%" in scope.env:
             self.problem(f"`{base}` is a shell function from the environment")
         if base in _SHELL_STATE:
             self.problem(_SHELL_STATE[base])
-        if base == "set" and not _plain_set(command.argv[1:]):
+        set_args = [a for a in command.argv[1:] if a is not None]
+        plain_set = len(set_args) == len(command.argv) - 1 and is_read_only_argv(["set", *set_args])
+        if base == "set" and len(command.argv) > 1 and not plain_set:
             self.problem("`set` with these options changes how the shell reads what follows")
         result = unwrap(command.argv)
         command.unwrapped = result
@@ -500,8 +513,10 @@ class _Walker:
         inner_walker = _Walker(self.out, self.depth, command.inner)
         for inner in result.inners:
             words = tuple(Word(a or "", (a,) if a is not None else None) for a in inner.argv)
+            # -execdir runs in each found file's folder: relative paths there are unknown.
+            cwds = None if inner.via.endswith(("-execdir", "-okdir")) else scope.cwds
             child = Command(
-                inner.argv, words, (), (), scope.cwds, " ".join(a or "…" for a in inner.argv),
+                inner.argv, words, (), (), cwds, " ".join(a or "…" for a in inner.argv),
                 via=inner.via, exact=inner.exact, trailing_unknown=inner.trailing_unknown,
             )  # fmt: skip
             command.inner.append(child)
@@ -535,22 +550,6 @@ def _redirect_arguments(node: Node) -> list[Node]:
     if node.type != "file_redirect":
         return []
     return node.fields("destination")[1:]
-
-
-def _plain_set(args: tuple[Arg, ...]) -> bool:
-    expect_name = False
-    for arg in args:
-        if arg is None:
-            return False
-        if expect_name:
-            if arg not in _SET_NAMES:
-                return False
-            expect_name = False
-        elif arg in ("-o", "+o"):
-            expect_name = True
-        elif not _SET_OPTIONS.fullmatch(arg):
-            return False
-    return not expect_name
 
 
 def _cd(args: tuple[Arg, ...], scope: Scope) -> tuple[Path, ...] | None:

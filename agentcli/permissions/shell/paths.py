@@ -72,6 +72,8 @@ _COMMANDS: dict[str, _Options] = {
     "false": _Options(no_paths=True),
     "[[": _Options(no_paths=True),
     "test": _Options(no_paths=True),
+    ":": _Options(no_paths=True),
+    "set": _Options(no_paths=True),
     "date": _Options(
         short_value="dfrI",
         long_value=_f("--date", "--file", "--reference"),

@@ -18,7 +18,7 @@ from agentcli.permissions.shell.places import Places
 from agentcli.permissions.shell.text import short
 from agentcli.tools.readonly_commands import is_read_only_argv
 
-NO_PATHS = frozenset({"echo", "true", "false", "pwd", "whoami", "uname", "[[", "test"})
+NO_PATHS = frozenset({"echo", "true", "false", ":", "pwd", "whoami", "uname", "[[", "test", "set"})
 MOVES = frozenset({"cd", "pushd"})
 
 
