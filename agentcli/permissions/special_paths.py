@@ -31,7 +31,7 @@ class SpecialPlaces:
 
     def __init__(self, root: Path) -> None:
         self.root = root
-        self.ssh = os.path.realpath(Path.home() / ".ssh")
+        self.ssh = os.path.realpath(Path.home() / ".ssh").lower()
         self._settings: tuple[str, frozenset[str]] | None = None
 
     @classmethod
@@ -40,12 +40,14 @@ class SpecialPlaces:
 
     def settings(self) -> tuple[str, frozenset[str]]:
         if self._settings is None:
-            folder = os.path.realpath(self.root / ".agentcli")
-            self._settings = (folder, frozenset(str(p) for p in settings_paths(self.root)))
+            folder = os.path.realpath(self.root / ".agentcli").lower()
+            files = frozenset(str(p).lower() for p in settings_paths(self.root))
+            self._settings = (folder, files)
         return self._settings
 
     def reason(self, path: Path | str, *, writing: bool) -> str | None:
-        text = str(path)
+        # Lower case: on a case-insensitive disk (macOS) `.Git/config` is `.git/config`.
+        text = str(path).lower()
         name = os.path.basename(text)
         if _under_text(text, self.ssh):
             return "it touches ~/.ssh (keys and SSH configuration)"

@@ -42,6 +42,7 @@ SIMPLE_COMMANDS: dict[str, _Forbidden] = {
     "tail": _NONE,
     "wc": _NONE,
     "echo": _NONE,
+    "printf": _Forbidden("v"),  # -v VAR assigns instead of printing
     "which": _NONE,
     "file": _Forbidden("C", ("--compile",)),  # -C writes a compiled magic file
     "stat": _NONE,

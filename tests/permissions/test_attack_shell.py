@@ -292,6 +292,7 @@ CLASS_2 = [
     Case("git diff > link_out/x", "ask", GIT_DIFF),
     Case("git diff > .gi?/config", "ask", GIT_DIFF),
     Case("git diff > .git/../.git/config", "ask", GIT_DIFF),
+    Case("git diff > .Git/config", "ask", GIT_DIFF),  # the same file on a case-insensitive disk
     Case("git diff > src/../.git/config", "ask", GIT_DIFF),
     Case("git diff > x/../.env", "ask", GIT_DIFF),
     Case("{ git diff; } > .git/config", "ask", GIT_DIFF),
@@ -319,6 +320,7 @@ CLASS_2 = [
     Case("npm test > out.txt 2>&1", "allow", NPM),
     Case("git diff > .gitignore", "allow", GIT_DIFF),
     Case("ls > /dev/null", "allow"),
+    Case("cat README.md > /dev/stderr", "allow"),
 ]
 
 
@@ -455,6 +457,8 @@ CLASS_4 = [
     Case("echo $UNSET_VARIABLE_XYZ", "allow"),
     Case("echo ~", "allow"),
     Case("echo $(date)", "allow"),
+    Case("printf '%s\\n' $HOME", "allow"),
+    Case("printf -v x '%s' y", "ask"),  # assigns a variable
     Case("git blame --contents=src/app.py src/app.py", "allow"),
     Case("diff --from-file=README.md src/app.py", "allow"),
     Case("grep -e /etc/passwd README.md", "allow"),  # a pattern, not a file
@@ -564,6 +568,9 @@ CLASS_6 = [
     Case("diff -r . src", "ask", deny=PRIVATE),
     Case("cd src && grep -r x ..", "ask", deny=PRIVATE),
     Case("git status", "ask", deny=PRIVATE),
+    Case("git ls-files", "ask", deny=PRIVATE),
+    Case("git show HEAD", "ask", deny=PRIVATE),
+    Case("git diff -- private", "deny", deny=PRIVATE),
     Case("git log -p", "ask", deny=PRIVATE),
     Case("find . -exec cat {} +", "ask", deny=PRIVATE),
     # .env files and links out reached by a recursive read.
@@ -585,6 +592,11 @@ CLASS_6 = [
     Case("ls", "allow", deny=PRIVATE),
     Case("cat README.md", "allow", deny=PRIVATE),
     Case("rg x", "allow"),  # rg skips hidden files: .env is not read
+    Case("git log --oneline -5", "allow", deny=PRIVATE),  # no file names or contents
+    Case("git branch -a", "allow", deny=PRIVATE),
+    Case("git diff -- src", "allow", deny=PRIVATE),
+    Case("git show HEAD:src/app.py", "allow", deny=PRIVATE),
+    Case("git blame src/app.py", "allow", deny=PRIVATE),
     Case("grep -r x src", "allow"),
     Case("git status", "allow"),
     Case("grep -r x .", "allow", mode=BYPASS, deny=PRIVATE),

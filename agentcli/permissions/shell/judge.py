@@ -133,8 +133,7 @@ def only_reads(command: Command) -> bool:
     """The command reads and writes no file (where it reads is judged apart)."""
     if command.dynamic_name or command.assignments or not command.exact:
         return False
-    if any(r.writes and r.target is not None and r.target.values != ("/dev/null",)
-           for r in command.redirects):  # fmt: skip
+    if any(r.writes and r.target is not None and not _quiet(r.target) for r in command.redirects):
         return False
     if not command.argv:
         return True
@@ -150,6 +149,10 @@ def only_reads(command: Command) -> bool:
             return is_read_only_argv(known_args(command))
         return names_no_files(command) and is_read_only_argv(known_args(command))
     return is_read_only_argv(known_args(command))
+
+
+def _quiet(target: Word) -> bool:
+    return target.values is not None and len(target.values) == 1 and target.values[0] in QUIET
 
 
 def _structure(command: Command) -> str | None:

@@ -29,6 +29,7 @@ class Reads:
     tree: list[str] = field(default_factory=list)  # folders read recursively
     hidden: bool = True  # recursive reading includes hidden files such as .env
     repo: list[str] = field(default_factory=list)  # `REV:path`: paths from the repository
+    whole_repo: bool = False  # prints names or contents from anywhere in the repository
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +63,7 @@ _GREP = _Options(
 )  # fmt: skip
 _COMMANDS: dict[str, _Options] = {
     "echo": _Options(no_paths=True),
+    "printf": _Options(no_paths=True),
     "pwd": _Options(no_paths=True),
     "whoami": _Options(no_paths=True),
     "uname": _Options(no_paths=True),
@@ -314,23 +316,34 @@ def _find(args: list[str]) -> Reads:
 _GIT_PATH_OPTIONS = _f("--contents", "-O", "--ignore-revs-file")
 
 
+# Subcommands that print file names or contents from the whole repository (unless
+# pathspecs after `--` narrow them); `git log` does with any of the detail options.
+_GIT_WHOLE = frozenset({"status", "ls-files", "diff", "show"})
+_GIT_LOG_DETAIL = (
+    "-p", "--patch", "-u", "-U", "--stat", "--numstat", "--shortstat", "--name-only",
+    "--name-status", "--raw", "--summary", "--full-diff", "--dirstat", "--follow", "-L",
+)  # fmt: skip
+
+
 def _git(args: list[str]) -> Reads:
     """git reads its repository; `REV:path` names a file in it; other words may be paths.
 
     An option's separate value (`--author me`) is taken as a possible path too:
     cheaper than a list of which options take one, and unsure means checked.
     """
-    reads = Reads(tree=["."])
+    reads = Reads()
     if args and args[0] == "--no-pager":
         args = args[1:]
-    rest = args[1:]
+    sub, rest = (args[0], args[1:]) if args else ("", [])
+    pathspecs: list[str] = []
+    positional = 0
     after_dashes = False
     i = 0
     while i < len(rest):
         arg = rest[i]
         i += 1
         if after_dashes:
-            reads.files.append(arg)
+            pathspecs.append(arg)
         elif arg == "--":
             after_dashes = True
         elif arg.startswith("-"):
@@ -345,5 +358,11 @@ def _git(args: list[str]) -> Reads:
         elif ":" in arg:
             reads.repo.append(arg.split(":", 1)[1])
         else:
+            positional += 1
             reads.maybe.append(arg)
+    reads.files.extend(pathspecs)
+    reads.tree.extend(pathspecs)
+    detail = sub == "log" and any(a.startswith(_GIT_LOG_DETAIL) for a in rest)
+    only_files = sub == "show" and reads.repo and not positional
+    reads.whole_repo = (sub in _GIT_WHOLE or detail) and not pathspecs and not only_files
     return reads

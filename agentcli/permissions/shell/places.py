@@ -19,7 +19,9 @@ from agentcli.permissions.shell.context import ShellContext
 from agentcli.permissions.special_paths import SpecialPlaces
 
 MAX_TREE_ENTRIES = 20_000
-QUIET = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/stdin", "/dev/zero"})
+QUIET = frozenset(
+    {"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/stdin", "/dev/zero", "/dev/fd/1", "/dev/fd/2"}
+)
 
 
 class Places:

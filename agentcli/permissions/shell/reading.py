@@ -18,7 +18,9 @@ from agentcli.permissions.shell.places import Places
 from agentcli.permissions.shell.text import short
 from agentcli.tools.readonly_commands import is_read_only_argv
 
-NO_PATHS = frozenset({"echo", "true", "false", ":", "pwd", "whoami", "uname", "[[", "test", "set"})
+NO_PATHS = frozenset(
+    {"echo", "printf", "true", "false", ":", "pwd", "whoami", "uname", "[[", "test", "set"}
+)
 MOVES = frozenset({"cd", "pushd"})
 
 
@@ -64,8 +66,8 @@ def read_problem(
         finding = places.read(value, repo_cwds(command, value), tree=False, hidden=False)
         if finding is not None and not (rule_allowed and finding[0] == "outside"):
             return f"`{short(command.text)}`: {finding[1]}"
-    if command.name == "git":  # its history holds every file of the repository
-        finding = places.read(".", command.cwds, tree=True, hidden=False)
+    if found.whole_repo:
+        finding = places.read(".", repo_cwds(command, "."), tree=True, hidden=False)
         if finding is not None and finding[0] != "outside":
             return f"`{short(command.text)}`: {finding[1]}"
     return None
