@@ -351,6 +351,9 @@ CLASS_3 = [
     Case("true && cd ..; cat outside/secret.txt", "ask"),
     Case("if true; then cd ..; fi; cat outside/secret.txt", "ask"),
     Case("for d in a; do cd ..; done; ls", "ask"),
+    Case("for f in README.md ../outside/secret.txt; do cat $f; done", "ask"),
+    Case("for f in src/*.py; do wc -l $f; done", "allow"),
+    Case("for f in src/*.py; do cd ..; cat $f; done", "ask"),
     Case("while false; do cd ..; done; ls", "ask"),
     Case("cd -P link_out/.. && ls", "ask"),
     Case("cd $UNSET_VARIABLE_XYZ && ls", "ask"),  # `cd` with no folder goes home

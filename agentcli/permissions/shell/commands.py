@@ -41,6 +41,7 @@ from agentcli.tools.readonly_commands import is_read_only_argv
 
 MAX_CWDS = 8
 MAX_DEPTH = 8  # nested `bash -c` scripts
+MAX_LOOP_VALUES = 16  # a `for` loop over more values leaves its variable unknown
 _LOWER_NAME = re.compile(r"[a-z_][a-z0-9_]*")
 _WRITE_OPS = frozenset({">", ">>", ">|", "&>", "&>>", ">&"})
 # Builtins that change the shell itself: what runs after them is no longer what we see.
@@ -283,15 +284,22 @@ class _Walker:
         return self.loop(parts, scope)
 
     def _for_statement(self, node: Node, scope: Scope, pending: tuple[Node, ...]) -> Scope:
+        """`for f in a b *.py`: the body is walked once for each value (a few at most)."""
         self.group_redirects(pending, scope)
-        for value in node.fields("value"):
-            self.word(value, scope)
+        words = [self.word(value, scope) for value in node.fields("value")]
+        values: list[str | None] = [v for w in words for v in (w.values or ())]
+        if any(w.values is None for w in words) or len(values) > MAX_LOOP_VALUES:
+            values = [None]  # one of the values, unknown which
         variable = node.child("variable")
-        scope = _copy(scope)
-        if variable is not None:
-            scope.line_vars[variable.text] = None  # one of the values, unknown which
-        body = node.child("body")
-        return self.loop([body] if body is not None else [], scope)
+        body_node = node.child("body")
+        body = [body_node] if body_node is not None else []
+        outcomes = [scope]
+        for value in values:
+            inner = _copy(scope)
+            if variable is not None:
+                inner.line_vars[variable.text] = value
+            outcomes.append(self.loop(body, inner))
+        return _merge(*outcomes)
 
     def loop(self, parts: list[Node], scope: Scope) -> Scope:
         """A body that may run any number of times: what it changes is unknown inside it."""
