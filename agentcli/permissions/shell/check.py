@@ -20,9 +20,10 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
-from agentcli.permissions.shell.commands import Walk, walk_line
+from agentcli.permissions.shell.commands import walk_line
 from agentcli.permissions.shell.context import ShellContext
 from agentcli.permissions.shell.judge import Judge, only_reads
+from agentcli.permissions.shell.model import Walk
 from agentcli.permissions.shell.places import Places
 from agentcli.permissions.shell.reading import denied_read
 from agentcli.permissions.shell.rulematch import RuleMatch, match_rules

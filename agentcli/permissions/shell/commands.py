@@ -21,14 +21,14 @@ commands found are still there for deny and ask rules.
 
 from __future__ import annotations
 
-import os
 import re
-from collections.abc import Iterator
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass
 
 from agentcli.permissions.shell.constructs import UNDERSTOOD, not_understood_reason
+from agentcli.permissions.shell.folders import cd_target, copy_scope, merge_scopes
+from agentcli.permissions.shell.model import Command, Redirect, Walk
 from agentcli.permissions.shell.parse import Node, parse
+from agentcli.permissions.shell.shellstate import name_problems
 from agentcli.permissions.shell.words import (
     NotUnderstood,
     Scope,
@@ -36,103 +36,12 @@ from agentcli.permissions.shell.words import (
     expand_heredoc,
     expand_word,
 )
-from agentcli.permissions.shell.wrappers import Arg, Unwrapped, unwrap
-from agentcli.tools.readonly_commands import is_read_only_argv
+from agentcli.permissions.shell.wrappers import Arg, unwrap
 
-MAX_CWDS = 8
 MAX_DEPTH = 8  # nested `bash -c` scripts
 MAX_LOOP_VALUES = 16  # a `for` loop over more values leaves its variable unknown
 _LOWER_NAME = re.compile(r"[a-z_][a-z0-9_]*")
-_WRITE_OPS = frozenset({">", ">>", ">|", "&>", "&>>", ">&"})
-# Builtins that change the shell itself: what runs after them is no longer what we see.
-_SHELL_STATE = {
-    "eval": "`eval` runs text as a command",
-    "source": "`source` runs a script in this shell",
-    ".": "`.` runs a script in this shell",
-    "exec": "`exec` replaces the shell or changes its open files",
-    "coproc": "`coproc` starts a coprocess",
-    "trap": "`trap` sets commands to run later",
-    "alias": "`alias` changes what later words mean",
-    "enable": "`enable` changes which builtins exist",
-    "shopt": "`shopt` changes how words expand",
-    "hash": "`hash` changes where commands are found",
-    "read": "`read` sets variables from input",
-    "mapfile": "`mapfile` sets variables from input",
-    "readarray": "`readarray` sets variables from input",
-    "let": "`let` evaluates arithmetic",
-    "getopts": "`getopts` sets variables",
-    "popd": "`popd` returns to a folder that is not known here",
-    "bind": "`bind` changes key bindings",
-    "complete": "`complete` changes completion",
-    "fc": "`fc` runs commands from the history",
-    "history": "`history` can run commands from the history",
-}
-# Words bash reads as syntax where a command starts (`time { rm x; }`): as a command
-# name they mean the grammar and bash disagree. (`time` itself is read as a wrapper,
-# which is what it means before a simple command; `[[` names our test commands.)
-_RESERVED = frozenset(
-    {"!", "case", "coproc", "do", "done", "elif", "else", "esac", "fi", "for", "function",
-     "if", "in", "select", "then", "until", "while", "{", "}", "]]"}
-)  # fmt: skip
 _ARITHMETIC_TESTS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
-
-
-@dataclass(frozen=True, slots=True)
-class Redirect:
-    op: str
-    target: Word | None  # None: a file descriptor is duplicated or closed, or text is fed
-    cwds: tuple[Path, ...] | None
-    body: Word | None = None  # here-document / here-string text that expands
-
-    @property
-    def writes(self) -> bool:
-        return self.op in _WRITE_OPS
-
-    @property
-    def reads(self) -> bool:
-        return self.op == "<"
-
-
-@dataclass(slots=True)
-class Command:
-    """One simple command as bash will run it."""
-
-    argv: tuple[Arg, ...]  # None: words not known before the line runs
-    words: tuple[Word, ...]
-    redirects: tuple[Redirect, ...]
-    assignments: tuple[tuple[str, Word], ...]
-    cwds: tuple[Path, ...] | None
-    text: str
-    unwrapped: Unwrapped | None = None
-    inner: list[Command] = field(default_factory=list)  # what a wrapper runs
-    via: str = ""  # the wrapper this command was found behind
-    exact: bool = True  # the wrapper's options were all understood
-    trailing_unknown: bool = False  # xargs / find -exec add arguments at run time
-    lands: tuple[Path, ...] | None = ()  # cd/pushd: the folders it moves to (None: unknown)
-
-    @property
-    def name(self) -> Arg:
-        return self.argv[0] if self.argv else ""
-
-    @property
-    def dynamic_name(self) -> bool:
-        return bool(self.argv) and self.argv[0] is None
-
-
-@dataclass(slots=True)
-class Walk:
-    """The result: commands in run order, and what was not understood."""
-
-    commands: list[Command] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
-    dynamic: list[str] = field(default_factory=list)  # commands that cannot be known at all
-
-    def all_commands(self) -> Iterator[Command]:
-        stack = list(reversed(self.commands))
-        while stack:
-            command = stack.pop()
-            yield command
-            stack.extend(reversed(command.inner))
 
 
 def walk_line(source: str, scope: Scope) -> Walk:
@@ -199,7 +108,7 @@ class _Walker:
             if child.type in ("command_substitution", "process_substitution"):
                 self.substitution(child, scope)
             elif child.type in ("command", "pipeline", "list", "redirected_statement"):
-                self.node(child, _copy(scope))
+                self.node(child, copy_scope(scope))
             else:
                 self.children_words(child, scope)
 
@@ -222,7 +131,7 @@ class _Walker:
 
     def _subshell(self, node: Node, scope: Scope, pending: tuple[Node, ...]) -> Scope:
         self.group_redirects(pending, scope)
-        self.sequence(node.named_children(), _copy(scope))
+        self.sequence(node.named_children(), copy_scope(scope))
         return scope
 
     def _redirected_statement(self, node: Node, scope: Scope, pending: tuple[Node, ...]) -> Scope:
@@ -240,8 +149,8 @@ class _Walker:
         for index, child in enumerate(named[1:], start=1):
             last = index == len(named) - 1
             if operators and operators[min(index - 1, len(operators) - 1)] in ("&&", "||"):
-                ran = self.node(child, _copy(scope), pending if last else ())
-                scope = _merge(scope, ran)
+                ran = self.node(child, copy_scope(scope), pending if last else ())
+                scope = merge_scopes(scope, ran)
             else:
                 scope = self.node(child, scope, pending if last else ())
         return scope
@@ -249,7 +158,7 @@ class _Walker:
     def _pipeline(self, node: Node, scope: Scope, pending: tuple[Node, ...]) -> Scope:
         named = [c for c in node.named_children() if c.type != "comment"]
         for index, child in enumerate(named):
-            self.node(child, _copy(scope), pending if index == len(named) - 1 else ())
+            self.node(child, copy_scope(scope), pending if index == len(named) - 1 else ())
         return scope
 
     def _negated_command(self, node: Node, scope: Scope, pending: tuple[Node, ...]) -> Scope:
@@ -266,17 +175,17 @@ class _Walker:
             if child.type in ("elif_clause", "else_clause"):
                 continue
             branch.append(child)
-        outcomes.append(self.sequence(branch, _copy(scope)))
+        outcomes.append(self.sequence(branch, copy_scope(scope)))
         for clause in body:
             if clause.type == "elif_clause":
                 cond = [c for c in clause.fields("condition") if c.named]
-                after = self.sequence(cond, _copy(scope))
+                after = self.sequence(cond, copy_scope(scope))
                 outcomes.append(after)
                 rest = [c for c in clause.named_children() if c.field != "condition"]
-                outcomes.append(self.sequence(rest, _copy(after)))
+                outcomes.append(self.sequence(rest, copy_scope(after)))
             elif clause.type == "else_clause":
-                outcomes.append(self.sequence(clause.named_children(), _copy(scope)))
-        return _merge(*outcomes)
+                outcomes.append(self.sequence(clause.named_children(), copy_scope(scope)))
+        return merge_scopes(*outcomes)
 
     def _while_statement(self, node: Node, scope: Scope, pending: tuple[Node, ...]) -> Scope:
         self.group_redirects(pending, scope)
@@ -295,21 +204,21 @@ class _Walker:
         body = [body_node] if body_node is not None else []
         outcomes = [scope]
         for value in values:
-            inner = _copy(scope)
+            inner = copy_scope(scope)
             if variable is not None:
                 inner.line_vars[variable.text] = value
             outcomes.append(self.loop(body, inner))
-        return _merge(*outcomes)
+        return merge_scopes(*outcomes)
 
     def loop(self, parts: list[Node], scope: Scope) -> Scope:
         """A body that may run any number of times: what it changes is unknown inside it."""
         trial = _Walker(Walk(), self.depth)
-        changed = trial.sequence(parts, _copy(scope))
-        start = _merge(scope, changed)
+        changed = trial.sequence(parts, copy_scope(scope))
+        start = merge_scopes(scope, changed)
         if start.cwds != scope.cwds:
             start.cwds = None
         end = self.sequence(parts, start)
-        return _merge(scope, end)
+        return merge_scopes(scope, end)
 
     def _do_group(self, node: Node, scope: Scope, pending: tuple[Node, ...]) -> Scope:
         return self.sequence(node.named_children(), scope, pending)
@@ -326,8 +235,8 @@ class _Walker:
             for pattern in item.fields("value"):
                 self.word(pattern, scope, glob_ok=False)
             body = [c for c in item.named_children() if c.field != "value"]
-            outcomes.append(self.sequence(body, _copy(scope)))
-        return _merge(*outcomes)
+            outcomes.append(self.sequence(body, copy_scope(scope)))
+        return merge_scopes(*outcomes)
 
     def _test_command(self, node: Node, scope: Scope, pending: tuple[Node, ...]) -> Scope:
         self.test_words(node, scope)
@@ -356,7 +265,7 @@ class _Walker:
             return scope
         if not _LOWER_NAME.fullmatch(name) or name == "_":
             self.problem(f"assigning `{name}` can change how later commands run")
-        scope = _copy(scope)
+        scope = copy_scope(scope)
         value = word.values if word is not None else ()
         scope.line_vars[name] = " ".join(value) if value is not None else None
         return scope
@@ -436,7 +345,7 @@ class _Walker:
             return Word(node.text, None, str(exc))
 
     def substitution(self, node: Node, scope: Scope) -> None:
-        self.sequence(node.named_children(), _copy(scope))
+        self.sequence(node.named_children(), copy_scope(scope))
 
     def redirects(self, nodes: tuple[Node, ...], scope: Scope) -> tuple[Redirect, ...]:
         out: list[Redirect] = []
@@ -487,7 +396,7 @@ class _Walker:
                 # `cat <<EOF | sh`, `cat <<EOF && x`: the grammar nests the rest of the
                 # line inside the here-document; walk it for deny rules only.
                 self.problem("a command after a here-document is not modelled")
-                self.node(child, _copy(scope))
+                self.node(child, copy_scope(scope))
         return out or [Redirect("<<", None, scope.cwds)]
 
     # -- what a command does to the line ------------------------------------------------
@@ -501,16 +410,8 @@ class _Walker:
             )
             return
         base = name.rsplit("/", 1)[-1]
-        if name in _RESERVED:
-            self.problem(f"bash reads `{name}` here as a reserved word, not as a command")
-        if f"BASH_FUNC_{base}%%" in scope.env:
-            self.problem(f"`{base}` is a shell function from the environment")
-        if base in _SHELL_STATE:
-            self.problem(_SHELL_STATE[base])
-        set_args = [a for a in command.argv[1:] if a is not None]
-        plain_set = len(set_args) == len(command.argv) - 1 and is_read_only_argv(["set", *set_args])
-        if base == "set" and len(command.argv) > 1 and not plain_set:
-            self.problem("`set` with these options changes how the shell reads what follows")
+        for problem in name_problems(command.argv, scope.env):
+            self.problem(problem)
         result = unwrap(command.argv)
         command.unwrapped = result
         if result.dynamic:
@@ -540,7 +441,7 @@ class _Walker:
                 self.problem("scripts nested too deeply")
                 return
             nested = _Walker(self.out, self.depth + 1, command.inner)
-            inner_scope = _copy(scope)
+            inner_scope = copy_scope(scope)
             inner_scope.positional_known = False
             nested.script(result.script, inner_scope)
 
@@ -548,8 +449,8 @@ class _Walker:
         """What a command changes for the rest of the line: only `cd` and `pushd` here."""
         if command.name not in ("cd", "pushd") or command.via:
             return scope
-        scope = _copy(scope)
-        scope.cwds = command.lands = _cd(command.argv[1:], scope)
+        scope = copy_scope(scope)
+        scope.cwds = command.lands = cd_target(command.argv[1:], scope)
         return scope
 
 
@@ -558,42 +459,6 @@ def _redirect_arguments(node: Node) -> list[Node]:
     if node.type != "file_redirect":
         return []
     return node.fields("destination")[1:]
-
-
-def _cd(args: tuple[Arg, ...], scope: Scope) -> tuple[Path, ...] | None:
-    """Where `cd ARGS` leaves the shell, as bash's logical `cd` computes it."""
-    physical = False
-    while args and args[0] in ("-L", "-P", "--"):
-        physical = physical or args[0] == "-P"
-        done = args[0] == "--"
-        args = args[1:]
-        if done:
-            break
-    if len(args) > 1 or (
-        args and (args[0] is None or args[0] in ("-",) or args[0].startswith("-"))
-    ):
-        return None
-    if args:
-        target = args[0]
-    else:
-        home, _ = scope.lookup("HOME")
-        if home is None:
-            return None
-        target = home
-    if scope.cwds is None:
-        return None
-    if (
-        scope.env.get("CDPATH")
-        and not target.startswith(("/", "./", "../"))
-        and target not in (".", "..")
-    ):
-        return None
-    out = []
-    for cwd in scope.cwds:
-        joined = os.path.join(cwd, target)
-        # Logical by default: bash removes `..` from the text before following links.
-        out.append(Path(os.path.realpath(joined) if physical else os.path.normpath(joined)))
-    return tuple(dict.fromkeys(out))
 
 
 def _argv(words: list[Word]) -> tuple[Arg, ...]:
@@ -605,25 +470,3 @@ def _argv(words: list[Word]) -> tuple[Arg, ...]:
         else:
             argv.extend(word.values)
     return tuple(argv)
-
-
-def _copy(scope: Scope) -> Scope:
-    return Scope(
-        scope.env, dict(scope.line_vars), scope.cwds, scope.positional_known, scope.env_complete
-    )
-
-
-def _merge(first: Scope, *others: Scope) -> Scope:
-    """The scope after one of several paths ran: what differs is no longer known."""
-    merged = _copy(first)
-    for other in others:
-        if merged.cwds is None or other.cwds is None:
-            merged.cwds = None
-        else:
-            union = tuple(dict.fromkeys(merged.cwds + other.cwds))
-            merged.cwds = union if len(union) <= MAX_CWDS else None
-        for name in set(merged.line_vars) | set(other.line_vars):
-            mine = merged.line_vars.get(name, merged.lookup(name)[0])
-            theirs = other.line_vars.get(name, other.lookup(name)[0])
-            merged.line_vars[name] = mine if mine == theirs else None
-    return merged

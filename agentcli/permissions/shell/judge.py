@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
-from agentcli.permissions.shell.commands import Command, Redirect
+from agentcli.permissions.shell.model import Command, Redirect
 from agentcli.permissions.shell.places import QUIET, Places
 from agentcli.permissions.shell.reading import MOVES, known_args, names_no_files, read_problem
 from agentcli.permissions.shell.secrets import HARMLESS_PREFIX, secret_problem

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agentcli.permissions.shell.commands import Command, Walk
+from agentcli.permissions.shell.model import Command, Walk
 from agentcli.permissions.shell.paths import Reads, reads_of
 from agentcli.permissions.shell.places import Places
 from agentcli.permissions.shell.text import short

@@ -19,7 +19,7 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from agentcli.permissions.shell.commands import Command, Walk
+from agentcli.permissions.shell.model import Command, Walk
 from agentcli.permissions.shell.specifiers import first_words, matches
 from agentcli.permissions.shell.wrappers import Arg
 
