@@ -634,6 +634,9 @@ def test_the_shell_table_is_big_enough() -> None:
         ("timeout 60 cargo build", [], ["Bash(cargo build:*)"]),
         ("bash -c 'cargo build'", [], ["Bash(cargo build:*)"]),
         ("ls && cargo test", [], ["Bash(cargo test:*)"]),
+        ("cat ../outside/secret.txt", [], ["Bash(cat:*)"]),
+        ("cat .env", [], ["Bash(cat .env)"]),  # a prefix rule would not pass .env
+        ("echo $ANTHROPIC_API_KEY", [], []),  # no rule makes printing a secret fine
         ("git diff ${_@P}", [], []),  # not understood: no rule could make it safe
         ("$(echo x) y", [], []),
     ],
@@ -644,6 +647,19 @@ def test_suggested_rules(project: Path, command: str, allow: list[str], expected
     policy = PermissionPolicy(Workspace(root=project), allow=parse_tool_list(allow, "t", project))
     rules = suggest_rules(BashTool(), BashInput(command=command), policy)
     assert [str(r) for r in rules] == expected
+
+
+@pytest.mark.parametrize(
+    ("command", "rule", "expected"),
+    [
+        ("cat .env", "Bash(cat .env)", "allow"),  # the exact command was allowed
+        ("cat .env", "Bash(cat:*)", "ask"),
+        ("git diff > .git/config", "Bash(git diff > .git/config)", "ask"),  # redirects: never
+        ("cat .env.local", "Bash(cat .env)", "ask"),
+    ],
+)
+def test_an_exact_rule_passes_a_protected_file(project: Path, command, rule, expected):
+    assert decide(project, Case(command, expected, (rule,)))[0] == expected
 
 
 def test_environment_from_settings_counts(project: Path) -> None:

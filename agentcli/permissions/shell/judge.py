@@ -13,6 +13,7 @@ A read-only command must also read only what it may (reading.py).
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -52,17 +53,32 @@ class Judge:
         wrapped = self._through_wrapper(command)
         if wrapped is not None:
             return wrapped
-        suggest = _suggest(known_args(command))
         if only_reads(command):
-            trouble = secret_problem(_words(command), self.env, rule_allowed=False) or read_problem(
-                self.places, command, rule_allowed=False
-            )
-            return Judgement(True) if trouble is None else Judgement(False, trouble, suggest)
+            return self._read_only(command)
         shown = short(" ".join(a if a is not None else "…" for a in command.argv))
-        return Judgement(False, f"`{shown}` is not allowed by any rule", suggest)
+        return Judgement(False, f"`{shown}` is not allowed by any rule", _suggest(command))
+
+    def _read_only(self, command: Command) -> Judgement:
+        secret = secret_problem(_words(command), self.env, rule_allowed=False)
+        if secret:
+            return Judgement(False, secret)
+        trouble = read_problem(self.places, command, rule_allowed=False)
+        if trouble is None:
+            return Judgement(True)
+        # What a "yes, for this session" answer adds: a prefix rule when that would
+        # do (reading outside the project), else this exact command (a protected file).
+        if read_problem(self.places, command, rule_allowed=True) is None:
+            return Judgement(False, trouble, _suggest(command))
+        if None in command.argv:
+            return Judgement(False, trouble)
+        return Judgement(False, trouble, (shlex.join(known_args(command)),))
 
     def _by_rule(self, command: Command, rule: str) -> Judgement:
+        """A prefix rule vouches for a command, not for the protected files it names;
+        a rule naming the exact command (no `*`) vouches for those too."""
         trouble = secret_problem(_words(command), self.env, rule_allowed=True)
+        if trouble is None and "*" not in rule:
+            return Judgement(True, rules=(rule,))
         trouble = trouble or self._argument_problem(command)
         if trouble is None and only_reads(command):
             trouble = read_problem(self.places, command, rule_allowed=True)
@@ -93,7 +109,7 @@ class Judge:
                 unwrapped.needs_own_rule
                 or f"`{command.name}` runs a command agentcli cannot pin down"
             )
-            return Judgement(False, why, _suggest(known_args(command)))
+            return Judgement(False, why, _suggest(command))
         if command.name == "find":
             if not is_read_only_argv(known_args(command)):
                 return None
@@ -176,6 +192,6 @@ def _words(command: Command) -> Iterator[Word]:
         yield from (w for w in (redirect.target, redirect.body) if w is not None)
 
 
-def _suggest(argv: Sequence[str]) -> tuple[str, ...]:
-    spec = suggest_prefix(argv)
+def _suggest(command: Command) -> tuple[str, ...]:
+    spec = suggest_prefix(known_args(command))
     return (spec,) if spec else ()
