@@ -337,15 +337,34 @@ class _Walker:
     def word(self, node: Node, scope: Scope, *, glob_ok: bool = True) -> Word:
         try:
             return expand_word(
-                node, scope, lambda sub: self.substitution(sub, scope), glob_ok=glob_ok
+                node,
+                scope,
+                lambda sub, quoted: self.substitution(sub, scope, quoted),
+                glob_ok=glob_ok,
             )
         except NotUnderstood as exc:
             self.problem(str(exc))
             self.children_words(node, scope)
             return Word(node.text, None, str(exc))
 
-    def substitution(self, node: Node, scope: Scope) -> None:
-        self.sequence(node.named_children(), copy_scope(scope))
+    def substitution(self, node: Node, scope: Scope, quoted: bool = False) -> None:
+        text = node.text.lstrip()
+        if node.type == "command_substitution" and text.startswith("`"):
+            self.backticks(text, scope, quoted)
+        else:
+            self.sequence(node.named_children(), copy_scope(scope))
+
+    def backticks(self, text: str, scope: Scope, quoted: bool) -> None:
+        r"""Bash reads what is between backticks again, after removing the backslashes
+        before `$`, backtick and backslash (and `"` in double quotes): so do we, which
+        also finds nested backticks (`` `echo \`rm x\`` ``)."""
+        body = text[1:-1] if len(text) > 1 and text.endswith("`") else text[1:]
+        special = r'[$`\\"]' if quoted else r"[$`\\]"
+        body = re.sub(r"\\(" + special + ")", r"\1", body)
+        if self.depth >= MAX_DEPTH:
+            self.problem("command substitutions nested too deeply")
+            return
+        _Walker(self.out, self.depth + 1, self.sink).script(body, copy_scope(scope))
 
     def redirects(self, nodes: tuple[Node, ...], scope: Scope) -> tuple[Redirect, ...]:
         out: list[Redirect] = []
@@ -384,8 +403,12 @@ class _Walker:
             if child.type == "heredoc_body":
                 if quoted:
                     continue
+                if _unread_expansions(child):
+                    self.problem("a here-document expands text agentcli's parser did not read")
                 try:
-                    body = expand_heredoc(child, scope, lambda sub: self.substitution(sub, scope))
+                    body = expand_heredoc(
+                        child, scope, lambda sub, _q: self.substitution(sub, scope, True)
+                    )
                     out.append(Redirect("<<", None, scope.cwds, body))
                 except NotUnderstood as exc:
                     self.problem(str(exc))
@@ -452,6 +475,17 @@ class _Walker:
         scope = copy_scope(scope)
         scope.cwds = command.lands = cd_target(command.argv[1:], scope)
         return scope
+
+
+def _unread_expansions(body: Node) -> bool:
+    """More `$` and backticks in a here-document than in the expansions the grammar found.
+
+    tree-sitter misses expansions in some bodies (`<<-` with tab-indented lines);
+    bash does not.
+    """
+    found = sum(c.text.count("$") + c.text.count("`") for c in body.named_children())
+    text = re.sub(r"\\[$`\\]", "", body.text)
+    return text.count("$") + text.count("`") > found
 
 
 def _redirect_arguments(node: Node) -> list[Node]:

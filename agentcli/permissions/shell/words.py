@@ -18,7 +18,8 @@ the same, before the command runs:
   (POSIX classes like `[[:alpha:]]` are not modelled, so they are "not
   understood" rather than guessed);
 - `$(...)`, backticks and `<(...)` are handed to a callback (the command
-  walker analyses the commands inside); their output is unknown.
+  walker analyses the commands inside), with whether they stand in double
+  quotes (backticks read differently there); their output is unknown.
 
 A word's result is either its fields or the reason it cannot be known.
 """
@@ -114,7 +115,7 @@ _Piece = tuple[str, bool, bool]
 @dataclass(slots=True)
 class _Builder:
     scope: Scope
-    on_substitution: Callable[[Node], None]
+    on_substitution: Callable[[Node, bool], None]
     pieces: list[_Piece] = field(default_factory=list)
     variables: list[str] = field(default_factory=list)
     unknown: str | None = None
@@ -130,7 +131,7 @@ class _Builder:
 
 
 def expand_word(
-    node: Node, scope: Scope, on_substitution: Callable[[Node], None], *, glob_ok: bool = True
+    node: Node, scope: Scope, on_substitution: Callable[[Node, bool], None], *, glob_ok: bool = True
 ) -> Word:
     """Expand one word node into its fields. Raises NotUnderstood."""
     builder = _Builder(scope, on_substitution)
@@ -141,7 +142,7 @@ def expand_word(
     return _word(node.text, values, builder)
 
 
-def expand_heredoc(node: Node, scope: Scope, on_substitution: Callable[[Node], None]) -> Word:
+def expand_heredoc(node: Node, scope: Scope, on_substitution: Callable[[Node, bool], None]) -> Word:
     """The expansions in a here-document body (its text is data, not arguments)."""
     builder = _Builder(scope, on_substitution)
     for child in node.children:
@@ -171,7 +172,7 @@ def _collect(node: Node, b: _Builder, quoted: bool) -> None:
         _parameter(node, b, quoted)
     elif kind in ("command_substitution", "process_substitution"):
         b.substituted = True
-        b.on_substitution(node)
+        b.on_substitution(node, quoted)
         if kind == "process_substitution":
             b.literal("/dev/fd/63", True)
         elif b.unknown is None:
