@@ -67,6 +67,8 @@ SIMPLE_COMMANDS: dict[str, _Forbidden] = {
     "sha1sum": _NONE,
     "sha256sum": _NONE,
     "nl": _NONE,
+    "tr": _NONE,
+    "cut": _NONE,
     "true": _NONE,
     "false": _NONE,
     ":": _NONE,

@@ -466,6 +466,8 @@ CLASS_4 = [
     Case("echo $UNSET_VARIABLE_XYZ", "allow"),
     Case("echo ~", "allow"),
     Case("echo $(date)", "allow"),
+    Case("echo $PATH | tr : '\\n'", "allow"),
+    Case("cut -d: -f1 /etc/passwd", "ask"),
     Case("printf '%s\\n' $HOME", "allow"),
     Case("printf -v x '%s' y", "ask"),  # assigns a variable
     Case("git blame --contents=src/app.py src/app.py", "allow"),
@@ -608,6 +610,9 @@ CLASS_6 = [
     Case("git blame src/app.py", "allow", deny=PRIVATE),
     Case("grep -r x src", "allow"),
     Case("git status", "allow"),
+    Case("find . -name '*.py'", "allow"),  # names only: .env and links out are fine
+    Case("ls -R", "allow"),
+    Case("tree", "allow"),
     Case("grep -r x .", "allow", mode=BYPASS, deny=PRIVATE),
     Case("ls", "allow", mode=PLAN, deny=PRIVATE),
 ]

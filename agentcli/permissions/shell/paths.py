@@ -43,6 +43,7 @@ class _Options:
     recursive_short: str = ""
     always_recursive: bool = False
     default_dot: bool = False  # with no file, it reads "."
+    names_only: bool = False  # lists names, never reads contents (.env files are fine)
 
 
 def _f(*names: str) -> frozenset[str]:
@@ -63,6 +64,11 @@ _GREP = _Options(
 )  # fmt: skip
 _COMMANDS: dict[str, _Options] = {
     "echo": _Options(no_paths=True),
+    "tr": _Options(no_paths=True),
+    "cut": _Options(
+        short_value="bcfd",
+        long_value=_f("--bytes", "--characters", "--fields", "--delimiter", "--output-delimiter"),
+    ),
     "printf": _Options(no_paths=True),
     "pwd": _Options(no_paths=True),
     "whoami": _Options(no_paths=True),
@@ -135,12 +141,14 @@ _COMMANDS: dict[str, _Options] = {
         ),
         recursive_flags=_f("--recursive"),
         recursive_short="R",
+        names_only=True,
     ),
     "tree": _Options(
         short_value="LPIo",
         long_value=_f("--filelimit", "--charset", "--timefmt", "--sort"),
         always_recursive=True,
         default_dot=True,
+        names_only=True,
     ),
     "du": _Options(
         short_value="dBt",
@@ -155,6 +163,7 @@ _COMMANDS: dict[str, _Options] = {
         path_options=_f("--files0-from"),
         always_recursive=True,
         default_dot=True,
+        names_only=True,
     ),
     "head": _Options(short_value="nc", long_value=_f("--lines", "--bytes")),
     "tail": _Options(
@@ -261,7 +270,7 @@ def reads_of(argv: Sequence[str]) -> Reads:
         positional.append(arg)
     if options.pattern_first and not pattern_given and positional:
         positional = positional[1:]
-    if name == "rg" and not _rg_hidden(args):
+    if (name == "rg" and not _rg_hidden(args)) or options.names_only:
         reads.hidden = False
     if options.no_paths:
         return reads
@@ -296,7 +305,7 @@ def _rg_hidden(args: list[str]) -> bool:
 
 def _find(args: list[str]) -> Reads:
     own = find_own_args(args)
-    reads = Reads()
+    reads = Reads(hidden=False)  # names only (what -exec runs is judged on its own)
     roots: list[str] = []
     i = 0
     while i < len(own) and not own[i].startswith(("-", "(", "!", ")")):

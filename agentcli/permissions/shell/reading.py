@@ -19,7 +19,7 @@ from agentcli.permissions.shell.text import short
 from agentcli.tools.readonly_commands import is_read_only_argv
 
 NO_PATHS = frozenset(
-    {"echo", "printf", "true", "false", ":", "pwd", "whoami", "uname", "[[", "test", "set"}
+    {"echo", "printf", "tr", "true", "false", ":", "pwd", "whoami", "uname", "[[", "test", "set"}
 )
 MOVES = frozenset({"cd", "pushd"})
 
