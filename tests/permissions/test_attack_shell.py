@@ -770,3 +770,15 @@ def test_the_parser_is_not_loaded_before_the_first_bash_check() -> None:
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize(
+    "relative", [".claude/settings.json", ".mcp.json", ".bashrc", ".git/hooks/pre-commit"]
+)
+def test_file_tools_ask_before_writing_the_new_protected_places(project: Path, relative: str):
+    """The always-asked places hold for Write too, even in acceptEdits."""
+    from agentcli.tools.write import WriteTool
+
+    policy = PermissionPolicy(Workspace(root=project), PermissionMode.ACCEPT_EDITS)
+    inp = WriteTool.input_model(file_path=str(project / relative), content="x")
+    assert policy.decide(WriteTool(), inp).behavior == "ask"
