@@ -345,7 +345,7 @@ class _Walker:
         except NotUnderstood as exc:
             self.problem(str(exc))
             self.children_words(node, scope)
-            return Word(node.text, None, str(exc))
+            return Word(node.text, None)
 
     def substitution(self, node: Node, scope: Scope, quoted: bool = False) -> None:
         text = node.text.lstrip()
@@ -449,7 +449,7 @@ class _Walker:
             cwds = None if inner.via.endswith(("-execdir", "-okdir")) else scope.cwds
             child = Command(
                 inner.argv, words, (), (), cwds, " ".join(a or "…" for a in inner.argv),
-                via=inner.via, exact=inner.exact, trailing_unknown=inner.trailing_unknown,
+                via=inner.via, exact=inner.exact,
             )  # fmt: skip
             command.inner.append(child)
             inner_walker.look_inside(child, scope)

@@ -48,7 +48,6 @@ class Command:
     inner: list[Command] = field(default_factory=list)  # what a wrapper runs
     via: str = ""  # the wrapper this command was found behind
     exact: bool = True  # the wrapper's options were all understood
-    trailing_unknown: bool = False  # xargs / find -exec add arguments at run time
     lands: tuple[Path, ...] | None = ()  # cd/pushd: the folders it moves to (None: unknown)
 
     @property

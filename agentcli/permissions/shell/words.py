@@ -65,14 +65,8 @@ class Word:
 
     text: str  # as written, for messages
     values: tuple[str, ...] | None  # the fields it becomes; None when not known
-    unknown: str | None = None  # why the value cannot be known
     variables: tuple[str, ...] = ()  # environment variables it expands
-    substituted: bool = False  # holds $(...), backticks or <(...)
     variable_unknown: bool = False  # a variable's value is not known (`$_`, `$RANDOM`)
-
-    @property
-    def known(self) -> bool:
-        return self.values is not None
 
 
 @dataclass(slots=True)
@@ -118,8 +112,7 @@ class _Builder:
     on_substitution: Callable[[Node, bool], None]
     pieces: list[_Piece] = field(default_factory=list)
     variables: list[str] = field(default_factory=list)
-    unknown: str | None = None
-    substituted: bool = False
+    unknown: bool = False  # a piece's value is not known: the word's fields are not
     variable_unknown: bool = False
 
     def literal(self, text: str, quoted: bool) -> None:
@@ -133,11 +126,11 @@ class _Builder:
 def expand_word(
     node: Node, scope: Scope, on_substitution: Callable[[Node, bool], None], *, glob_ok: bool = True
 ) -> Word:
-    """Expand one word node into its fields. Raises NotUnderstood."""
+    """Expand one word node into its fields (None when not known). Raises NotUnderstood."""
     builder = _Builder(scope, on_substitution)
     _collect(node, builder, quoted=False)
     values = None
-    if builder.unknown is None:
+    if not builder.unknown:
         values = _fields(builder.pieces, scope, node.text, glob_ok=glob_ok)
     return _word(node.text, values, builder)
 
@@ -154,7 +147,7 @@ def expand_heredoc(node: Node, scope: Scope, on_substitution: Callable[[Node, bo
 
 
 def _word(text: str, values: tuple[str, ...] | None, b: _Builder) -> Word:
-    return Word(text, values, b.unknown, tuple(b.variables), b.substituted, b.variable_unknown)
+    return Word(text, values, tuple(b.variables), b.variable_unknown)
 
 
 def _collect(node: Node, b: _Builder, quoted: bool) -> None:
@@ -171,12 +164,11 @@ def _collect(node: Node, b: _Builder, quoted: bool) -> None:
     elif kind in ("simple_expansion", "expansion"):
         _parameter(node, b, quoted)
     elif kind in ("command_substitution", "process_substitution"):
-        b.substituted = True
         b.on_substitution(node, quoted)
         if kind == "process_substitution":
             b.literal("/dev/fd/63", True)
-        elif b.unknown is None:
-            b.unknown = f"the output of `{short(node.text)}` is not known before it runs"
+        else:
+            b.unknown = True  # its output
     elif kind == "brace_expression":
         b.literal(node.text, False)  # `{1..3}`: expanded with the other braces below
     else:
@@ -234,9 +226,7 @@ def _parameter(node: Node, b: _Builder, quoted: bool) -> None:
     if from_env:
         b.variables.append(name)
     if value is None:
-        b.variable_unknown = True
-        if b.unknown is None:
-            b.unknown = f"the value of ${name} is not known before the line runs"
+        b.variable_unknown = b.unknown = True
         return
     if name in ("@", "*") and not quoted:
         return

@@ -50,7 +50,6 @@ class Inner:
 
     argv: tuple[Arg, ...]
     exact: bool = True  # every option of the wrapper was understood
-    trailing_unknown: bool = False  # more arguments arrive at run time (xargs, find -exec {})
     via: str = ""  # the wrapper, for messages
 
 
@@ -222,7 +221,7 @@ def _xargs(name: str, rest: tuple[Arg, ...]) -> Unwrapped:
     if inner is None:
         return _not_exact(name, rest)
     argv = (*(inner or ("echo",)), None)  # the arguments read from input
-    return Unwrapped(inners=(Inner(argv, trailing_unknown=True, via=name),))
+    return Unwrapped(inners=(Inner(argv, via=name),))
 
 
 _FIND_EXEC = ("-exec", "-execdir", "-ok", "-okdir")
@@ -240,7 +239,7 @@ def _find(name: str, rest: tuple[Arg, ...]) -> Unwrapped:
         while end < len(rest) and rest[end] not in (";", "+"):
             end += 1
         argv = tuple(None if a is not None and "{}" in a else a for a in rest[start:end])
-        inners.append(Inner(argv, trailing_unknown=True, via=f"find {rest[i]}"))
+        inners.append(Inner(argv, via=f"find {rest[i]}"))
         i = end + 1
     return Unwrapped(inners=tuple(inners)) if inners else NOT_A_WRAPPER
 
