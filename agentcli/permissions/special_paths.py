@@ -18,7 +18,7 @@ from agentcli.config.paths import agentcli_home
 
 def special_path_reason(path: Path, root: Path, *, writing: bool) -> str | None:
     """Why touching `path` (already resolved) must be asked about, or None."""
-    return SpecialPlaces.of(root).reason(path, writing=writing)
+    return SpecialPlaces(root).reason(path, writing=writing)
 
 
 class SpecialPlaces:
@@ -33,10 +33,6 @@ class SpecialPlaces:
         self.root = root
         self.ssh = os.path.realpath(Path.home() / ".ssh").lower()
         self._settings: tuple[str, frozenset[str]] | None = None
-
-    @classmethod
-    def of(cls, root: Path) -> SpecialPlaces:
-        return cls(root)
 
     def settings(self) -> tuple[str, frozenset[str]]:
         if self._settings is None:

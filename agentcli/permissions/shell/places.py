@@ -31,7 +31,7 @@ class Places:
         self.ctx = ctx
         self.roots = tuple(os.path.realpath(r) for r in ctx.roots)
         self.scratch = os.path.realpath(ctx.scratch) if ctx.scratch else None
-        self.special = SpecialPlaces.of(ctx.project)
+        self.special = SpecialPlaces(ctx.project)
         self._trees: dict[tuple[str, bool], str | None] = {}
         self._resolved: dict[tuple[str, tuple[Path, ...] | None], list[tuple[str, str]]] = {}
 
