@@ -311,6 +311,9 @@ CLASS_2 = [
     Case("x=--output=.git/config; git diff $x", "ask", GIT_DIFF),
     Case("git diff $(echo --output=.git/config)", "ask", GIT_DIFF),
     Case("sort -o .git/config README.md", "ask", ("Bash(sort:*)",)),
+    Case("git diff --output=/tmp/x", "ask", GIT_DIFF),  # a write outside the project
+    Case("sort -o../outside/x README.md", "ask", ("Bash(sort:*)",)),
+    Case("git diff --output=patch.txt", "allow", GIT_DIFF),
     Case("npm test -- --outputFile=.env", "ask", NPM),
     Case("ls > .git/config", "ask"),
     Case("echo x >> .env", "ask"),

@@ -18,6 +18,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from agentcli.permissions.shell.model import Command, Redirect
+from agentcli.permissions.shell.paths import output_files
 from agentcli.permissions.shell.places import QUIET, Places
 from agentcli.permissions.shell.reading import MOVES, known_args, names_no_files, read_problem
 from agentcli.permissions.shell.secrets import HARMLESS_PREFIX, secret_problem
@@ -85,9 +86,14 @@ class Judge:
         return Judgement(False, trouble) if trouble else Judgement(True, rules=(rule,))
 
     def _argument_problem(self, command: Command) -> str | None:
-        """An argument naming a protected place (`--output=.git/config`), or one not known."""
+        """An argument naming a protected place (`--output=.git/config`), one not known,
+        or a file a known output option writes outside the project (`git diff --output=/x`)."""
         if any(a is None for a in command.argv):
             return f"`{short(command.text)}` has arguments that are not known before it runs"
+        for value in output_files(known_args(command)):
+            problem = self.places.write(value, command.cwds)
+            if problem:
+                return f"`{short(command.text)}` writes {value}: {problem}"
         for arg in command.argv[1:]:
             if arg is None or (arg.startswith("-") and "=" not in arg):
                 continue

@@ -375,3 +375,20 @@ def _git(args: list[str]) -> Reads:
     only_files = sub == "show" and reads.repo and not positional
     reads.whole_repo = (sub in _GIT_WHOLE or detail) and not pathspecs and not only_files
     return reads
+
+
+# Options that write a file, for commands a rule may allow with them.
+_OUTPUT_OPTIONS = {"git": ("--output",), "sort": ("-o", "--output"), "tree": ("-o",)}
+
+
+def output_files(argv: Sequence[str]) -> list[str]:
+    """The files an output option of this command writes (`git diff --output=FILE`)."""
+    options = _OUTPUT_OPTIONS.get(argv[0], ()) if argv else ()
+    out: list[str] = []
+    for index, arg in enumerate(argv[1:], start=1):
+        for option in options:
+            if arg == option and index + 1 < len(argv):
+                out.append(argv[index + 1])
+            elif arg.startswith(option + "=") or (len(option) == 2 and arg.startswith(option)):
+                out.append(arg.split("=", 1)[1] if "=" in arg else arg[len(option) :])
+    return [value for value in out if value]
