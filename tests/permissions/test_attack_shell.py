@@ -201,6 +201,7 @@ CLASS_1 = [
     Case("git -C . push", "deny", deny=("Bash(git push:*)",), mode=BYPASS),
     Case("git --no-pager push origin", "deny", deny=("Bash(git push:*)",), mode=BYPASS),
     Case("git -c core.x=y push", "deny", deny=("Bash(git push:*)",), mode=BYPASS),
+    Case("rm src", "deny", deny=("Bash(/bin/rm:*)",), mode=BYPASS),
     Case('"rm" src', "deny", deny=RM, mode=BYPASS),
     Case("'r'm src", "deny", deny=RM, mode=BYPASS),
     Case("/bin/rm src", "deny", deny=RM, mode=BYPASS),

@@ -3,7 +3,8 @@
 A deny rule must hold against every way of reaching the command it names:
 - every command the walker found (in substitutions, behind wrappers, in
   `bash -c` scripts) is tried;
-- the program's folder is dropped (`/bin/rm` is `rm`), a name that is a glob
+- the program's folder is dropped, from the command and from the rule
+  (`/bin/rm`, `rm` and `Bash(/bin/rm:*)` meet), a name that is a glob
   may be any of its matches (`/bin/r?`), and options before a subcommand are
   skipped, each either with or without a value (`git -C . push` is `git push`);
 - when the line holds something agentcli does not understand, the rule's
@@ -39,11 +40,12 @@ def match_rules(walk: Walk, source: str, specs: Sequence[str]) -> RuleMatch | No
     """The first rule that matches (or may match) a command of the line."""
     if not specs:
         return None
+    forms = [(spec, form) for spec in specs for form in _forms(spec)]
     maybe: str | None = None
     for command in walk.all_commands():
         for view in _views(command):
-            for spec in specs:
-                hit = matches(spec, view)
+            for spec, form in forms:
+                hit = matches(form, view)
                 if hit:
                     return RuleMatch(spec, True)
                 if hit is None and maybe is None:
@@ -57,6 +59,14 @@ def match_rules(walk: Walk, source: str, specs: Sequence[str]) -> RuleMatch | No
     if maybe is not None:
         return RuleMatch(maybe, False, "a word it needs is not known before the line runs")
     return RuleMatch(specs[0], False, unclear[0])
+
+
+def _forms(spec: str) -> list[str]:
+    """The rule as written, and with its program's folder dropped (`/bin/rm:*` is `rm:*`)."""
+    head, space, rest = spec.strip().partition(" ")
+    if "/" not in head:
+        return [spec]
+    return [spec, head.rsplit("/", 1)[-1] + space + rest]
 
 
 def _views(command: Command) -> Iterator[tuple[Arg, ...]]:
