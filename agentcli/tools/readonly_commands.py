@@ -83,9 +83,13 @@ FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 
 # git subcommands that only look; git options before the subcommand (-c, -C,
 # --git-dir, --exec-path...) are refused outright.
-_GIT_READ = frozenset({"status", "diff", "log", "show", "branch", "ls-files", "rev-parse", "blame"})
-# --output writes a file; --ext-diff runs the configured external diff program.
-_GIT_FORBIDDEN = _Forbidden(long=("--output", "--ext-diff"))
+_GIT_READ = frozenset(
+    {"status", "diff", "log", "show", "branch", "ls-files", "rev-parse", "blame", "cat-file"}
+    | {"grep"}
+)
+# --output writes a file; --ext-diff runs the configured external diff program;
+# `git grep -O` opens the files in a program of the model's choosing.
+_GIT_FORBIDDEN = _Forbidden(long=("--output", "--ext-diff", "--open-files-in-pager"))
 # `git branch` lists with these; any other option (-d, -m, -f...) changes branches.
 _BRANCH_FLAGS = frozenset(
     {"-a", "--all", "-r", "--remotes", "-v", "-vv", "--verbose", "-l", "--list"}
@@ -147,6 +151,8 @@ def _git(args: list[str]) -> bool:
         return False
     sub, rest = args[0], args[1:]
     if any(_GIT_FORBIDDEN.hits(arg) for arg in rest):
+        return False
+    if sub == "grep" and any(a.startswith("-O") for a in rest):
         return False
     return _git_branch_lists(rest) if sub == "branch" else True
 

@@ -327,7 +327,7 @@ _GIT_PATH_OPTIONS = _f("--contents", "-O", "--ignore-revs-file")
 
 # Subcommands that print file names or contents from the whole repository (unless
 # pathspecs after `--` narrow them); `git log` does with any of the detail options.
-_GIT_WHOLE = frozenset({"status", "ls-files", "diff", "show"})
+_GIT_WHOLE = frozenset({"status", "ls-files", "diff", "show", "grep"})
 _GIT_LOG_DETAIL = (
     "-p", "--patch", "-u", "-U", "--stat", "--numstat", "--shortstat", "--name-only",
     "--name-status", "--raw", "--summary", "--full-diff", "--dirstat", "--follow", "-L",
