@@ -18,12 +18,15 @@ Classes:
 from __future__ import annotations
 
 import os
+import shlex
 import subprocess
 import sys
 from pathlib import Path
 from typing import NamedTuple
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from agentcli.permissions.policy import PermissionPolicy
 from agentcli.permissions.rules import parse_tool_list
@@ -463,6 +466,10 @@ CLASS_4 = [
     Case("git diff $ANTHROPIC_API_KEY", "ask", GIT_DIFF),
     Case("npm test -- --token=$GITHUB_TOKEN", "ask", NPM),
     Case("npm test > $ANTHROPIC_API_KEY", "ask", NPM),
+    Case("timeout 5 git diff $ANTHROPIC_API_KEY", "ask", GIT_DIFF),
+    Case('bash -c "echo $ANTHROPIC_API_KEY"', "ask"),
+    Case('bash -c "echo $SOME_CUSTOM_VAR"', "ask"),
+    Case("find src -exec echo $GITHUB_TOKEN {} +", "ask"),
     # Values that stay inside, and variables that are not secret.
     Case("x=src; cat $x/app.py", "allow"),
     Case("echo $HOME", "allow"),
@@ -791,3 +798,71 @@ def test_file_tools_ask_before_writing_the_new_protected_places(project: Path, r
     policy = PermissionPolicy(Workspace(root=project), PermissionMode.ACCEPT_EDITS)
     inp = WriteTool.input_model(file_path=str(project / relative), content="x")
     assert policy.decide(WriteTool(), inp).behavior == "ask"
+
+
+# -- properties: the classes, not the examples ----------------------------------------------
+
+_SPELLINGS = ["rm", "\\rm", '"rm"', "'r'm", "/bin/rm", "r\\m", "r''m", "$(echo rm)"]
+_WRAPPERS = [
+    lambda c: f"timeout 5 {c}",
+    lambda c: f"nice -n 1 {c}",
+    lambda c: f"nohup {c}",
+    lambda c: f"time {c}",
+    lambda c: f"command {c}",
+    lambda c: f"env -i A=1 {c}",
+    lambda c: f"sudo {c}",
+    lambda c: f"bash -c {shlex.quote(c)}",
+    lambda c: f"sh -c {shlex.quote(c)}",
+    lambda c: f"eval {shlex.quote(c)}",
+    lambda c: f"echo $({c})",
+    lambda c: f'echo "$({c})"',
+    lambda c: f"echo `{c}`" if "`" not in c else f"echo $({c})",
+    lambda c: f"( {c} )",
+    lambda c: f"{{ {c}; }}",
+    lambda c: f"if true; then {c}; fi",
+    lambda c: f"for i in 1 2; do {c}; done",
+    lambda c: f"false || {c}",
+    lambda c: f"ls | {c}",
+    lambda c: f"cat <({c})",
+    lambda c: f"x=$({c})",
+    lambda c: f"xargs {c}",
+    lambda c: f"find . -exec {c} \\;",
+]
+
+
+@settings(
+    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    spelling=st.sampled_from(_SPELLINGS),
+    wrappers=st.lists(st.sampled_from(_WRAPPERS), min_size=1, max_size=3),
+)
+def test_a_deny_rule_holds_through_any_wrapping(project: Path, spelling, wrappers) -> None:
+    command = f"{spelling} src"
+    for wrap in wrappers:
+        command = wrap(command)
+    behavior, reason = decide(project, Case(command, "deny", deny=RM, mode=BYPASS))
+    assert behavior == "deny", (command, reason)
+
+
+_INJECTIONS = [
+    " $(touch p)", " `touch p`", ' "$(touch p)"', " ${x@P}", " ${x:-y}", " $((1))", " $[1]",
+    " $'x'", " <(touch p)", " >(touch p)", "; touch p", " && touch p", " | sh", " & touch p",
+    "\ntouch p", " > .git/config", " > ../x", " > ~/.bashrc", " >> .env", " $ANTHROPIC_API_KEY",
+    " --output=.git/config", " 2> .agentcli/settings.local.json",
+]  # fmt: skip
+_KEEPERS = [lambda c: c, lambda c: f"timeout 5 {c}", lambda c: f"bash -c {shlex.quote(c)}"]
+
+
+@settings(
+    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    injection=st.sampled_from(_INJECTIONS),
+    extra=st.sampled_from(["", " HEAD", " -- src"]),
+    keeper=st.sampled_from(_KEEPERS),
+)
+def test_nothing_rides_on_an_allow_rule(project: Path, injection, extra, keeper) -> None:
+    command = keeper(f"git diff{extra}{injection}")
+    behavior, reason = decide(project, Case(command, "ask", GIT_DIFF))
+    assert behavior != "allow", (command, reason)

@@ -116,6 +116,11 @@ class Judge:
                 or f"`{command.name}` runs a command agentcli cannot pin down"
             )
             return Judgement(False, why, _suggest(command))
+        # The commands inside were rebuilt from expanded words (or from a script the
+        # outer words expanded into): what those words expanded is judged here.
+        secret = secret_problem(_words(command), self.env, rule_allowed=False)
+        if secret:
+            return Judgement(False, secret)
         if command.name == "find":
             if not is_read_only_argv(known_args(command)):
                 return None
