@@ -54,7 +54,8 @@ class SpecialPlaces:
         if "/.git/" in text + "/":
             return "it changes git's internals (.git/)"
         folder, files = self.settings()
-        if _under_text(text, folder) or text in files:
+        # Any `.agentcli/` folder: agentcli started in that folder would read it.
+        if _under_text(text, folder) or text in files or "/.agentcli/" in text + "/":
             return "it changes agentcli's settings"
         if "/.claude/" in text + "/" or name == ".mcp.json":
             return f"it changes agent settings ({name})"

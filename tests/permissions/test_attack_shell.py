@@ -528,6 +528,10 @@ CLASS_5 = [
     Case("git grep -O./evil x", "ask"),
     Case("git log -p -- .env", "ask"),
     Case("git diff HEAD -- .env", "ask"),
+    Case("git log -p -- '*.env'", "ask"),
+    Case("git log -p -- ':(glob)**/.e*'", "ask"),
+    Case("git diff -- '*.py'", "allow", GIT_DIFF),
+    Case("git diff -- '*.py'", "ask", GIT_DIFF, deny=PRIVATE),
     Case("git show HEAD:.env > /dev/null", "ask"),
     # Globs and links that stay inside.
     Case("cat ./README.md", "allow"),
@@ -848,21 +852,35 @@ def test_a_deny_rule_holds_through_any_wrapping(project: Path, spelling, wrapper
 _INJECTIONS = [
     " $(touch p)", " `touch p`", ' "$(touch p)"', " ${x@P}", " ${x:-y}", " $((1))", " $[1]",
     " $'x'", " <(touch p)", " >(touch p)", "; touch p", " && touch p", " | sh", " & touch p",
-    "\ntouch p", " > .git/config", " > ../x", " > ~/.bashrc", " >> .env", " $ANTHROPIC_API_KEY",
-    " --output=.git/config", " 2> .agentcli/settings.local.json",
+    "\ntouch p", " > .git/config", " > ../../x", " > ~/.bashrc", " >> .env", " $ANTHROPIC_API_KEY",
+    " 2> .agentcli/settings.local.json", " > .claude/settings.json", " ~/.ssh/id_rsa", " ../.env",
 ]  # fmt: skip
-_KEEPERS = [lambda c: c, lambda c: f"timeout 5 {c}", lambda c: f"bash -c {shlex.quote(c)}"]
+_BASES = [
+    "git diff", "git diff HEAD -- src", "cat README.md", "ls src", "grep -rn x src",
+    "wc -l src/app.py", "head -5 README.md", "find src", "git log --oneline",
+]  # fmt: skip
+_KEEPERS = [
+    lambda c: c,
+    lambda c: f"timeout 5 {c}",
+    lambda c: f"bash -c {shlex.quote(c)}",
+    lambda c: f"cd src && {c}",
+    lambda c: f"({c})",
+    lambda c: f"{c} | head",
+    lambda c: f"echo $({c})",
+]
 
 
 @settings(
-    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=500, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(
+    base=st.sampled_from(_BASES),
     injection=st.sampled_from(_INJECTIONS),
-    extra=st.sampled_from(["", " HEAD", " -- src"]),
     keeper=st.sampled_from(_KEEPERS),
 )
-def test_nothing_rides_on_an_allow_rule(project: Path, injection, extra, keeper) -> None:
-    command = keeper(f"git diff{extra}{injection}")
+def test_nothing_rides_on_an_allowed_command(project: Path, base, injection, keeper) -> None:
+    """An allowed command (by rule or read-only) with anything that runs, writes a
+    protected place or leaves the project added, in any wrapping, is never allowed."""
+    command = keeper(base + injection)
     behavior, reason = decide(project, Case(command, "ask", GIT_DIFF))
     assert behavior != "allow", (command, reason)

@@ -30,6 +30,7 @@ class Reads:
     hidden: bool = True  # recursive reading includes hidden files such as .env
     repo: list[str] = field(default_factory=list)  # `REV:path`: paths from the repository
     whole_repo: bool = False  # prints names or contents from anywhere in the repository
+    patterns: list[str] = field(default_factory=list)  # git pathspec patterns: any file
 
 
 @dataclass(frozen=True, slots=True)
@@ -369,11 +370,16 @@ def _git(args: list[str]) -> Reads:
         else:
             positional += 1
             reads.maybe.append(arg)
+    # Patterns and magic (`'*.env'`, `:(glob)**`) match files git knows, wherever they are.
+    patterns = [p for p in pathspecs if p.startswith(":") or any(c in p for c in "*?[")]
+    reads.patterns.extend(patterns)
+    pathspecs = [p for p in pathspecs if p not in patterns]
     reads.files.extend(pathspecs)
     reads.tree.extend(pathspecs)
     detail = sub == "log" and any(a.startswith(_GIT_LOG_DETAIL) for a in rest)
     only_files = sub == "show" and reads.repo and not positional
-    reads.whole_repo = (sub in _GIT_WHOLE or detail) and not pathspecs and not only_files
+    narrowed = pathspecs and not patterns
+    reads.whole_repo = (sub in _GIT_WHOLE or detail) and not narrowed and not only_files
     return reads
 
 

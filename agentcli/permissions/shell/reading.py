@@ -10,6 +10,7 @@ redirect of any command.
 
 from __future__ import annotations
 
+import fnmatch
 from pathlib import Path
 
 from agentcli.permissions.shell.model import Command, Walk
@@ -54,6 +55,9 @@ def read_problem(
     if command.name in MOVES:
         return _move_problem(places, command)
     found = reads(command)
+    risky = next((p for p in found.patterns if _may_match_protected(p, places)), None)
+    if risky is not None:
+        return f"`{short(command.text)}`: the pattern {risky} may match protected files"
     hidden = found.hidden or content
     for value in found.files + found.maybe:
         if value not in found.files and not places.looks_like_path(value, command.cwds):
@@ -71,6 +75,15 @@ def read_problem(
         if finding is not None and finding[0] != "outside":
             return f"`{short(command.text)}`: {finding[1]}"
     return None
+
+
+def _may_match_protected(pattern: str, places: Places) -> bool:
+    """A git pathspec pattern that could match a `.env` file (or, with Read deny
+    rules, anything: the files it matches are not known here)."""
+    if pattern.startswith(":") or places.ctx.read_denied is not None:
+        return True
+    last = pattern.rsplit("/", 1)[-1]
+    return any(fnmatch.fnmatchcase(name, last) for name in (".env", ".env.local"))
 
 
 def _move_problem(places: Places, command: Command) -> str | None:
