@@ -14,6 +14,7 @@ BENCHMARKS = (
     "startup_bench",
     "loop_bench",
     "tools_bench",
+    "shell_bench",
     "caching_bench",
     "ui_bench",
     "ui_session_bench",

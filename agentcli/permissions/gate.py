@@ -85,7 +85,7 @@ class PermissionGate:
     ) -> GateResult:
         """Put the call to the person; apply a "session" or "always" answer."""
         workspace = self.policy.workspace
-        rules = [] if tool.name == EXIT_PLAN_MODE else suggest_rules(tool, inp, workspace)
+        rules = [] if tool.name == EXIT_PLAN_MODE else suggest_rules(tool, inp, self.policy)
         request = PermissionRequest(
             tool_name=tool.name,
             tool_use_id=tool_use_id,

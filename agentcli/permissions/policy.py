@@ -12,29 +12,38 @@ Otherwise, in order, first hit wins:
 4. an ask rule;
 5. a special path (.git internals, ~/.ssh, settings, .env*): ask, unless an
    allow rule names that exact file;
-6. allow rules (for Bash: every part of the line must be allowed, see
-   bash_check.py);
+6. allow rules (for Bash: every command of the line must be allowed, see
+   shell/check.py);
 7. for Bash while the sandbox is on: allow (`autoAllowBashIfSandboxed`,
-   as Claude Code names it): the command runs confined, see agentcli/sandbox;
+   as Claude Code names it): the command runs confined, see agentcli/sandbox,
+   unless the line names a protected place (an always-asked path, a file a
+   Read deny rule covers), which the sandbox does not hide;
 8. the mode's defaults: reads inside the project are free, edits there are
    free in acceptEdits, everything else asks.
+
+For Bash, deny and ask rules match every command the line runs (shell/), a
+deny rule that cannot be checked on a line asks (in every mode), and a
+read-only command reading a file a Read deny rule covers is refused.
 
 Only "ask" ever reaches a person (through the approver, see gate.py).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from agentcli.permissions.bash_check import check_line
-from agentcli.permissions.bash_rules import any_part_matches
+from agentcli.config.credentials import child_env
 from agentcli.permissions.path_rules import compile_path_pattern, real_path
 from agentcli.permissions.rules import EDIT_TOOLS, Rule
 from agentcli.permissions.special_paths import special_path_reason
 from agentcli.permissions.types import Decision, PermissionMode
 from agentcli.tools.base import Tool, Workspace
+
+if TYPE_CHECKING:
+    from agentcli.permissions.shell.check import Analysis
 
 BASH_TOOLS = frozenset({"Bash"})
 EXIT_PLAN_MODE = "ExitPlanMode"
@@ -54,6 +63,17 @@ class PermissionPolicy:
     def hidden_tools(self) -> set[str]:
         """Tools denied outright: the model is not even shown them."""
         return {rule.tool for rule in self.deny if rule.specifier is None}
+
+    def read_denied_predicate(self) -> Callable[[Path], bool] | None:
+        """Is a path covered by a `Read(...)` deny rule? None when there are none."""
+        patterns = [
+            compile_path_pattern(rule.specifier, rule.base or self.workspace.root)
+            for rule in self.deny
+            if rule.tool == "Read" and rule.specifier is not None
+        ]
+        if not patterns:
+            return None
+        return lambda path: any(pattern.matches(path) for pattern in patterns)
 
     def add_session_rule(self, rule: Rule) -> None:
         if rule not in self.allow:
@@ -199,41 +219,76 @@ class _PathCall:
 
 
 def _decide_bash(policy: PermissionPolicy, tool: Tool, inp: Any) -> Decision:
-    mode, allow, ask, deny = policy.mode, policy.allow, policy.ask, policy.deny
-    workspace = policy.workspace
+    """Bash: the same order, with rules matched against every command the line runs."""
     name = tool.name
     command = tool.permission_subject(inp) or ""
-    deny_rules = [r for r in deny if r.applies_to(name)]
-    for rule in deny_rules:
-        if rule.specifier is None:
-            return Decision("deny", f"denied by the rule {rule}", str(rule))
-    hit = any_part_matches([r.specifier for r in deny_rules if r.specifier], command)
+    deny, ask, allow = (
+        _specifiers(rules, name) for rules in (policy.deny, policy.ask, policy.allow)
+    )
+    if deny.bare is not None:
+        return Decision("deny", f"denied by the rule {deny.bare}", str(deny.bare))
+    analysis = shell_analysis(policy, command)
+    hit = analysis.rule_match(deny.specs)
+    if hit is not None and hit.certain:
+        return Decision("deny", f"denied by the rule {name}({hit.spec})", f"{name}({hit.spec})")
     if hit is not None:
-        return Decision("deny", f"denied by the rule {name}({hit})", f"{name}({hit})")
-    if mode is PermissionMode.BYPASS:
+        why = f"the deny rule {name}({hit.spec}) cannot be checked: {hit.reason}"
+        return Decision("ask", why, f"{name}({hit.spec})")
+    refused_read = analysis.denied_read()
+    if refused_read is not None:
+        return Decision("deny", refused_read)
+    if policy.mode is PermissionMode.BYPASS:
         return Decision("allow", "bypassPermissions mode")
-    allow_rules = [r for r in allow if r.applies_to(name)]
-    verdict = check_line(command, [r.specifier for r in allow_rules if r.specifier], workspace)
-    if mode is PermissionMode.PLAN and not verdict.read_only:
+    verdict = analysis.verdict(allow.specs)
+    if policy.mode is PermissionMode.PLAN and not verdict.read_only:
         return Decision("deny", "plan mode: only read-only commands may run while planning")
-    ask_rules = [r for r in ask if r.applies_to(name)]
-    for rule in ask_rules:
-        if rule.specifier is None:
-            return Decision("ask", f"the rule {rule} asks", str(rule))
-    hit = any_part_matches([r.specifier for r in ask_rules if r.specifier], command)
+    if ask.bare is not None:
+        return Decision("ask", f"the rule {ask.bare} asks", str(ask.bare))
+    hit = analysis.rule_match(ask.specs)
     if hit is not None:
-        return Decision("ask", f"the rule {name}({hit}) asks", f"{name}({hit})")
-    bare = next((r for r in allow_rules if r.specifier is None), None)
-    if bare is not None:
-        return Decision("allow", f"allowed by the rule {bare}", str(bare))
+        return Decision("ask", f"the rule {name}({hit.spec}) asks", f"{name}({hit.spec})")
+    if allow.bare is not None:
+        return Decision("allow", f"allowed by the rule {allow.bare}", str(allow.bare))
     if verdict.allowed:
         return Decision("allow", verdict.reason, verdict.rule)
-    return _allowed_by_sandbox(workspace) or Decision("ask", verdict.reason)
+    return _allowed_by_sandbox(policy.workspace, analysis) or Decision("ask", verdict.reason)
 
 
-def _allowed_by_sandbox(workspace: Workspace) -> Decision | None:
-    """autoAllowBashIfSandboxed: what would be asked runs confined instead (deny/ask rules won)."""
+def _allowed_by_sandbox(workspace: Workspace, analysis: Analysis) -> Decision | None:
+    """autoAllowBashIfSandboxed: what would be asked runs confined instead (deny and ask
+    rules were looked at first). Not when the line names a protected place: the sandbox
+    leaves the project's own `.env` or a Read-denied file readable."""
     sandbox = workspace.sandbox
-    if sandbox is None or not sandbox.auto_allow_bash:
+    if sandbox is None or not sandbox.auto_allow_bash or analysis.protected_place():
         return None
     return Decision("allow", "it runs in the sandbox (sandbox.autoAllowBashIfSandboxed)")
+
+
+@dataclass(frozen=True, slots=True)
+class _BashRules:
+    bare: Rule | None  # `Bash` with no specifier: every command
+    specs: list[str]
+
+
+def _specifiers(rules: list[Rule], tool_name: str) -> _BashRules:
+    mine = [r for r in rules if r.applies_to(tool_name)]
+    bare = next((r for r in mine if r.specifier is None), None)
+    return _BashRules(bare, [r.specifier for r in mine if r.specifier])
+
+
+def shell_analysis(policy: PermissionPolicy, command: str) -> Analysis:
+    """The analysis of a Bash line in this session (the parser is loaded on first use)."""
+    from agentcli.permissions.shell.check import ShellContext, analyse
+
+    workspace = policy.workspace
+    cwd = workspace.shell_cwd or workspace.root
+    context = ShellContext(
+        cwd=cwd if cwd.is_dir() else workspace.root,  # as the Bash tool falls back
+        roots=(workspace.root, *workspace.extra_dirs),
+        # The environment the Bash tool gives its shell (tools/bash.py `_shell_env`).
+        env=child_env(workspace.env),
+        project=workspace.root,
+        read_denied=policy.read_denied_predicate(),
+        scratch=workspace.scratch_dir,
+    )
+    return analyse(command, context)

@@ -1,6 +1,6 @@
 """Permission rules in Claude Code's syntax: `Tool` or `Tool(specifier)`.
 
-`Bash(...)` specifiers are commands (see bash_rules.py); the specifiers of
+`Bash(...)` specifiers are commands (see shell/specifiers.py); the specifiers of
 file tools are paths (see path_rules.py), relative to `base`, the project
 root of the settings file the rule came from. A bare `Read` covers every
 call of the tool. `Edit(...)` rules speak for every tool that edits files,
@@ -12,8 +12,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-
-from agentcli.permissions.bash_rules import any_part_matches
 
 EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
 READ_TOOLS = frozenset({"Read", "Grep", "Glob", "NotebookRead"})
@@ -54,16 +52,6 @@ class Rule:
             return True
         # `Read(./.env)` also keeps Grep and Glob out; a bare `Read` is about Read only.
         return self.tool == "Read" and self.specifier is not None and tool_name in READ_TOOLS
-
-    def matches(self, tool_name: str, subject: str | None) -> bool:
-        """Command rules only: does this rule match a Bash-like call's subject?"""
-        if not self.applies_to(tool_name):
-            return False
-        if self.specifier is None:
-            return True
-        if subject is None:
-            return False
-        return any_part_matches([self.specifier], subject) is not None
 
 
 def parse_tool_list(values: list[str] | None, source: str, base: Path | None = None) -> list[Rule]:

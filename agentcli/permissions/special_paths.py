@@ -1,14 +1,16 @@
 """Paths that always ask, whatever the mode or a broad allow rule says.
 
 These are where a quiet change does the most harm: git's internals (a hook
-there runs on the next commit), SSH keys, agentcli's own settings (an agent
-that can edit them can grant itself anything), and `.env` files (secrets:
-even reading one asks). Only bypassPermissions or an allow rule naming the
+there runs on the next commit), SSH keys, agentcli's own settings and Claude
+Code's (`.claude/`, `.mcp.json`: an agent that can edit them can grant
+itself anything), shell start-up files (they run in every new shell), and
+`.env` files (secrets: even reading one asks). Only bypassPermissions or an allow rule naming the
 exact file (no wildcard) lets such a call through without a question.
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from agentcli.config.paths import agentcli_home
@@ -17,18 +19,64 @@ from agentcli.config.trust import trust_file
 
 def special_path_reason(path: Path, root: Path, *, writing: bool) -> str | None:
     """Why touching `path` (already resolved) must be asked about, or None."""
-    home = Path.home()
-    if _under(path, _real(home / ".ssh")):
-        return "it touches ~/.ssh (keys and SSH configuration)"
-    if path.name.startswith(".env"):
-        return f"{path.name} may hold secrets"
-    if not writing:
+    return SpecialPlaces(root).reason(path, writing=writing)
+
+
+class SpecialPlaces:
+    """The special folders and files of one project, resolved once (for many checks).
+
+    Paths are compared as text (resolved, absolute): this runs for every path
+    a Bash command names, so it avoids building Path objects, and resolves the
+    settings files only when a write is checked.
+    """
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.ssh = os.path.realpath(Path.home() / ".ssh").lower()
+        self._settings: tuple[str, frozenset[str]] | None = None
+
+    def settings(self) -> tuple[str, frozenset[str]]:
+        if self._settings is None:
+            folder = os.path.realpath(self.root / ".agentcli").lower()
+            files = frozenset(str(p).lower() for p in settings_paths(self.root))
+            self._settings = (folder, files)
+        return self._settings
+
+    def reason(self, path: Path | str, *, writing: bool) -> str | None:
+        # Lower case: on a case-insensitive disk (macOS) `.Git/config` is `.git/config`.
+        text = str(path).lower()
+        name = os.path.basename(text)
+        if _under_text(text, self.ssh):
+            return "it touches ~/.ssh (keys and SSH configuration)"
+        if name.startswith(".env"):
+            return f"{name} may hold secrets"
+        if not writing:
+            return None
+        if "/.git/" in text + "/":
+            return "it changes git's internals (.git/)"
+        folder, files = self.settings()
+        # Any `.agentcli/` folder: agentcli started in that folder would read it.
+        if _under_text(text, folder) or text in files or "/.agentcli/" in text + "/":
+            return "it changes agentcli's settings"
+        if "/.claude/" in text + "/" or name == ".mcp.json":
+            return f"it changes agent settings ({name})"
+        if name in SHELL_STARTUP_FILES:
+            return f"it changes {name}, which every new shell runs"
         return None
-    if ".git" in path.parts:
-        return "it changes git's internals (.git/)"
-    if _under(path, _real(root / ".agentcli")) or path in settings_paths(root):
-        return "it changes agentcli's settings"
-    return None
+
+
+def _under_text(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
+# Files a shell (or git, which runs commands from its config) reads at start-up.
+SHELL_STARTUP_FILES = frozenset(
+    {
+        ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc",
+        ".zshenv", ".zprofile", ".zlogin", ".zlogout", ".kshrc", ".mkshrc", ".cshrc",
+        ".tcshrc", ".inputrc", ".gitconfig", "config.fish",
+    }
+)  # fmt: skip
 
 
 def settings_paths(root: Path) -> list[Path]:
@@ -40,10 +88,6 @@ def settings_paths(root: Path) -> list[Path]:
         _real(root / ".agentcli" / "settings.json"),
         _real(root / ".agentcli" / "settings.local.json"),
     ]
-
-
-def _under(path: Path, folder: Path) -> bool:
-    return path == folder or path.is_relative_to(folder)
 
 
 def _real(path: Path) -> Path:

@@ -2,7 +2,9 @@
 
 Narrow enough not to surprise, broad enough not to nag:
 - Bash: a prefix rule per command of the line that was not already allowed,
-  from its first word or two (`git diff:*` keeps `git push` apart);
+  from its first word or two (`git diff:*` keeps `git push` apart), from the
+  same analysis as the decision (shell/check.py); none when the line was not
+  understood, since no prefix rule could make it safe;
 - an edit inside the project: the bare tool (edits inside the project, for
   the session, as Claude Code's "allow all edits this session");
 - a read or edit outside the project: the folder of that file, by absolute path;
@@ -14,19 +16,19 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from agentcli.permissions.bash_check import part_is_read_only
-from agentcli.permissions.bash_rules import command_words, split_for_allow, suggest_prefix
 from agentcli.permissions.path_rules import real_path
+from agentcli.permissions.policy import PermissionPolicy, shell_analysis
 from agentcli.permissions.rules import Rule
 from agentcli.permissions.special_paths import special_path_reason
-from agentcli.tools.base import Tool, Workspace
+from agentcli.tools.base import Tool
 
 
-def suggest_rules(tool: Tool, inp: Any, workspace: Workspace) -> list[Rule]:
+def suggest_rules(tool: Tool, inp: Any, policy: PermissionPolicy) -> list[Rule]:
+    workspace = policy.workspace
     root = workspace.root
     subject = tool.permission_subject(inp)
     if subject is not None:
-        return _command_rules(tool.name, subject, workspace)
+        return _command_rules(tool.name, subject, policy)
     path = tool.target_path(inp, workspace)
     if path is None:
         return [Rule(tool.name, base=root)]
@@ -39,21 +41,10 @@ def suggest_rules(tool: Tool, inp: Any, workspace: Workspace) -> list[Rule]:
     return [Rule(tool.name, _absolute(folder) + "/**", base=root)]
 
 
-def _command_rules(tool_name: str, command: str, workspace: Workspace) -> list[Rule]:
-    parts = split_for_allow(command)
-    if parts is None:
-        return []
-    rules: list[Rule] = []
-    for part in parts:
-        words = command_words(part)
-        if part_is_read_only(part, words, workspace):
-            continue
-        prefix = suggest_prefix(words)
-        if prefix is not None:
-            rule = Rule(tool_name, prefix, base=workspace.root)
-            if rule not in rules:
-                rules.append(rule)
-    return rules
+def _command_rules(tool_name: str, command: str, policy: PermissionPolicy) -> list[Rule]:
+    allowed = [r.specifier for r in policy.allow if r.applies_to(tool_name) and r.specifier]
+    specs = shell_analysis(policy, command).suggestions(allowed)
+    return [Rule(tool_name, spec, base=policy.workspace.root) for spec in specs]
 
 
 def _absolute(path: Path) -> str:

@@ -1,21 +1,17 @@
-"""Which shell commands can run without asking: the read-only ones.
+"""Which commands only look: the read-only list, judged on a command's arguments.
 
-The test is deliberately narrow. A command qualifies only when the whole
-string is one simple command from the list below, with no shell syntax that
-could hide a second command or a write: no `;`, `&`, `|`, newline, no
-redirection at all (`<` included: `<>` opens for writing and a plain `cat
-file` needs no `<`), no `$(...)`, backticks or `<(...)`, no subshells, no
-leading `VAR=value` (`GIT_EXTERNAL_DIFF=x git diff` runs x). Options that make
-a listed command write or execute (`find -delete`, `sort -o`, `rg --pre`) are
-refused per command. Anything unusual is "not read-only": the cost of a false
-"no" is one permission prompt, the cost of a false "yes" is unbounded.
+A command qualifies when its name is listed below and none of its options
+makes it write or execute (`find -delete`, `sort -o`, `rg --pre`, `git -c`).
+This module judges one simple command's words (after the shell has expanded
+them); what the shell itself does around it (redirects, substitutions, the
+paths named, the folder it runs in) is judged by the permission check in
+agentcli/permissions/shell/. Anything unusual is "not read-only": the cost of
+a false "no" is one permission prompt, the cost of a false "yes" is unbounded.
 """
 
 from __future__ import annotations
 
-import re
-import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 
@@ -46,6 +42,7 @@ SIMPLE_COMMANDS: dict[str, _Forbidden] = {
     "tail": _NONE,
     "wc": _NONE,
     "echo": _NONE,
+    "printf": _Forbidden("v"),  # -v VAR assigns instead of printing
     "which": _NONE,
     "file": _Forbidden("C", ("--compile",)),  # -C writes a compiled magic file
     "stat": _NONE,
@@ -56,7 +53,7 @@ SIMPLE_COMMANDS: dict[str, _Forbidden] = {
     "egrep": _NONE,
     "fgrep": _NONE,
     "rg": _Forbidden(long=("--pre", "--hostname-bin")),  # both run a program
-    "sort": _Forbidden("o", ("--output", "--compress-program")),
+    "sort": _Forbidden("oT", ("--output", "--compress-program", "--temporary-directory")),
     "date": _Forbidden("s", ("--set",)),
     "basename": _NONE,
     "dirname": _NONE,
@@ -70,18 +67,29 @@ SIMPLE_COMMANDS: dict[str, _Forbidden] = {
     "sha1sum": _NONE,
     "sha256sum": _NONE,
     "nl": _NONE,
+    "tr": _NONE,
+    "cut": _NONE,
+    "true": _NONE,
+    "false": _NONE,
+    ":": _NONE,
+    "test": _NONE,
+    "[[": _NONE,  # a test (the analysis gives `[ ... ]` and `[[ ... ]]` this name)
 }
 
-# find's actions that run programs, delete, or write files.
-_FIND_ACTIONS = frozenset(
-    {"-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls"}
-)
+# find's actions that delete or write files (-exec and friends run a command:
+# the permission check judges that command on its own, see wrappers.py).
+_FIND_ACTIONS = frozenset({"-delete", "-fprint", "-fprint0", "-fprintf", "-fls"})
+FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 
 # git subcommands that only look; git options before the subcommand (-c, -C,
 # --git-dir, --exec-path...) are refused outright.
-_GIT_READ = frozenset({"status", "diff", "log", "show", "branch", "ls-files", "rev-parse", "blame"})
-# --output writes a file; --ext-diff runs the configured external diff program.
-_GIT_FORBIDDEN = _Forbidden(long=("--output", "--ext-diff"))
+_GIT_READ = frozenset(
+    {"status", "diff", "log", "show", "branch", "ls-files", "rev-parse", "blame", "cat-file"}
+    | {"grep"}
+)
+# --output writes a file; --ext-diff runs the configured external diff program;
+# `git grep -O` opens the files in a program of the model's choosing.
+_GIT_FORBIDDEN = _Forbidden(long=("--output", "--ext-diff", "--open-files-in-pager"))
 # `git branch` lists with these; any other option (-d, -m, -f...) changes branches.
 _BRANCH_FLAGS = frozenset(
     {"-a", "--all", "-r", "--remotes", "-v", "-vv", "--verbose", "-l", "--list"}
@@ -93,20 +101,12 @@ _BRANCH_VALUE_FLAGS = frozenset(
     | {"--sort", "--format"}
 )
 
-_SIMPLE_PARAM = re.compile(r"\$(?:[A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-]|\{[A-Za-z_][A-Za-z0-9_]*\})")
 
-
-def is_read_only_command(command: str) -> bool:
-    """True only when `command` is a single listed command that cannot write."""
-    if _has_shell_syntax(command):
+def is_read_only_argv(argv: Sequence[str]) -> bool:
+    """True only when this one command (its expanded words) is listed and cannot write."""
+    if not argv:
         return False
-    try:
-        words = shlex.split(command)
-    except ValueError:
-        return False
-    if not words:
-        return False
-    name, args = words[0], words[1:]
+    name, args = argv[0], list(argv[1:])
     check = _SPECIAL.get(name)
     if check is not None:
         return check(args)
@@ -116,51 +116,32 @@ def is_read_only_command(command: str) -> bool:
     return not any(forbidden.hits(arg) for arg in args)
 
 
-def _has_shell_syntax(command: str) -> bool:
-    """True when the string holds anything beyond words, quotes and plain `$VAR`s.
+def is_read_only_command(command: str) -> bool:
+    """The whole line only reads: every command on the list, no file written, nothing hidden.
 
-    A scan of the raw text (not shlex tokens), because quoting is exactly what
-    tells `echo ';'` (a word) from `echo ;` (a separator).
+    Paths are not judged here (that needs the project; see the permission check).
     """
-    if any(char in command for char in "\n\r\0"):
-        return True  # even quoted: a second line is too easy to overlook
-    quote: str | None = None
-    i, n = 0, len(command)
-    while i < n:
-        char = command[i]
-        if quote == "'":
-            if char == "'":
-                quote = None
-            i += 1
-            continue
-        if char == "\\":
-            i += 2
-            continue
-        if char == "`":
-            return True
-        if char == "$":
-            match = _SIMPLE_PARAM.match(command, i)
-            if match:
-                i = match.end()
-                continue
-            following = command[i + 1 : i + 2]
-            if following not in ("", '"') and not following.isspace():
-                return True  # $( $(( ${...} $'...' $[ : expansions that can run code
-            i += 1
-            continue
-        if quote == '"':
-            if char == '"':
-                quote = None
-        elif char in "'\"":
-            quote = char
-        elif char in ";&|<>()":
-            return True
-        i += 1
-    return quote is not None
+    from agentcli.permissions.shell.check import line_is_read_only
+
+    return line_is_read_only(command)
+
+
+def find_own_args(args: Sequence[str]) -> list[str]:
+    """find's arguments without its `-exec ... ;` parts (those are commands of their own)."""
+    out: list[str] = []
+    skipping = False
+    for arg in args:
+        if skipping:
+            skipping = arg not in (";", "+")
+        elif arg in FIND_EXEC:
+            skipping = True
+        else:
+            out.append(arg)
+    return out
 
 
 def _find(args: list[str]) -> bool:
-    return not any(arg in _FIND_ACTIONS for arg in args)
+    return not any(arg in _FIND_ACTIONS for arg in find_own_args(args))
 
 
 def _git(args: list[str]) -> bool:
@@ -170,6 +151,8 @@ def _git(args: list[str]) -> bool:
         return False
     sub, rest = args[0], args[1:]
     if any(_GIT_FORBIDDEN.hits(arg) for arg in rest):
+        return False
+    if sub == "grep" and any(a.startswith("-O") for a in rest):
         return False
     return _git_branch_lists(rest) if sub == "branch" else True
 
@@ -193,4 +176,23 @@ def _git_branch_lists(args: list[str]) -> bool:
     return True
 
 
-_SPECIAL: dict[str, Callable[[list[str]], bool]] = {"find": _find, "git": _git}
+_SET_FLAGS = frozenset({"-e", "-u", "-x", "+e", "+u", "+x", "-eu", "-ex", "-ux", "-eux"})
+_SET_NAMES = frozenset({"pipefail", "errexit", "nounset", "xtrace"})
+
+
+def _set(args: list[str]) -> bool:
+    """`set -euo pipefail` only changes error handling; a bare `set` prints every variable."""
+    expect_name = False
+    for arg in args:
+        if expect_name:
+            expect_name = False
+            if arg not in _SET_NAMES:
+                return False
+        elif arg in ("-o", "+o", "-euo", "-eo", "-uo"):
+            expect_name = True
+        elif arg not in _SET_FLAGS:
+            return False
+    return bool(args) and not expect_name
+
+
+_SPECIAL: dict[str, Callable[[list[str]], bool]] = {"find": _find, "git": _git, "set": _set}

@@ -119,11 +119,10 @@ async def _run(scene: Scene, command: str) -> str:
     because the sandbox did not start at all proves nothing.
     """
     command = f"{command}\necho {RAN}"
-    for mode in (PermissionMode.DEFAULT, PermissionMode.BYPASS):
-        decision = PermissionPolicy(scene.workspace, mode).decide(
-            BashTool(), BashInput(command=command)
-        )
-        assert decision.behavior == "allow", (mode, decision)
+    decision = PermissionPolicy(scene.workspace, PermissionMode.BYPASS).decide(
+        BashTool(), BashInput(command=command)
+    )
+    assert decision.behavior == "allow", decision
     result = await BashTool(kill_grace=0.5).run(
         BashInput(command=command, timeout=20_000), ToolContext(scene.workspace, AbortSignal())
     )
@@ -295,6 +294,31 @@ ATTACKS = [
 async def test_attack_gets_nothing(scene, attack):
     output = await _run(scene, attack.command(scene))
     assert attack.nothing_happened(scene, output), output
+
+
+NAMES_A_PROTECTED_PLACE = {
+    "agentcli-home",
+    "git-fsmonitor",
+    "git-swap",
+    "append-bashrc",
+    "agentcli-home-settings",
+    "git-hook",
+    "own-permissions",
+    "replace-agentcli-folder",
+    "ssh-key",
+}
+
+
+@pytest.mark.parametrize("attack", ATTACKS, ids=[a.id for a in ATTACKS])
+async def test_auto_allow_runs_confined_unless_the_line_names_a_protected_place(scene, attack):
+    """Without bypass, autoAllowBashIfSandboxed lets a command run confined; one that
+    names an always-asked place is still asked about (the sandbox runs the rest)."""
+    command = f"{attack.command(scene)}\necho {RAN}"
+    decision = PermissionPolicy(scene.workspace, PermissionMode.DEFAULT).decide(
+        BashTool(), BashInput(command=command)
+    )
+    expected = "ask" if attack.id in NAMES_A_PROTECTED_PLACE else "allow"
+    assert decision.behavior == expected, decision
 
 
 async def test_there_are_enough_attacks():

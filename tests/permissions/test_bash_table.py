@@ -46,7 +46,8 @@ CASES = [
     ("npm test >(rm -rf /)", NPM, [], "ask"),
     ("npm test\nrm -rf ~", NPM, [], "ask"),
     ("npm test\r\nrm -rf ~", NPM, [], "ask"),
-    ("npm test 'a\nb'", NPM, [], "ask"),
+    # A quoted newline is part of one argument; the parser sees that (the old scanner could not).
+    ("npm test 'a\nb'", NPM, [], "allow"),
     ("npm test > /etc/passwd", NPM, [], "ask"),
     ("npm test >> ~/.bashrc", NPM, [], "ask"),
     ("npm test > ../outside.txt", NPM, [], "ask"),
@@ -54,8 +55,8 @@ CASES = [
     ("npm test &> /tmp/x", NPM, [], "ask"),
     ("npm test > $HOME/x", NPM, [], "ask"),
     ("npm test (rm)", NPM, [], "ask"),
-    ("(npm test)", NPM, [], "ask"),
-    ("npm test <<EOF\nrm\nEOF", NPM, [], "ask"),
+    ("(npm test)", NPM, [], "allow"),  # a subshell running an allowed command
+    ("npm test <<EOF\nrm\nEOF", NPM, [], "allow"),  # the here-document is input text, not a command
     ("npm test 'unterminated", NPM, [], "ask"),
     ("FOO=1 npm test", NPM, [], "ask"),
     ("npm test \\\n; rm -rf ~", NPM, [], "ask"),

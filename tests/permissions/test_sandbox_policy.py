@@ -84,3 +84,22 @@ def test_only_bash_is_auto_allowed(tmp_path):
         {"file_path": str(tmp_path / "project" / "a.py"), "old_string": "a", "new_string": "b"}
     )
     assert policy.decide(EditTool(), edit).behavior == "ask"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "cat .env",
+        "python tool.py --config .env.local",
+        "echo '[core] fsmonitor = x' >> .git/config",
+        "cp evil.json .agentcli/settings.local.json",
+        "cat private/key",
+    ],
+)
+def test_a_sandboxed_line_that_names_a_protected_place_still_asks(tmp_path, command):
+    """The sandbox hides nothing inside the project: `.env`, `.git/config`, agentcli's
+    own settings and Read-denied files are asked about even when it would confine the rest."""
+    policy = _policy(tmp_path, Sandbox(), deny="Read(./private/**)")
+    decision = _bash(policy, command)
+    assert decision.behavior in ("ask", "deny"), decision
+    assert "autoAllowBashIfSandboxed" not in decision.reason

@@ -1,0 +1,144 @@
+"""The decision material for one Bash line, as policy.py asks for it.
+
+In the policy's order:
+- `rule_match(specs)`: does a deny (or ask) rule match any command the line
+  runs? "Cannot tell" (`certain=False`) means ask, in every mode
+  (rulematch.py);
+- `denied_read()`: does something read a file a Read deny rule covers?
+  Then the line is refused (reading.py);
+- `read_only`: does every command only read (plan mode);
+- `verdict(allow_specs)`: is every command allowed, by a rule or as
+  read-only, with every path it touches where it may land (judge.py)?
+- `suggestions(allow_specs)`: the rules a "yes, for this session" answer adds.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+
+from agentcli.permissions.shell.commands import walk_line
+from agentcli.permissions.shell.context import ShellContext
+from agentcli.permissions.shell.judge import Judge, only_reads
+from agentcli.permissions.shell.model import Walk
+from agentcli.permissions.shell.places import Places
+from agentcli.permissions.shell.reading import denied_read
+from agentcli.permissions.shell.rulematch import RuleMatch, match_rules
+from agentcli.permissions.shell.words import Scope
+
+__all__ = ["Analysis", "LineVerdict", "RuleMatch", "ShellContext", "analyse"]
+
+
+@dataclass(frozen=True, slots=True)
+class LineVerdict:
+    allowed: bool
+    read_only: bool  # every command only reads (paths may still need a question)
+    reason: str
+    rule: str | None = None
+
+
+def analyse(command: str, ctx: ShellContext) -> Analysis:
+    scope = Scope(
+        env=ctx.env,
+        cwds=(Path(os.path.realpath(ctx.cwd)),),
+        env_complete=not ctx.env.get("BASH_ENV"),
+    )
+    return Analysis(command, ctx, walk_line(command, scope), Places(ctx))
+
+
+@dataclass
+class Analysis:
+    command: str
+    ctx: ShellContext
+    walk: Walk
+    places: Places
+
+    @property
+    def understood(self) -> bool:
+        return not self.walk.problems and not self.walk.dynamic
+
+    @property
+    def not_understood(self) -> str:
+        return next(iter(self.walk.problems + self.walk.dynamic), "")
+
+    def rule_match(self, specs: Sequence[str]) -> RuleMatch | None:
+        return match_rules(self.walk, self.command, specs)
+
+    def denied_read(self) -> str | None:
+        if self.ctx.read_denied is None:
+            return None
+        return denied_read(self.walk, self.places)
+
+    @cached_property
+    def read_only(self) -> bool:
+        """Every command only reads and writes no file (where it reads is judged apart)."""
+        commands = self.walk.commands
+        return self.understood and bool(commands) and all(only_reads(c) for c in commands)
+
+    def verdict(self, allow_specs: Sequence[str]) -> LineVerdict:
+        if not self.understood:
+            why = f"agentcli cannot check this command: {self.not_understood}"
+            return LineVerdict(False, False, why)
+        if not self.walk.commands:
+            return LineVerdict(False, False, "the command is empty")
+        judge = Judge(self.places, self.ctx.env, allow_specs)
+        judgements = [judge.judge(c) for c in self.walk.commands]
+        failed = next((j for j in judgements if not j.ok), None)
+        if failed is not None:
+            return LineVerdict(False, self.read_only, failed.reason)
+        rules = list(dict.fromkeys(r for j in judgements for r in j.rules))
+        if rules:
+            shown = ", ".join(f"Bash({r})" for r in rules)
+            return LineVerdict(True, self.read_only, f"allowed by {shown}", shown)
+        return LineVerdict(True, True, "read-only command")
+
+    def protected_place(self) -> str | None:
+        """An always-asked place or a Read-denied file that the line names anywhere (an
+        argument or a redirect target of any command), whatever the command does with it.
+
+        The sandbox confines what a command can reach outside the project, not which
+        of the project's own files it reads or writes: a line that names `.env` or
+        `.git/config` is asked about even when the sandbox would let it run.
+        """
+        for command in self.walk.all_commands():
+            # An argument may be read or written: it is judged both ways.
+            named = [(arg, command.cwds, True, True) for arg in command.argv[1:] if arg]
+            for redirect in command.redirects:
+                values = redirect.target.values if redirect.target is not None else None
+                named += [(v, redirect.cwds, redirect.reads, redirect.writes) for v in values or ()]
+            for value, cwds, reads, writes in named:
+                found = self._protected(value, cwds, reads=reads, writes=writes)
+                if found:
+                    return found
+        return None
+
+    def _protected(
+        self, value: str, cwds: tuple[Path, ...] | None, *, reads: bool, writes: bool
+    ) -> str | None:
+        if writes:
+            found = self.places.write(value, cwds, special_only=True)
+            if found:
+                return found
+        if reads:
+            read = self.places.read(value, cwds, tree=False, hidden=False)
+            if read is not None and read[0] in ("deny", "special"):
+                return read[1]
+        return None
+
+    def suggestions(self, allow_specs: Sequence[str] = ()) -> list[str]:
+        """Prefix rules for the commands not yet allowed; none when the line is not understood."""
+        if not self.understood:
+            return []
+        judge = Judge(self.places, self.ctx.env, allow_specs)
+        out = [spec for c in self.walk.commands for spec in judge.judge(c).suggest]
+        return list(dict.fromkeys(out))
+
+
+def line_is_read_only(command: str) -> bool:
+    """For the Bash tool's `is_read_only`: every command only reads, all of it understood."""
+    cwd = Path.cwd()
+    ctx = ShellContext(cwd=cwd, roots=(Path("/"),), env=dict(os.environ), project=cwd)
+    return analyse(command, ctx).read_only
