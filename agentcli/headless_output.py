@@ -8,7 +8,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from dataclasses import dataclass, field
 from typing import Any, TextIO
@@ -23,6 +22,7 @@ from agentcli.engine.events import (
     UserMessage,
 )
 from agentcli.engine.messages import text_of
+from agentcli.wellformed import json_line
 
 
 @dataclass
@@ -141,7 +141,7 @@ class Output:
         }
 
     def _line(self, obj: dict[str, Any]) -> None:
-        self.out.write(json.dumps(obj, ensure_ascii=False) + "\n")
+        self.out.write(json_line(obj) + "\n")
         self.out.flush()
 
 

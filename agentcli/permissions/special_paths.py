@@ -15,11 +15,15 @@ from agentcli.config.paths import agentcli_home
 
 
 def special_path_reason(path: Path, root: Path, *, writing: bool) -> str | None:
-    """Why touching `path` (already resolved) must be asked about, or None."""
-    home = Path.home()
-    if _under(path, _real(home / ".ssh")):
+    """Why touching `path` (already resolved) must be asked about, or None.
+
+    Reading asks only under `ssh_folder()` and for a `secret_name()`; the
+    search filter (search_filter.py) applies the same two tests to every file
+    a search finds.
+    """
+    if _under(path, ssh_folder()):
         return "it touches ~/.ssh (keys and SSH configuration)"
-    if path.name.startswith(".env"):
+    if secret_name(path.name):
         return f"{path.name} may hold secrets"
     if not writing:
         return None
@@ -28,6 +32,16 @@ def special_path_reason(path: Path, root: Path, *, writing: bool) -> str | None:
     if _under(path, _real(root / ".agentcli")) or path in settings_paths(root):
         return "it changes agentcli's settings"
     return None
+
+
+def ssh_folder() -> Path:
+    """~/.ssh, resolved: keys and SSH configuration."""
+    return _real(Path.home() / ".ssh")
+
+
+def secret_name(name: str) -> bool:
+    """A file name that says "secrets here": .env, .env.local, .env.production..."""
+    return name.startswith(".env")
 
 
 def settings_paths(root: Path) -> list[Path]:

@@ -26,7 +26,15 @@ from typing import Literal
 from pydantic import Field
 
 from agentcli.engine.abort import AbortSignal
-from agentcli.tools.base import Tool, ToolContext, ToolError, ToolInput, ToolResult, Workspace
+from agentcli.tools.base import (
+    ArgText,
+    Tool,
+    ToolContext,
+    ToolError,
+    ToolInput,
+    ToolResult,
+    Workspace,
+)
 from agentcli.tools.readonly_commands import is_read_only_command
 from agentcli.tools.shell_output import MAX_OUTPUT_CHARS, OutputBuffer, ProgressThrottle
 
@@ -61,7 +69,7 @@ trap 'builtin pwd -P >| "$__agentcli_cwd_file" 2>/dev/null' EXIT
 
 
 class BashInput(ToolInput):
-    command: str = Field(min_length=1, description="The command to run with bash.")
+    command: ArgText = Field(min_length=1, description="The command to run with bash.")
     timeout: int | None = Field(
         None,
         ge=1,

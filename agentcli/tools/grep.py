@@ -8,36 +8,51 @@ becomes text for the model. Everything that makes search correct and fast
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
 
 from pydantic import Field
 
-from agentcli.tools.base import Tool, ToolContext, ToolError, ToolInput, ToolResult, Workspace
-from agentcli.tools.ripgrep import VCS_EXCLUDES, RgOutput, run_rg, split_globs
+from agentcli.tools.base import (
+    ArgText,
+    PathText,
+    SearchFilter,
+    Tool,
+    ToolContext,
+    ToolError,
+    ToolInput,
+    ToolResult,
+    Workspace,
+)
+from agentcli.tools.ripgrep import ALWAYS_EXCLUDED, RgOutput, run_rg, split_globs
+from agentcli.tools.search_scope import SearchScope, rg_error_note, visible_errors
 
 # Longer lines are shown as a preview: one minified file must not fill the context.
 MAX_COLUMNS = 500
 # Content mode stops here even with head_limit=0, for the same reason.
 MAX_CHARS = 30_000
 
+# The path in a content line ends in a NUL, which no path holds (see _content_lines).
+FIELD_SEPARATORS = ("--field-match-separator=\\x00:", "--field-context-separator=\\x00-")
+
 OutputMode = Literal["files_with_matches", "content", "count"]
 
 
 class GrepInput(ToolInput):
-    pattern: str = Field(
+    pattern: ArgText = Field(
         min_length=1,
         description="Regular expression to search for (ripgrep / Rust regex syntax).",
     )
-    path: str | None = Field(
+    path: PathText | None = Field(
         None,
         description="File or folder to search in. Defaults to the project root.",
     )
-    glob: str | None = Field(
+    glob: ArgText | None = Field(
         None,
         description='Only search files matching this glob, e.g. "*.py" or "*.{ts,tsx}" (rg --glob).',
     )
-    type: str | None = Field(
+    type: ArgText | None = Field(
         None,
         description='Only search files of this type, e.g. "py", "js", "rust" (rg --type).',
     )
@@ -97,8 +112,7 @@ class GrepTool(Tool):
         return workspace.resolve(inp.path) if inp.path else workspace.root
 
     async def run(self, inp: GrepInput, ctx: ToolContext) -> ToolResult:
-        ws = ctx.workspace
-        cwd, path_arg = search_location(ws, inp.path)
+        scope, path_arg = search_location(ctx.workspace, inp.path, ctx.search_filter)
         limit = inp.head_limit or None
         # Only content lines come out in their final order; files are re-sorted by
         # mtime and counts by path, so those need rg's whole output.
@@ -108,55 +122,119 @@ class GrepTool(Tool):
         mtimes: dict[bytes, int] = {}
         note_mtime = None
         if inp.output_mode == "files_with_matches":
-            base = os.fsencode(cwd)
+            base = os.fsencode(scope.cwd)
 
             def note_mtime(raw: bytes) -> None:
                 name = _clean(raw.removesuffix(b"\r"), strip_dot)
                 mtimes[name] = _mtime(os.path.join(base, name))
 
-        args = build_rg_args(inp, path_arg)
-        out = await run_rg(args, cwd, max_lines=max_lines, on_line=note_mtime)
+        args = build_rg_args(inp, path_arg, scope.rg_excludes())
+        out = await run_rg(args, scope.cwd, max_lines=max_lines, on_line=note_mtime)
+        lines, withheld = _visible_lines(inp, out.stdout, scope)
+        if withheld and out.stopped_early:  # withheld lines took places on the page
+            out = await run_rg(args, scope.cwd)
+            lines, withheld = _visible_lines(inp, out.stdout, scope)
 
-        if out.returncode == 2 and not out.stdout:
-            raise ToolError(out.error_text())
-        if not out.stdout:
-            return ToolResult("No matches found", display=_display(inp, 0))
+        notes = ""
+        if out.returncode == 2 and not out.stopped_early:
+            if not out.stdout and visible_errors(out.stderr, scope.shows):
+                raise ToolError("\n".join(visible_errors(out.stderr, scope.shows)))
+            notes += rg_error_note(out.stderr, scope.shows)
+        rules_note = scope.note()
+        notes += f"\n\n{rules_note}" if rules_note else ""
+        if not lines:
+            return ToolResult("No matches found" + notes, display=_display(inp, 0))
 
-        # Split on "\n" only: a stray "\r" inside a line is content, not a line break.
-        raw_lines = out.stdout.split(b"\n")
-        if raw_lines[-1] == b"":
-            raw_lines.pop()
-        lines = [_clean(line.removesuffix(b"\r"), strip_dot) for line in raw_lines]
+        lines = [_clean(line, strip_dot) for line in lines]
         if inp.output_mode == "files_with_matches":
             text, shown = _files_result(lines, mtimes, inp.offset, limit)
         elif inp.output_mode == "count":
             text, shown = _count_result(lines, inp.offset, limit)
         else:
             text, shown = _content_result(lines, out, inp.offset, limit)
-        if out.returncode == 2 and not out.stopped_early:
-            first = out.error_text().splitlines()[0]
-            text += f"\n\n(Some files could not be searched: {first})"
-        return ToolResult(text, display=_display(inp, shown))
+        return ToolResult(text + notes, display=_display(inp, shown))
 
 
-def search_location(ws: Workspace, path: str | None) -> tuple[Path, str]:
+def search_location(
+    ws: Workspace, path: str | None, search_filter: SearchFilter | None = None
+) -> tuple[SearchScope, str]:
     """Where to run rg and which path to give it, so results come out root-relative.
 
     Inside the project rg runs from the root with a relative path; outside it, the
     path is absolute and so are the results.
     """
     target = ws.resolve(path) if path else ws.root
-    if not target.exists():
+    if not os.path.exists(target):
         raise ToolError(f"Path does not exist: {path}")
     if target == ws.root:
-        return ws.root, "."
+        return SearchScope(ws.root, target, search_filter), "."
     if target.is_relative_to(ws.root):
-        return ws.root, str(target.relative_to(ws.root))
-    return (target if target.is_dir() else target.parent), str(target)
+        return SearchScope(ws.root, target, search_filter), str(target.relative_to(ws.root))
+    cwd = target if target.is_dir() else target.parent
+    return SearchScope(cwd, target, search_filter), str(target)
 
 
-def build_rg_args(inp: GrepInput, path_arg: str) -> list[str]:
-    """The rg command line for a Grep call (public so the benchmark runs the same)."""
+def _visible_lines(inp: GrepInput, stdout: bytes, scope: SearchScope) -> tuple[list[bytes], bool]:
+    """rg's output lines that may be shown, in rg's own format; and whether any were not."""
+    # Split on "\n" only: a stray "\r" inside a line is content, not a line break.
+    raw = stdout.split(b"\n")
+    if raw[-1] == b"":
+        raw.pop()
+    if inp.output_mode == "content":
+        return _content_lines(raw, scope, inp.line_numbers)
+    lines = [line.removesuffix(b"\r") for line in raw]
+    if inp.output_mode == "count":
+        kept = [line for line in lines if scope.shows(line.rpartition(b":")[0])]
+    else:
+        kept = [line for line in lines if scope.shows(line)]
+    return kept, len(kept) < len(lines)
+
+
+def _content_lines(
+    raw: list[bytes], scope: SearchScope, line_numbers: bool
+) -> tuple[list[bytes], bool]:
+    """Content lines of shown files, their NUL field separators taken out again.
+
+    rg is asked to end the path with a NUL (`FIELD_SEPARATORS`), so a path with
+    a ":" or "-" in it is still told apart from the line number and the text.
+    """
+    kept: list[bytes] = []
+    withheld = False
+    for line in raw:
+        line = line.removesuffix(b"\r")
+        path, nul, rest = line.partition(b"\0")
+        if not nul:  # "--" between context groups, or rg's note on a file it was given
+            if line == b"--" or scope.shows_target():
+                kept.append(line)
+            continue
+        if not scope.shows(path):
+            withheld = True
+            continue
+        if line_numbers:
+            number, _, text = rest.partition(b"\0")
+            kept.append(path + number + text)
+        else:
+            kept.append(path + rest)
+    return _tidy_separators(kept), withheld
+
+
+def _tidy_separators(lines: list[bytes]) -> list[bytes]:
+    """No "--" at either end or twice in a row (what withheld groups leave behind)."""
+    tidy: list[bytes] = []
+    for line in lines:
+        if line == b"--" and (not tidy or tidy[-1] == b"--"):
+            continue
+        tidy.append(line)
+    if tidy and tidy[-1] == b"--":
+        tidy.pop()
+    return tidy
+
+
+def build_rg_args(inp: GrepInput, path_arg: str, excludes: Sequence[str] = ()) -> list[str]:
+    """The rg command line for a Grep call (public so the benchmark runs the same).
+
+    `excludes`: `--glob` exclusions from the permission rules.
+    """
     # --no-config: a user's RIPGREP_CONFIG_PATH must not change the output format.
     # --block-buffered: rg otherwise flushes per file, waking the event loop hundreds of times.
     args = ["--no-config", "--color=never", "--hidden", "--block-buffered"]
@@ -168,7 +246,7 @@ def build_rg_args(inp: GrepInput, path_arg: str) -> list[str]:
         args += ["--type", inp.type]
     for glob in split_globs(inp.glob or ""):
         args += ["--glob", glob]
-    for glob in VCS_EXCLUDES:  # last, so a user glob cannot re-include them
+    for glob in (*ALWAYS_EXCLUDED, *excludes):  # last, so a user glob cannot re-include them
         args += ["--glob", glob]
     if inp.output_mode == "files_with_matches":
         args.append("--files-with-matches")
@@ -177,7 +255,7 @@ def build_rg_args(inp: GrepInput, path_arg: str) -> list[str]:
     else:
         # Sorted by path: a search repeated with a larger offset continues where
         # the previous page ended, instead of showing lines in a new random order.
-        args += ["--with-filename", "--no-heading", "--sort", "path"]
+        args += ["--with-filename", "--no-heading", "--sort", "path", *FIELD_SEPARATORS]
         args += ["--max-columns", str(MAX_COLUMNS), "--max-columns-preview"]
         args.append("--line-number" if inp.line_numbers else "--no-line-number")
         if inp.context is not None:
