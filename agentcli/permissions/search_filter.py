@@ -25,8 +25,8 @@ folder behind an ask rule is listed, never read.
 
 from __future__ import annotations
 
-import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -124,17 +124,39 @@ class RuleSearchFilter:
         ]
 
     def hides(self, written: str, real: str) -> bool:
-        for hiding in self._hiding:
-            if hiding.matches(real) or (written != real and hiding.matches(written)):
-                return True
-        secret = self._secret(real) or (written != real and self._secret(written))
-        if secret and self._secrets_hidden:
-            return not any(pattern.names_exactly(Path(real)) for pattern in self._exact_allows)
-        return False
+        """The judgement of one path, wherever it lies."""
+        return self.hider("/", "/")(written, real)
 
-    def _secret(self, path: str) -> bool:
+    def hider(self, target: str, real_target: str) -> Callable[[str, str], bool]:
+        """The judgement of paths found at or below `target`.
+
+        Only the rules and secret folders that reach the target are tried: a
+        search pays per file for what can hide something there, no more.
+        """
+        hiding = [
+            h for h in self._hiding if _related(h.anchor, target) or _related(h.anchor, real_target)
+        ]
+        secrets = self._secrets_hidden
         folder, prefix = self._ssh
-        return secret_name(os.path.basename(path)) or path == folder or path.startswith(prefix)
+        ssh = secrets and (_related(folder, target) or _related(folder, real_target))
+        exact = self._exact_allows
+
+        def secret(path: str) -> bool:
+            return secret_name(path[path.rfind("/") + 1 :]) or (
+                ssh and (path == folder or path.startswith(prefix))
+            )
+
+        def hides(written: str, real: str) -> bool:
+            if hiding:
+                moved = written != real
+                for rule in hiding:
+                    if rule.matches(real) or (moved and rule.matches(written)):
+                        return True
+            if secrets and (secret(real) or (written != real and secret(written))):
+                return not any(pattern.names_exactly(Path(real)) for pattern in exact)
+            return False
+
+        return hides
 
     def rg_excludes(self, cwd: Path) -> list[str]:
         globs = (_rg_glob(hiding, str(cwd)) for hiding in self._hiding)

@@ -160,8 +160,10 @@ class SearchFilter(Protocol):
     the search reached it, `real` with symlinks resolved.
     """
 
-    def hides(self, written: str, real: str) -> bool:
-        """True when this path, or its content, must not appear in the result."""
+    def hider(self, target: str, real_target: str) -> Callable[[str, str], bool]:
+        """The test for paths found at or below the search target `target` (resolved:
+        `real_target`): given one as written and as resolved, True hides it and its
+        content. Built once per search, called for every path: it must be quick."""
         ...
 
     def rg_excludes(self, cwd: Path) -> list[str]:

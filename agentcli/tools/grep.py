@@ -207,7 +207,7 @@ def _content_lines(
             if line == b"--" or scope.shows_target():
                 kept.append(line)
             continue
-        if not scope.shows(path):
+        if not scope.shows_again(path):
             withheld = True
             continue
         if line_numbers:

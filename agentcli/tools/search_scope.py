@@ -12,37 +12,45 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from agentcli.tools.base import SearchFilter
 
 
-@dataclass(slots=True)
 class SearchScope:
     """One search: rg's working folder, its target (as written and resolved), the filter."""
 
-    cwd: Path  # where rg runs; relative paths in its output start here
-    target: Path  # the file or folder searched, absolute, symlinks kept
-    search_filter: SearchFilter | None
-    real_target: str = ""
-    _cwd: str = ""
-    _target: str = ""
-    _seen: dict[bytes, bool] = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        self._cwd = str(self.cwd)
-        self._target = str(self.target)
-        self.real_target = os.path.realpath(self.target)
+    def __init__(self, cwd: Path, target: Path, search_filter: SearchFilter | None) -> None:
+        self.cwd = cwd  # where rg runs; relative paths in its output start here
+        self.target = target  # the file or folder searched, absolute, symlinks kept
+        self.search_filter = search_filter
+        self.real_target = os.path.realpath(target)
+        self._cwd = str(cwd).rstrip("/") + "/"
+        self._target = str(target)
+        self._below = self._target.rstrip("/") + "/"
+        self._real_below = self.real_target.rstrip("/") + "/"
+        self._hides = search_filter.hider(self._target, self.real_target) if search_filter else None
+        self._seen: dict[bytes, bool] = {}
 
     def shows(self, raw: bytes) -> bool:
-        """May a path rg printed (as bytes) be shown? Remembered per path."""
-        if self.search_filter is None:
+        """May a path rg printed (as bytes) be shown?"""
+        hides = self._hides
+        if hides is None:
             return True
+        path = raw.decode("utf-8", "surrogateescape")  # os.fsdecode, without its overhead
+        if path.startswith("./"):
+            path = path[2:]
+        if not path.startswith("/"):
+            path = self._cwd + path
+        if path.startswith(self._below):  # the usual case, inline: this runs per file
+            return not hides(path, self._real_below + path[len(self._below) :])
+        return not hides(*self.locate(path))
+
+    def shows_again(self, raw: bytes) -> bool:
+        """`shows`, remembered per path: for content lines, many to a file."""
         known = self._seen.get(raw)
         if known is None:
-            written, real = self.locate(os.fsdecode(raw))
-            known = self._seen[raw] = not self.search_filter.hides(written, real)
+            known = self._seen[raw] = self.shows(raw)
         return known
 
     def shows_target(self) -> bool:
@@ -54,12 +62,11 @@ class SearchScope:
         if path.startswith("./"):
             path = path[2:]
         if not path.startswith("/"):
-            path = self._cwd + path if self._cwd.endswith("/") else f"{self._cwd}/{path}"
+            path = self._cwd + path
+        if path.startswith(self._below):
+            return path, self._real_below + path[len(self._below) :]
         if path == self._target:
             return path, self.real_target
-        if path.startswith(self._target.rstrip("/") + "/"):
-            rest = path[len(self._target.rstrip("/")) :]
-            return path, self.real_target.rstrip("/") + rest
         return path, os.path.realpath(path)  # not below the target: resolve it after all
 
     def note(self) -> str | None:
