@@ -30,10 +30,11 @@ class SearchScope:
         self._below = self._target.rstrip("/") + "/"
         self._real_below = self.real_target.rstrip("/") + "/"
         self._hides = search_filter.hider(self._target, self.real_target) if search_filter else None
+        self._anywhere: Callable[[str, str], bool] | None = None
         self._seen: dict[bytes, bool] = {}
 
     def shows(self, raw: bytes) -> bool:
-        """May a path rg printed (as bytes) be shown?"""
+        """May a path rg printed (as bytes, relative to `cwd` or absolute) be shown?"""
         hides = self._hides
         if hides is None:
             return True
@@ -42,9 +43,19 @@ class SearchScope:
             path = path[2:]
         if not path.startswith("/"):
             path = self._cwd + path
-        if path.startswith(self._below):  # the usual case, inline: this runs per file
+        if path.startswith(self._below):  # the usual case, kept short: this runs per file
             return not hides(path, self._real_below + path[len(self._below) :])
-        return not hides(*self.locate(path))
+        if path == self._target:
+            return not hides(path, self.real_target)
+        return not self._hides_anywhere(path, os.path.realpath(path))
+
+    def _hides_anywhere(self, written: str, real: str) -> bool:
+        """For a path not below the target (rg reports none; an error message may name
+        one): judged by every rule, wherever it lies."""
+        assert self.search_filter is not None
+        if self._anywhere is None:
+            self._anywhere = self.search_filter.hider("/", "/")
+        return self._anywhere(written, real)
 
     def shows_again(self, raw: bytes) -> bool:
         """`shows`, remembered per path: for content lines, many to a file."""
@@ -56,18 +67,6 @@ class SearchScope:
     def shows_target(self) -> bool:
         """May the file or folder searched itself be shown (rg's notes about it)?"""
         return self.shows(os.fsencode(self._target))
-
-    def locate(self, path: str) -> tuple[str, str]:
-        """An rg output path, absolute: as reached, and with symlinks resolved."""
-        if path.startswith("./"):
-            path = path[2:]
-        if not path.startswith("/"):
-            path = self._cwd + path
-        if path.startswith(self._below):
-            return path, self._real_below + path[len(self._below) :]
-        if path == self._target:
-            return path, self.real_target
-        return path, os.path.realpath(path)  # not below the target: resolve it after all
 
     def note(self) -> str | None:
         """What the rules keep out of this search, said the same whatever it found."""

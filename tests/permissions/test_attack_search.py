@@ -1,5 +1,6 @@
-"""Attacks on the search tools (class 6): Grep and Glob must honour Read's rules.
+"""Attacks on the search tools (class 6) and on tool input (class 9).
 
+Class 6: Grep and Glob must honour Read's rules.
 With `Read(./private/**)` and `Read(*.pem)` denied and `Read(./docs/**)` asked
 about, no search may print what those files hold or list their names, nor the
 content of `.env` files (which Read asks about), nor reach outside the project
@@ -8,6 +9,9 @@ decision for the call; the end-to-end cases run the call through the real
 engine (scripted model, headless approver) and assert that no secret came out.
 
 Every secret in the fixture contains SECRET_, so "nothing leaked" is one check.
+
+Class 9: whatever the model puts in a tool input, the call ends in an error
+result, the run goes on, and nothing is written.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from agentcli.tools.base import Tool, Workspace
 from agentcli.tools.glob import GlobTool
 from agentcli.tools.grep import GrepTool
 from agentcli.tools.read import ReadTool
+from agentcli.tools.registry import builtin_tools
 from agentcli.tools.search_scope import SearchScope, rg_error_note
 from tests.engine.harness import make_engine, of_type, run_turn
 from tests.engine.scripted import Response, ScriptedProvider, text, tool_use
@@ -441,3 +446,47 @@ def test_search_filter_agrees_with_read(project, rel):
     real = os.path.realpath(path)
 
     assert policy.search_filter("Grep").hides(str(path), real) == (read != "allow")
+
+
+# -- 9. Input meant to break the run: an error result, and nothing happens on disk -------------
+# In bypassPermissions mode, so no permission question stands between the input and the tool.
+
+PWNED = "pwned"
+
+
+@pytest.mark.parametrize(
+    ("tool_name", "inp"),
+    [
+        ("Write", {"file_path": "pwned\x00.txt", "content": "x"}),
+        ("Write", {"file_path": "pwned\ud800", "content": "x"}),
+        ("Write", {"file_path": "pwned.txt", "content": "half a pair: \udc00"}),
+        ("Write", {"file_path": "pwned/" + "d" * 5000, "content": "x"}),
+        ("Write", ["pwned.txt", "x"]),
+        ("Write", "pwned.txt"),
+        ("Edit", {"file_path": "pwned\x00", "old_string": "", "new_string": "x"}),
+        ("Edit", {"file_path": "pwned", "old_string": "", "new_string": "\ud800"}),
+        ("Bash", {"command": "touch pwned\x00"}),
+        ("Bash", {"command": "touch pwned # \ud800"}),
+        ("Bash", {"command": "touch pwned # " + "x" * 200_000}),
+        ("Bash", {"command": "touch pwned", "timeout": 10**30}),
+        ("Bash", {"command": ["touch", "pwned"]}),
+        ("Bash", {"command": "touch pwned", "extra": True}),
+        ("Glob", {"pattern": "*\x00", "path": "."}),
+        ("Grep", {"pattern": "needle", "path": "\x00"}),
+        ("Grep", {"pattern": "needle", "glob": "\ud800"}),
+        ("Read", {"file_path": "src/app.py\x00../../private/key.txt"}),
+        ("Read", {"file_path": {"nested": {"deeper": ["src/app.py"]}}}),
+        ("Read", {"file_path": "src/app.py", "offset": -1}),
+    ],
+)
+async def test_input_that_would_break_the_run_is_an_error_result(project, tool_name, inp):
+    provider = ScriptedProvider(Response([tool_use(tool_name, inp)]), Response([text("ok")]))
+    engine = make_engine(provider, list(builtin_tools()), project, mode=PermissionMode.BYPASS)
+
+    events = await run_turn(engine, "go")
+
+    assert provider.invalid == []
+    (finished,) = of_type(events, ToolCallFinished)
+    assert finished.is_error
+    assert SECRET not in output(finished)
+    assert not any(PWNED in path.name for path in project.rglob("*"))
