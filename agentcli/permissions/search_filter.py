@@ -125,10 +125,11 @@ class RuleSearchFilter:
 
     def hides(self, written: str, real: str) -> bool:
         """The judgement of one path, wherever it lies."""
-        return self.hider("/", "/")(written, real)
+        hider = self.hider("/", "/")
+        return hider is not None and hider(written, real)
 
-    def hider(self, target: str, real_target: str) -> Callable[[str, str], bool]:
-        """The judgement of paths found at or below `target`.
+    def hider(self, target: str, real_target: str) -> Callable[[str, str], bool] | None:
+        """The judgement of paths found at or below `target`; None if none can be hidden.
 
         Only the rules and secret folders that reach the target are tried: a
         search pays per file for what can hide something there, no more.
@@ -137,6 +138,8 @@ class RuleSearchFilter:
             h for h in self._hiding if _related(h.anchor, target) or _related(h.anchor, real_target)
         ]
         secrets = self._secrets_hidden
+        if not hiding and not secrets:
+            return None
         folder, prefix = self._ssh
         ssh = secrets and (_related(folder, target) or _related(folder, real_target))
         exact = self._exact_allows

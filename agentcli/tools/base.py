@@ -160,10 +160,11 @@ class SearchFilter(Protocol):
     the search reached it, `real` with symlinks resolved.
     """
 
-    def hider(self, target: str, real_target: str) -> Callable[[str, str], bool]:
+    def hider(self, target: str, real_target: str) -> Callable[[str, str], bool] | None:
         """The test for paths found at or below the search target `target` (resolved:
         `real_target`): given one as written and as resolved, True hides it and its
-        content. Built once per search, called for every path: it must be quick."""
+        content. Built once per search, called for every path: it must be quick.
+        None when nothing there can be hidden."""
         ...
 
     def rg_excludes(self, cwd: Path) -> list[str]:

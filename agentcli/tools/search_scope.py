@@ -54,7 +54,7 @@ class SearchScope:
         one): judged by every rule, wherever it lies."""
         assert self.search_filter is not None
         if self._anywhere is None:
-            self._anywhere = self.search_filter.hider("/", "/")
+            self._anywhere = self.search_filter.hider("/", "/") or (lambda _w, _r: False)
         return self._anywhere(written, real)
 
     def shows_again(self, raw: bytes) -> bool:
