@@ -55,13 +55,14 @@ class _Hiding:
     pattern: PathPattern
     anchor: str
     prefix: str  # anchor + "/"
+    asks: bool  # an ask rule (a deny rule otherwise)
 
     @classmethod
-    def of(cls, rule: Rule, root: Path) -> _Hiding:
+    def of(cls, rule: Rule, root: Path, *, asks: bool) -> _Hiding:
         assert rule.specifier is not None
         pattern = compile_path_pattern(rule.specifier, rule.base or root)
         anchor = str(pattern.anchor)
-        return cls(rule, pattern, anchor, anchor.rstrip("/") + "/")
+        return cls(rule, pattern, anchor, anchor.rstrip("/") + "/", asks)
 
     def matches(self, path: str) -> bool:
         if path == self.anchor:
@@ -85,7 +86,14 @@ class _Hiding:
 
 
 class RuleSearchFilter:
-    """The `SearchFilter` (tools/base.py) of one Grep or Glob call."""
+    """The `SearchFilter` (tools/base.py) of one Grep or Glob call.
+
+    What hides something in a search of a target: the deny rules (and, for
+    contents, the ask rules and the secrets) that reach it, except what the
+    person was asked about for this very call: an ask rule, or a secret, that
+    covers the target itself (`Grep` over `docs/` under `Read(./docs/**)` asks,
+    and once allowed shows docs/; a search of the project still hides it).
+    """
 
     def __init__(self, policy: PermissionPolicy, tool_name: str) -> None:
         self._policy = policy
@@ -93,15 +101,14 @@ class RuleSearchFilter:
         self._contents = tool_name not in NAMES_ONLY_TOOLS
 
     @cached_property
-    def _hiding(self) -> list[_Hiding]:
+    def _all(self) -> list[_Hiding]:
         policy = self._policy
-        rules = list(policy.deny)
+        chosen = [(rule, False) for rule in policy.deny]
         if self._contents and policy.mode is not PermissionMode.BYPASS:
-            rules += policy.ask
-        root = policy.workspace.root
+            chosen += [(rule, True) for rule in policy.ask]
         return [
-            _Hiding.of(rule, root)
-            for rule in rules
+            _Hiding.of(rule, policy.workspace.root, asks=asks)
+            for rule, asks in chosen
             if rule.specifier is not None and rule.applies_to(self._tool)
         ]
 
@@ -123,8 +130,22 @@ class RuleSearchFilter:
             if rule.specifier is not None and rule.applies_to(self._tool)
         ]
 
+    def _secret(self, path: str) -> bool:
+        folder, prefix = self._ssh
+        name = path[path.rfind("/") + 1 :]
+        return secret_name(name) or path == folder or path.startswith(prefix)
+
+    def _rules_for(self, target: str, real_target: str) -> list[_Hiding]:
+        """The rules that reach a search of `target`, less the ask rules covering it."""
+        return [
+            h
+            for h in self._all
+            if (_related(h.anchor, target) or _related(h.anchor, real_target))
+            and not (h.asks and (h.matches(target) or h.matches(real_target)))
+        ]
+
     def hides(self, written: str, real: str) -> bool:
-        """The judgement of one path, wherever it lies."""
+        """The judgement of one path, in a search of the whole file system."""
         hider = self.hider("/", "/")
         return hider is not None and hider(written, real)
 
@@ -134,14 +155,12 @@ class RuleSearchFilter:
         Only the rules and secret folders that reach the target are tried: a
         search pays per file for what can hide something there, no more.
         """
-        hiding = [
-            h for h in self._hiding if _related(h.anchor, target) or _related(h.anchor, real_target)
-        ]
-        secrets = self._secrets_hidden
+        hiding = self._rules_for(target, real_target)
+        secrets = self._secrets_hidden and not (self._secret(target) or self._secret(real_target))
         if not hiding and not secrets:
             return None
         folder, prefix = self._ssh
-        ssh = secrets and (_related(folder, target) or _related(folder, real_target))
+        ssh = _related(folder, target) or _related(folder, real_target)
         exact = self._exact_allows
 
         def secret(path: str) -> bool:
@@ -161,13 +180,16 @@ class RuleSearchFilter:
 
         return hides
 
-    def rg_excludes(self, cwd: Path) -> list[str]:
-        globs = (_rg_glob(hiding, str(cwd)) for hiding in self._hiding)
+    def rg_excludes(self, cwd: str, target: str, real_target: str) -> list[str]:
+        globs = (_rg_glob(h, cwd) for h in self._rules_for(target, real_target))
         return [f"!{glob}" for glob in globs if glob is not None]
 
-    def note(self, scope: Path) -> str | None:
-        where = str(scope)
-        names = [str(h.rule) for h in self._hiding if _related(h.head(), where)]
+    def note(self, target: str, real_target: str) -> str | None:
+        names = [
+            str(h.rule)
+            for h in self._rules_for(target, real_target)
+            if _related(h.head(), target) or _related(h.head(), real_target)
+        ]
         if not names:
             return None
         return f"(Permission rules keep some paths out of this search: {', '.join(names)}.)"

@@ -167,15 +167,13 @@ class SearchFilter(Protocol):
         None when nothing there can be hidden."""
         ...
 
-    def rg_excludes(self, cwd: Path) -> list[str]:
-        """`--glob` exclusions for an rg run in `cwd`, so rg never opens what is hidden.
-
-        Only rules that translate exactly; `hides` remains the final word.
-        """
+    def rg_excludes(self, cwd: str, target: str, real_target: str) -> list[str]:
+        """`--glob` exclusions for rg run in `cwd` on `target`, so rg never opens what
+        is hidden. Only rules that translate exactly: `hider` has the final word."""
         ...
 
-    def note(self, scope: Path) -> str | None:
-        """What the result says about what the rules keep out of a search of `scope`.
+    def note(self, target: str, real_target: str) -> str | None:
+        """What the result says about what the rules keep out of a search of `target`.
 
         It depends on the rules and the place only, never on what the hidden
         files hold (a count of hidden matches would tell that, bit by bit).

@@ -137,9 +137,10 @@ class GrepTool(Tool):
 
         notes = ""
         if out.returncode == 2 and not out.stopped_early:
-            if not out.stdout and visible_errors(out.stderr, scope.shows):
-                raise ToolError("\n".join(visible_errors(out.stderr, scope.shows)))
-            notes += rg_error_note(out.stderr, scope.shows)
+            errors = visible_errors(out.stderr, scope.shows)
+            if errors and not out.stdout:
+                raise ToolError("\n".join(errors))
+            notes += rg_error_note(errors)
         rules_note = scope.note()
         notes += f"\n\n{rules_note}" if rules_note else ""
         if not lines:
@@ -204,7 +205,7 @@ def _content_lines(
         line = line.removesuffix(b"\r")
         path, nul, rest = line.partition(b"\0")
         if not nul:  # "--" between context groups, or rg's note on a file it was given
-            if line == b"--" or scope.shows_target():
+            if line == b"--" or scope.shows_file_target():
                 kept.append(line)
             continue
         if not scope.shows_again(path):

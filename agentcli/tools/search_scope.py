@@ -64,16 +64,21 @@ class SearchScope:
             known = self._seen[raw] = self.shows(raw)
         return known
 
-    def shows_target(self) -> bool:
-        """May the file or folder searched itself be shown (rg's notes about it)?"""
-        return self.shows(os.fsencode(self._target))
+    def shows_file_target(self) -> bool:
+        """Is the search target a file that may be shown (rg's notes about a file it
+        was given: "binary file matches")?"""
+        return os.path.isfile(self._target) and self.shows(os.fsencode(self._target))
 
     def note(self) -> str | None:
         """What the rules keep out of this search, said the same whatever it found."""
-        return None if self.search_filter is None else self.search_filter.note(self.target)
+        if self.search_filter is None:
+            return None
+        return self.search_filter.note(self._target, self.real_target)
 
     def rg_excludes(self) -> list[str]:
-        return [] if self.search_filter is None else self.search_filter.rg_excludes(self.cwd)
+        if self.search_filter is None:
+            return []
+        return self.search_filter.rg_excludes(str(self.cwd), self._target, self.real_target)
 
 
 def visible_errors(stderr: str, shows: Callable[[bytes], bool]) -> list[str]:
@@ -87,9 +92,8 @@ def visible_errors(stderr: str, shows: Callable[[bytes], bool]) -> list[str]:
     return kept
 
 
-def rg_error_note(stderr: str, shows: Callable[[bytes], bool]) -> str:
+def rg_error_note(errors: list[str]) -> str:
     """What a result says when rg could not search some files: its first visible error."""
-    errors = visible_errors(stderr, shows)
     if not errors:
         return "\n\n(Some files could not be searched.)"
     return f"\n\n(Some files could not be searched: {errors[0]})"

@@ -23,15 +23,21 @@ from typing import Any
 import pytest
 
 from agentcli.engine.events import ToolCallFinished
+from agentcli.permissions.gate import headless_approver
 from agentcli.permissions.policy import PermissionPolicy
 from agentcli.permissions.rules import Rule, parse_tool_list
-from agentcli.permissions.types import PermissionMode
+from agentcli.permissions.types import (
+    Approver,
+    PermissionAnswer,
+    PermissionMode,
+    PermissionRequest,
+)
 from agentcli.tools.base import Tool, Workspace
 from agentcli.tools.glob import GlobTool
 from agentcli.tools.grep import GrepTool
 from agentcli.tools.read import ReadTool
 from agentcli.tools.registry import builtin_tools
-from agentcli.tools.search_scope import SearchScope, rg_error_note
+from agentcli.tools.search_scope import SearchScope, rg_error_note, visible_errors
 from tests.engine.harness import make_engine, of_type, run_turn
 from tests.engine.scripted import Response, ScriptedProvider, text, tool_use
 
@@ -94,15 +100,17 @@ async def search(
     allow: tuple[str, ...] = (),
     deny: tuple[str, ...] = DENY,
     ask: tuple[str, ...] = ASK,
+    approver: Approver = headless_approver,
     **fields: Any,
 ) -> ToolCallFinished:
-    """One call through the real engine (headless: "ask" means refused)."""
+    """One call through the real engine (by default headless: "ask" means refused)."""
     provider = ScriptedProvider(Response([tool_use(tool_name, fields)]), Response([text("ok")]))
     engine = make_engine(
         provider,
         [GrepTool(), GlobTool(), ReadTool()],
         root,
         mode=mode,
+        approver=approver,
         allow=list(allow),
         deny=list(deny),
         ask=list(ask),
@@ -374,6 +382,38 @@ def test_a_session_answer_counts_from_the_next_call(project):
     assert not policy.search_filter("Grep").hides(env, env)
 
 
+async def yes(request: PermissionRequest) -> PermissionAnswer:
+    return PermissionAnswer(allow=True)
+
+
+@pytest.mark.parametrize(
+    ("path", "secret"), [("docs", "SECRET_ASKED_DOC"), (".env", "SECRET_DOTENV")]
+)
+async def test_a_search_the_person_allowed_shows_what_they_were_asked_about(project, path, secret):
+    finished = await search(
+        project, "Grep", pattern="needle", path=path, output_mode="content", approver=yes
+    )
+
+    assert secret in output(finished)
+
+
+async def test_an_allowed_search_still_hides_what_the_question_was_not_about(
+    project, isolated_home
+):
+    write(isolated_home / "notes.txt", "needle in home\n")
+    write(project / "docs/.env", "needle SECRET_DOCS_ENV\n")
+
+    outside = await search(
+        project, "Grep", pattern="needle", path="~", output_mode="content", approver=yes
+    )
+    docs = await search(
+        project, "Grep", pattern="needle", path="docs", output_mode="content", approver=yes
+    )
+
+    assert "needle in home" in output(outside) and "SECRET_SSH" not in output(outside)
+    assert "SECRET_ASKED_DOC" in output(docs) and "SECRET_DOCS_ENV" not in output(docs)
+
+
 async def test_grep_over_home_hides_ssh_even_when_home_is_allowed(project, isolated_home):
     write(isolated_home / "notes.txt", "needle in home\n")
     finished = await search(
@@ -415,8 +455,10 @@ async def test_no_note_for_a_search_the_rules_do_not_reach(project):
 def test_rg_errors_about_withheld_paths_are_not_shown(project):
     scope = SearchScope(project, project, policy_for(project).search_filter("Grep"))
 
-    hidden = rg_error_note("rg: ./private/key.txt: Permission denied (os error 13)\n", scope.shows)
-    shown = rg_error_note("rg: ./src/app.py: Permission denied (os error 13)\n", scope.shows)
+    hidden = rg_error_note(
+        visible_errors("rg: ./private/key.txt: Permission denied\n", scope.shows)
+    )
+    shown = rg_error_note(visible_errors("rg: ./src/app.py: Permission denied\n", scope.shows))
 
     assert "key.txt" not in hidden and "could not be searched" in hidden
     assert "src/app.py: Permission denied" in shown
