@@ -169,12 +169,11 @@ class RuleSearchFilter:
             )
 
         def hides(written: str, real: str) -> bool:
-            if hiding:
-                moved = written != real
-                for rule in hiding:
-                    if rule.matches(real) or (moved and rule.matches(written)):
-                        return True
-            if secrets and (secret(real) or (written != real and secret(written))):
+            moved = written is not real and written != real
+            for rule in hiding:
+                if rule.matches(real) or (moved and rule.matches(written)):
+                    return True
+            if secrets and (secret(real) or (moved and secret(written))):
                 return not any(pattern.names_exactly(Path(real)) for pattern in exact)
             return False
 

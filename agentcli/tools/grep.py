@@ -114,26 +114,26 @@ class GrepTool(Tool):
     async def run(self, inp: GrepInput, ctx: ToolContext) -> ToolResult:
         scope, path_arg = search_location(ctx.workspace, inp.path, ctx.search_filter)
         limit = inp.head_limit or None
-        # Only content lines come out in their final order; files are re-sorted by
-        # mtime and counts by path, so those need rg's whole output.
-        max_lines = inp.offset + limit if limit and inp.output_mode == "content" else None
         strip_dot = path_arg == "."
-        # Files are ranked by modification time: stat each one as rg reports it.
-        mtimes: dict[bytes, int] = {}
-        note_mtime = None
-        if inp.output_mode == "files_with_matches":
-            base = os.fsencode(scope.cwd)
-
-            def note_mtime(raw: bytes) -> None:
-                name = _clean(raw.removesuffix(b"\r"), strip_dot)
-                mtimes[name] = _mtime(os.path.join(base, name))
-
         args = build_rg_args(inp, path_arg, scope.rg_excludes())
-        out = await run_rg(args, scope.cwd, max_lines=max_lines, on_line=note_mtime)
-        lines, withheld = _visible_lines(inp, out.stdout, scope)
-        if withheld and out.stopped_early:  # withheld lines took places on the page
+        listing = _Listing(inp.output_mode == "count", scope, strip_dot)
+        if inp.output_mode == "content":
+            # Content lines come out in their final order: rg stops once the page is full.
+            max_lines = inp.offset + limit if limit else None
+            out = await run_rg(args, scope.cwd, max_lines=max_lines)
+            lines, withheld = _content_lines(out.stdout, scope, inp.line_numbers)
+            if withheld and out.stopped_early:  # withheld lines took places on the page
+                out = await run_rg(args, scope.cwd)
+                lines, withheld = _content_lines(out.stdout, scope, inp.line_numbers)
+            lines = [_clean(line, strip_dot) for line in lines]
+        elif inp.output_mode == "count":
             out = await run_rg(args, scope.cwd)
-            lines, withheld = _visible_lines(inp, out.stdout, scope)
+            for line in _split_lines(out.stdout):
+                listing.add(line)
+            lines = listing.lines
+        else:  # ranked by mtime: each file is judged and stat-ed while rg still searches
+            out = await run_rg(args, scope.cwd, on_line=listing.add)
+            lines = listing.lines
 
         notes = ""
         if out.returncode == 2 and not out.stopped_early:
@@ -146,14 +146,39 @@ class GrepTool(Tool):
         if not lines:
             return ToolResult("No matches found" + notes, display=_display(inp, 0))
 
-        lines = [_clean(line, strip_dot) for line in lines]
         if inp.output_mode == "files_with_matches":
-            text, shown = _files_result(lines, mtimes, inp.offset, limit)
+            text, shown = _files_result(lines, listing.mtimes, inp.offset, limit)
         elif inp.output_mode == "count":
             text, shown = _count_result(lines, inp.offset, limit)
         else:
             text, shown = _content_result(lines, out, inp.offset, limit)
         return ToolResult(text + notes, display=_display(inp, shown))
+
+
+class _Listing:
+    """Files (or "path:count" lines) that may be shown, as rg reports them.
+
+    For files, `add` runs in run_rg's reader thread, line by line while rg
+    still searches, so the work per file (the permission filter, a stat for
+    the mtime ranking) overlaps rg's own.
+    """
+
+    def __init__(self, counts: bool, scope: SearchScope, strip_dot: bool) -> None:
+        self.lines: list[bytes] = []
+        self.mtimes: dict[bytes, int] = {}
+        self._counts = counts
+        self._scope = scope
+        self._strip_dot = strip_dot
+        self._base = os.fsencode(scope.cwd)
+
+    def add(self, raw: bytes) -> None:
+        line = raw.removesuffix(b"\r")
+        if not self._scope.shows(line.rpartition(b":")[0] if self._counts else line):
+            return
+        line = _clean(line, self._strip_dot)
+        self.lines.append(line)
+        if not self._counts:
+            self.mtimes[line] = _mtime(os.path.join(self._base, line))
 
 
 def search_location(
@@ -175,33 +200,18 @@ def search_location(
     return SearchScope(cwd, target, search_filter), str(target)
 
 
-def _visible_lines(inp: GrepInput, stdout: bytes, scope: SearchScope) -> tuple[list[bytes], bool]:
-    """rg's output lines that may be shown, in rg's own format; and whether any were not."""
-    # Split on "\n" only: a stray "\r" inside a line is content, not a line break.
-    raw = stdout.split(b"\n")
-    if raw[-1] == b"":
-        raw.pop()
-    if inp.output_mode == "content":
-        return _content_lines(raw, scope, inp.line_numbers)
-    lines = [line.removesuffix(b"\r") for line in raw]
-    if inp.output_mode == "count":
-        kept = [line for line in lines if scope.shows(line.rpartition(b":")[0])]
-    else:
-        kept = [line for line in lines if scope.shows(line)]
-    return kept, len(kept) < len(lines)
-
-
 def _content_lines(
-    raw: list[bytes], scope: SearchScope, line_numbers: bool
+    stdout: bytes, scope: SearchScope, line_numbers: bool
 ) -> tuple[list[bytes], bool]:
-    """Content lines of shown files, their NUL field separators taken out again.
+    """Content lines of shown files, their NUL field separators taken out again;
+    and whether any line was withheld.
 
     rg is asked to end the path with a NUL (`FIELD_SEPARATORS`), so a path with
     a ":" or "-" in it is still told apart from the line number and the text.
     """
     kept: list[bytes] = []
     withheld = False
-    for line in raw:
+    for line in _split_lines(stdout):
         line = line.removesuffix(b"\r")
         path, nul, rest = line.partition(b"\0")
         if not nul:  # "--" between context groups, or rg's note on a file it was given
@@ -217,6 +227,14 @@ def _content_lines(
         else:
             kept.append(path + rest)
     return _tidy_separators(kept), withheld
+
+
+def _split_lines(stdout: bytes) -> list[bytes]:
+    """rg's output lines. Split on "\n" only: a stray "\r" inside a line is content."""
+    lines = stdout.split(b"\n")
+    if lines[-1] == b"":
+        lines.pop()
+    return lines
 
 
 def _tidy_separators(lines: list[bytes]) -> list[bytes]:

@@ -29,6 +29,7 @@ class SearchScope:
         self._target = str(target)
         self._below = self._target.rstrip("/") + "/"
         self._real_below = self.real_target.rstrip("/") + "/"
+        self._unmoved = self._below == self._real_below
         self._hides = search_filter.hider(self._target, self.real_target) if search_filter else None
         self._anywhere: Callable[[str, str], bool] | None = None
         self._seen: dict[bytes, bool] = {}
@@ -43,8 +44,11 @@ class SearchScope:
             path = path[2:]
         if not path.startswith("/"):
             path = self._cwd + path
-        if path.startswith(self._below):  # the usual case, kept short: this runs per file
-            return not hides(path, self._real_below + path[len(self._below) :])
+        below = self._below
+        if path.startswith(below):  # the usual case, kept short: this runs per file
+            if self._unmoved:  # no symlink on the way to the target
+                return not hides(path, path)
+            return not hides(path, self._real_below + path[len(below) :])
         if path == self._target:
             return not hides(path, self.real_target)
         return not self._hides_anywhere(path, os.path.realpath(path))

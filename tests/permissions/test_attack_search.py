@@ -272,6 +272,27 @@ async def test_a_denied_file_whose_name_holds_a_newline_stays_hidden(project):
         assert_nothing_leaked(finished)
 
 
+@pytest.mark.parametrize("numbers", [True, False])
+async def test_a_path_with_colons_and_dashes_is_judged_as_itself(project, numbers):
+    # A class in the rule keeps it out of rg's globs: the filter alone must read the path.
+    write(project / "odd:1-name.txt", "needle SECRET_ODD\nmore\n")
+    write(project / "ok:2-name.txt", "needle visible\nmore\n")
+
+    finished = await search(
+        project,
+        "Grep",
+        pattern="needle",
+        output_mode="content",
+        deny=("Read(./odd:[1]-name.txt)",),
+        **{"-n": numbers, "-A": 1},
+    )
+
+    shown = output(finished)
+    assert "SECRET_ODD" not in shown
+    expected = "ok:2-name.txt:1:needle visible" if numbers else "ok:2-name.txt:needle visible"
+    assert expected in shown.splitlines()
+
+
 async def test_paging_counts_only_what_is_shown(project):
     # .env and config/.env.local sort before src/: withheld lines must not use up the page.
     first = await search(
