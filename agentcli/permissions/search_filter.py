@@ -9,7 +9,7 @@ tool (`ToolContext.search_filter`). Three layers, cheapest first:
 
 - `rg_excludes`: rules that translate exactly into ripgrep globs keep rg from
   opening those files at all;
-- `hides`: every path rg reports is judged, as reached and with symlinks
+- `hider`: every path rg reports is judged, as reached and with symlinks
   resolved, against the deny rules (and, for tools that show contents, the
   ask rules and the always-ask secrets: .env* files and ~/.ssh, unless an
   allow rule names the file, as for Read). This is the final word: a glob

@@ -256,6 +256,27 @@ async def test_grep_does_not_follow_symlinks_out_of_the_search(project):
     assert_nothing_leaked(finished)
 
 
+@pytest.mark.parametrize("mode", ["files_with_matches", "content", "count"])
+async def test_a_symlinked_path_is_judged_where_its_files_really_are(project, mode):
+    # Only the one file is denied, so searching its folder through a link is allowed;
+    # rg's glob for the rule cannot see through the link: the filter must.
+    (project / "alias").symlink_to(project / "private")
+
+    finished = await search(
+        project,
+        "Grep",
+        pattern="needle",
+        path="alias",
+        output_mode=mode,
+        deny=("Read(./private/key.txt)",),
+    )
+
+    assert not finished.is_error
+    assert "SECRET_KEY" not in output(finished)
+    assert not any(line.startswith("alias/key.txt") for line in output(finished).splitlines())
+    assert any(line.startswith("alias/deep/inner.py") for line in output(finished).splitlines())
+
+
 async def test_grep_path_refused_in_headless_runs_prints_nothing(project):
     for path in ("private", "link_private", "link_out", "../outside", "~/.ssh", ".env"):
         finished = await search(project, "Grep", pattern="needle", path=path)
