@@ -16,7 +16,6 @@ value a JSON reader gets.
 
 from __future__ import annotations
 
-import json
 import re
 import sys
 from dataclasses import dataclass, field
@@ -32,6 +31,7 @@ from agentcli.engine.events import (
     UserMessage,
 )
 from agentcli.engine.messages import text_of
+from agentcli.wellformed import json_line as json_text
 
 
 @dataclass
@@ -81,8 +81,9 @@ _JSON_UNESCAPED_CONTROLS = re.compile(r"[\x7f-\x9f]")
 
 
 def json_line(obj: dict[str, Any]) -> str:
-    """One JSON object as a line, with no control character left raw."""
-    encoded = json.dumps(obj, ensure_ascii=False)
+    """One JSON object as a line: text that encodes as UTF-8 (wellformed.py), with no
+    control character left raw."""
+    encoded = json_text(obj)
     return _JSON_UNESCAPED_CONTROLS.sub(lambda m: f"\\u{ord(m.group()):04x}", encoded) + "\n"
 
 

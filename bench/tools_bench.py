@@ -2,7 +2,8 @@
 
 1. Grep vs. running `rg` directly with the very same command line, on a
    generated corpus of source-like files (> 50 MB): the tool's own overhead
-   (spawning through asyncio, ranking by mtime, formatting) must stay within 10%.
+   (spawning through asyncio, judging each path against the permission
+   rules, ranking by mtime, formatting) must stay within 10%.
 2. Read of the first 2000 lines of a 500 MB file vs. a 1 MB file: reading a
    window must not cost more because the file is big.
 3. Glob `**/*.py` over 50,000 files: time per call.
@@ -25,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from agentcli.engine.abort import AbortSignal
+from agentcli.permissions.policy import PermissionPolicy
 from agentcli.tools.base import Tool, ToolContext, Workspace
 from agentcli.tools.glob import GlobTool
 from agentcli.tools.grep import GrepInput, GrepTool, build_rg_args
@@ -133,8 +135,15 @@ def paired_medians(a: Callable[[], Any], b: Callable[[], Any], repeats: int) -> 
 def tool_call(
     runner: asyncio.Runner, tool: Tool, ws: Workspace, raw: dict[str, Any]
 ) -> Callable[[], Any]:
+    """The tool as the engine runs it: with the search filter of a session's policy."""
     inp = tool.input_model.model_validate(raw)
-    return lambda: runner.run(tool.run(inp, ToolContext(ws, AbortSignal())))
+    policy = PermissionPolicy(ws)
+
+    def call() -> Any:
+        context = ToolContext(ws, AbortSignal(), search_filter=policy.search_filter(tool.name))
+        return runner.run(tool.run(inp, context))
+
+    return call
 
 
 def process_call(argv: list[str], cwd: Path) -> Callable[[], Any]:

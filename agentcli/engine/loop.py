@@ -54,6 +54,7 @@ from agentcli.providers.base import (
 )
 from agentcli.tools.base import Workspace
 from agentcli.tools.registry import ToolRegistry
+from agentcli.wellformed import scrub
 
 INTERRUPT_MARKER = "[Request interrupted by user]"
 MODEL_ERROR_RESULT = "Not run: the model's response failed before this turn could continue."
@@ -315,13 +316,14 @@ class _Collector:
 
     def complete_block(self, index: int, block: dict[str, Any]) -> None:
         self.partial_text.pop(index, None)
-        self.blocks[index] = block
+        # The conversation holds only valid Unicode, or no request could be sent again.
+        self.blocks[index] = scrub(block)
 
     def message(self, *, partial: bool) -> dict[str, Any] | None:
         found = dict(self.blocks)
         if partial:
             for index, parts in self.partial_text.items():
-                found[index] = {"type": "text", "text": "".join(parts)}
+                found[index] = {"type": "text", "text": scrub("".join(parts))}
         blocks = [found[i] for i in sorted(found) if _keep_block(found[i])]
         if not blocks:
             if partial:

@@ -37,6 +37,7 @@ from agentcli.permissions.gate import PermissionGate
 from agentcli.permissions.types import Decision
 from agentcli.tools.base import Tool, ToolContext, ToolError, ToolInput, ToolResult, Workspace
 from agentcli.tools.registry import ToolRegistry
+from agentcli.wellformed import has_lone_surrogate, scrub
 
 INTERRUPTED_MESSAGE = "Interrupted by the user: this tool call was stopped before it finished."
 NOT_RUN_MESSAGE = "Not run: the turn was interrupted by the user before this call started."
@@ -88,10 +89,18 @@ class ToolRunner:
     # -- intake ---------------------------------------------------------------
 
     def add(self, block: dict[str, Any]) -> ToolCallStarted:
-        """Register a complete tool_use block; start it now if that is safe."""
-        call = ToolCall(len(self.calls), block["id"], block["name"], block.get("input") or {})
+        """Register a complete tool_use block; start it now if that is safe.
+
+        The input is the model's own JSON: anything may be in it. Whatever it
+        holds, the call ends in a result (`invalid` when it cannot run), and
+        what the events carry is valid Unicode.
+        """
+        raw = block.get("input")
+        raw = {} if raw is None else raw
+        shown = scrub(raw) if isinstance(raw, dict) else {}
+        call = ToolCall(len(self.calls), block["id"], block["name"], shown)
         self.calls.append(call)
-        self._prepare(call)
+        self._prepare(call, raw)
         if self.start_while_streaming and self._may_start_early(call):
             self._start(call)
         summary = ""
@@ -102,18 +111,18 @@ class ToolRunner:
                 summary = ""
         return ToolCallStarted(call.id, call.name, call.raw_input, summary)
 
-    def _prepare(self, call: ToolCall) -> None:
+    def _prepare(self, call: ToolCall, raw: Any) -> None:
         tool = self.registry.get(call.name)
         if tool is None:
             available = ", ".join(self.registry.names()) or "none"
             call.invalid = f"No such tool: {call.name}. The available tools are: {available}."
             return
         call.tool = tool
-        if "__invalid_json__" in call.raw_input:
-            call.invalid = f"{call.name}: the tool input was not valid JSON."
+        call.invalid = input_problem(call.name, raw)
+        if call.invalid is not None:
             return
         try:
-            call.inp = tool.input_model.model_validate(call.raw_input)
+            call.inp = tool.input_model.model_validate(raw)
         except ValidationError as exc:
             call.invalid = format_validation_error(call.name, exc)
             return
@@ -125,7 +134,10 @@ class ToolRunner:
     def _may_start_early(self, call: ToolCall) -> bool:
         if not call.safe or not all(c.safe and c.started for c in self.calls[:-1]):
             return False
-        call.decision = self.gate.decide(call.tool, call.inp)
+        try:
+            call.decision = self.gate.decide(call.tool, call.inp)
+        except Exception:  # decided again when it runs, where a failure becomes its result
+            return False
         return call.decision.behavior == "allow"
 
     # -- running --------------------------------------------------------------
@@ -233,6 +245,7 @@ class ToolRunner:
                 abort=self.abort,
                 tool_use_id=call.id,
                 report=lambda data: self._emit(ToolCallProgress(call.id, data)),
+                search_filter=self.gate.policy.search_filter(tool.name),
             )
             result = await tool.run(inp, context)
             if self.hooks is not None:
@@ -288,7 +301,7 @@ class ToolRunner:
 
 
 def tool_result_block(tool_use_id: str, result: ToolResult) -> dict[str, Any]:
-    content = result.content
+    content = scrub(result.content)  # a file name that is not UTF-8, echoed in a message
     if isinstance(content, list):  # the API rejects empty and whitespace-only text blocks
         content = [b for b in content if b.get("type") != "text" or str(b.get("text", "")).strip()]
     if content == "" or content == []:
@@ -297,6 +310,33 @@ def tool_result_block(tool_use_id: str, result: ToolResult) -> dict[str, Any]:
     if result.is_error:
         block["is_error"] = True
     return block
+
+
+def input_problem(tool_name: str, raw: Any) -> str | None:
+    """Why a tool input cannot even be validated, or None."""
+    if not isinstance(raw, dict):
+        return f"Invalid input for {tool_name}: the input must be a JSON object, not {_kind(raw)}."
+    if "__invalid_json__" in raw:
+        return f"{tool_name}: the tool input was not valid JSON."
+    if has_lone_surrogate(raw):
+        return (
+            f"Invalid input for {tool_name}: it is not valid Unicode (it holds half of a "
+            "UTF-16 surrogate pair, such as \\ud800, without the other half). Nothing was "
+            "run; send the characters themselves."
+        )
+    return None
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    return type(value).__name__
 
 
 def format_validation_error(tool_name: str, exc: ValidationError) -> str:

@@ -38,9 +38,10 @@ from typing import TYPE_CHECKING, Any
 from agentcli.config.credentials import child_env
 from agentcli.permissions.path_rules import compile_path_pattern, real_path
 from agentcli.permissions.rules import EDIT_TOOLS, Rule
+from agentcli.permissions.search_filter import RuleSearchFilter
 from agentcli.permissions.special_paths import special_path_reason
 from agentcli.permissions.types import Decision, PermissionMode
-from agentcli.tools.base import Tool, Workspace
+from agentcli.tools.base import SearchFilter, Tool, Workspace
 
 if TYPE_CHECKING:
     from agentcli.permissions.shell.check import Analysis
@@ -81,6 +82,10 @@ class PermissionPolicy:
 
     def decide(self, tool: Tool, inp: Any) -> Decision:
         return decide(self, tool, inp)
+
+    def search_filter(self, tool_name: str) -> SearchFilter:
+        """What a search by `tool_name` may show: what Read could read without asking."""
+        return RuleSearchFilter(self, tool_name)
 
 
 def decide(policy: PermissionPolicy, tool: Tool, inp: Any) -> Decision:

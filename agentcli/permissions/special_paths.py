@@ -18,7 +18,12 @@ from agentcli.config.trust import trust_file
 
 
 def special_path_reason(path: Path, root: Path, *, writing: bool) -> str | None:
-    """Why touching `path` (already resolved) must be asked about, or None."""
+    """Why touching `path` (already resolved) must be asked about, or None.
+
+    Reading asks only under `ssh_folder()` and for a `secret_name()`; the
+    search filter (search_filter.py) applies the same two tests to every file
+    a search finds.
+    """
     return SpecialPlaces(root).reason(path, writing=writing)
 
 
@@ -32,7 +37,7 @@ class SpecialPlaces:
 
     def __init__(self, root: Path) -> None:
         self.root = root
-        self.ssh = os.path.realpath(Path.home() / ".ssh").lower()
+        self.ssh = str(ssh_folder()).lower()
         self._settings: tuple[str, frozenset[str]] | None = None
 
     def settings(self) -> tuple[str, frozenset[str]]:
@@ -48,7 +53,7 @@ class SpecialPlaces:
         name = os.path.basename(text)
         if _under_text(text, self.ssh):
             return "it touches ~/.ssh (keys and SSH configuration)"
-        if name.startswith(".env"):
+        if secret_name(name):
             return f"{name} may hold secrets"
         if not writing:
             return None
@@ -77,6 +82,17 @@ SHELL_STARTUP_FILES = frozenset(
         ".tcshrc", ".inputrc", ".gitconfig", "config.fish",
     }
 )  # fmt: skip
+
+
+def ssh_folder() -> Path:
+    """~/.ssh, resolved: keys and SSH configuration."""
+    return _real(Path.home() / ".ssh")
+
+
+def secret_name(name: str) -> bool:
+    """A file name that says "secrets here": .env, .env.local, .env.production...
+    (in any case: on a case-insensitive disk `.ENV` is `.env`)."""
+    return name.lower().startswith(".env")
 
 
 def settings_paths(root: Path) -> list[Path]:

@@ -216,11 +216,19 @@ class _StreamState:
 
 
 def _parse_tool_input(text: str) -> dict[str, Any]:
-    """Parse the streamed input JSON. Invalid JSON becomes a marker the engine reports."""
+    """Parse the streamed input JSON. Invalid JSON becomes a marker the engine reports.
+
+    Only JSON the API would take back in the next request counts: not Python's
+    NaN and Infinity, nor nesting deeper than the parser's recursion limit.
+    """
     if not text.strip():
         return {}
     try:
-        value = json.loads(text)
-    except json.JSONDecodeError:
+        value = json.loads(text, parse_constant=_refuse_constant)
+    except (ValueError, RecursionError):
         return {"__invalid_json__": text}
     return value if isinstance(value, dict) else {"__invalid_json__": text}
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")

@@ -18,10 +18,11 @@ Records carry only messages and metadata: never the API key or any header.
 
 from __future__ import annotations
 
-import json
 import uuid
 from datetime import UTC, datetime
 from typing import Any
+
+from agentcli.wellformed import json_line
 
 FORMAT_VERSION = 1
 
@@ -114,5 +115,8 @@ def repair_record(*, session_id: str, dropped_lines: list[int]) -> dict[str, Any
 
 
 def dumps(record: dict[str, Any]) -> str:
-    """One line of JSON (no newline inside: json escapes them) plus the newline."""
-    return json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
+    """One line of JSON (no newline inside: json escapes them) plus the newline.
+
+    The line always encodes as UTF-8, whatever strings the record holds.
+    """
+    return json_line(record, separators=(",", ":")) + "\n"

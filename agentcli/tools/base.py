@@ -17,9 +17,10 @@ from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Protocol
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import AfterValidator, BaseModel, ConfigDict
+from pydantic_core import PydanticCustomError
 
 from agentcli.engine.abort import AbortSignal
 
@@ -36,6 +37,39 @@ class ToolInput(BaseModel):
     """Base for tool input models: unknown fields are an error the model can fix."""
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+# What the system takes: a path of at most PATH_MAX bytes, a command-line argument
+# (rg's pattern, `bash -c`'s command) of at most MAX_ARG_STRLEN bytes, each with
+# its terminating NUL, so none can hold a NUL of its own.
+PATH_MAX_BYTES = 4096 - 1
+ARG_MAX_BYTES = 128 * 1024 - 1
+
+
+def _system_text(limit: int, what: str) -> AfterValidator:
+    def check(value: str) -> str:
+        if "\x00" in value:
+            raise PydanticCustomError(
+                "nul_byte", "holds a NUL byte (\\x00), which no {what} can contain", {"what": what}
+            )
+        if len(value) > limit or (len(value) * 4 > limit and _utf8_size(value) > limit):
+            raise PydanticCustomError(
+                "too_long",
+                "is too long: {size} bytes, more than the {limit} a {what} can have",
+                {"size": _utf8_size(value), "limit": limit, "what": what},
+            )
+        return value
+
+    return AfterValidator(check)
+
+
+def _utf8_size(value: str) -> int:
+    return len(value.encode("utf-8", "surrogatepass"))
+
+
+# Input fields the tool hands to the operating system.
+PathText = Annotated[str, _system_text(PATH_MAX_BYTES, "path")]
+ArgText = Annotated[str, _system_text(ARG_MAX_BYTES, "command-line argument")]
 
 
 class ToolError(Exception):
@@ -124,14 +158,49 @@ def _normalise(path: Path) -> str:
     return os.path.normpath(str(path))
 
 
+class SearchFilter(Protocol):
+    """Which found files a search may show: those Read could read without asking.
+
+    The engine builds one per call from the permission rules
+    (agentcli/permissions/search_filter.py); a search tool asks it about
+    every path it is about to show. Paths are absolute strings: `written` as
+    the search reached it, `real` with symlinks resolved.
+    """
+
+    def hider(self, target: str, real_target: str) -> Callable[[str, str], bool] | None:
+        """The test for paths found at or below the search target `target` (resolved:
+        `real_target`): given one as written and as resolved, True hides it and its
+        content. Built once per search, called for every path: it must be quick.
+        None when nothing there can be hidden."""
+        ...
+
+    def rg_excludes(self, cwd: str, target: str, real_target: str) -> list[str]:
+        """`--glob` exclusions for rg run in `cwd` on `target`, so rg never opens what
+        is hidden. Only rules that translate exactly: `hider` has the final word."""
+        ...
+
+    def note(self, target: str, real_target: str) -> str | None:
+        """What the result says about what the rules keep out of a search of `target`.
+
+        It depends on the rules and the place only, never on what the hidden
+        files hold (a count of hidden matches would tell that, bit by bit).
+        """
+        ...
+
+
 @dataclass(slots=True)
 class ToolContext:
-    """What one call of a tool runs with."""
+    """What one call of a tool runs with.
+
+    `search_filter` is None only where no permission rules exist (a tool's own
+    tests, the benchmarks): the engine always passes one.
+    """
 
     workspace: Workspace
     abort: AbortSignal
     tool_use_id: str = ""
     report: Callable[[Any], None] = lambda _data: None
+    search_filter: SearchFilter | None = None
 
 
 class Tool(ABC):

@@ -34,7 +34,15 @@ from agentcli.config.credentials import child_env
 from agentcli.config.private_files import write_private_atomic
 from agentcli.engine.abort import AbortSignal
 from agentcli.sandbox import Launch, unavailable_message
-from agentcli.tools.base import Tool, ToolContext, ToolError, ToolInput, ToolResult, Workspace
+from agentcli.tools.base import (
+    ArgText,
+    Tool,
+    ToolContext,
+    ToolError,
+    ToolInput,
+    ToolResult,
+    Workspace,
+)
 from agentcli.tools.readonly_commands import is_read_only_command
 from agentcli.tools.shell_output import MAX_OUTPUT_CHARS, OutputBuffer, ProgressThrottle
 
@@ -69,7 +77,7 @@ trap 'umask 077; builtin pwd -P >| "$__agentcli_cwd_file" 2>/dev/null' EXIT
 
 
 class BashInput(ToolInput):
-    command: str = Field(min_length=1, description="The command to run with bash.")
+    command: ArgText = Field(min_length=1, description="The command to run with bash.")
     timeout: int | None = Field(
         None,
         ge=1,

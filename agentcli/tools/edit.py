@@ -23,7 +23,15 @@ from typing import Any, ClassVar
 
 from pydantic import Field
 
-from agentcli.tools.base import FileTool, ToolContext, ToolError, ToolInput, ToolResult, Workspace
+from agentcli.tools.base import (
+    FileTool,
+    PathText,
+    ToolContext,
+    ToolError,
+    ToolInput,
+    ToolResult,
+    Workspace,
+)
 from agentcli.tools.diff import build_diff
 from agentcli.tools.fileio import (
     TextFormat,
@@ -51,7 +59,7 @@ MAX_SNIPPETS = 5
 
 
 class EditInput(ToolInput):
-    file_path: str = Field(
+    file_path: PathText = Field(
         description="Absolute path of the file to change (a relative path is taken from the "
         "project folder)."
     )

@@ -14,19 +14,28 @@ from pathlib import Path
 
 from pydantic import Field
 
-from agentcli.tools.base import Tool, ToolContext, ToolError, ToolInput, ToolResult, Workspace
-from agentcli.tools.ripgrep import VCS_EXCLUDES, run_rg
+from agentcli.tools.base import (
+    PathText,
+    Tool,
+    ToolContext,
+    ToolError,
+    ToolInput,
+    ToolResult,
+    Workspace,
+)
+from agentcli.tools.ripgrep import ALWAYS_EXCLUDED, run_rg
+from agentcli.tools.search_scope import SearchScope, visible_errors
 
 MAX_RESULTS = 100
 _GLOB_CHARS = frozenset("*?[{")
 
 
 class GlobInput(ToolInput):
-    pattern: str = Field(
+    pattern: PathText = Field(
         min_length=1,
         description='Glob pattern to match file paths against, e.g. "**/*.py" or "src/**/*.ts".',
     )
-    path: str | None = Field(
+    path: PathText | None = Field(
         None,
         description="Folder to search in. Defaults to the project root.",
     )
@@ -43,28 +52,34 @@ class GlobTool(Tool):
         return text if len(text) <= 80 else text[:79] + "…"
 
     def target_path(self, inp: GlobInput, workspace: Workspace) -> Path | None:
-        return workspace.resolve(inp.path) if inp.path else workspace.root
+        """The folder really searched: the pattern's leading folders count (`../x/*`)."""
+        start = workspace.resolve(inp.path) if inp.path else workspace.root
+        return split_pattern(start, inp.pattern)[0]
 
     async def run(self, inp: GlobInput, ctx: ToolContext) -> ToolResult:
         ws = ctx.workspace
         start = ws.resolve(inp.path) if inp.path else ws.root
-        if not start.exists():
+        if not os.path.exists(start):
             raise ToolError(f"Directory does not exist: {inp.path}")
-        if not start.is_dir():
+        if not os.path.isdir(start):
             raise ToolError(f"Not a directory: {inp.path} (Glob searches folders; use Read)")
         base, pattern = split_pattern(start, inp.pattern)
-        if not base.is_dir():
-            return ToolResult("No files found", display=_display(0, 0))
+        scope = SearchScope(base, base, ctx.search_filter)
+        rules_note = scope.note()
+        note = f"\n\n{rules_note}" if rules_note else ""
+        if not os.path.isdir(base):
+            return ToolResult("No files found" + note, display=_display(0, 0))
 
         args = ["--no-config", "--files", "--hidden", "--block-buffered", "--glob", pattern]
-        for glob in VCS_EXCLUDES:
+        for glob in (*ALWAYS_EXCLUDED, *scope.rg_excludes()):
             args += ["--glob", glob]
         out = await run_rg(args, base)
-        if out.returncode == 2 and not out.stdout:
-            raise ToolError(out.error_text())
-        names = [name for name in out.stdout.split(b"\n") if name]
+        errors = visible_errors(out.stderr, scope.shows)
+        if out.returncode == 2 and not out.stdout and errors:
+            raise ToolError("\n".join(errors))
+        names = [name for name in out.stdout.split(b"\n") if name and scope.shows(name)]
         if not names:
-            return ToolResult("No files found", display=_display(0, 0))
+            return ToolResult("No files found" + note, display=_display(0, 0))
 
         newest = _newest(base, names, MAX_RESULTS)
         prefix = _display_prefix(ws, base)
@@ -74,7 +89,7 @@ class GlobTool(Tool):
                 f"\n(Showing the {len(newest)} most recently modified of {len(names)} files; "
                 "results truncated, use a more specific pattern or path.)"
             )
-        return ToolResult("\n".join(lines), display=_display(len(newest), len(names)))
+        return ToolResult("\n".join(lines) + note, display=_display(len(newest), len(names)))
 
 
 def split_pattern(start: Path, pattern: str) -> tuple[Path, str]:
@@ -82,29 +97,30 @@ def split_pattern(start: Path, pattern: str) -> tuple[Path, str]:
 
     rg matches globs like .gitignore lines, relative to the folder it runs in:
     `*.py` matches at any depth, `src/*.py` and `/*.py` are anchored. An absolute
-    pattern (`/repo/src/**/*.py`), one going up (`../lib/*.py`) or one starting
-    with `./` names a real folder instead; it becomes the folder searched and the
-    rest stays anchored to it, as in a shell.
+    pattern (`/repo/src/**/*.py`), one going up (`../lib/*.py`, `src/../../x/*`)
+    or one starting with `./` names a real folder instead; it becomes the folder
+    searched and the rest stays anchored to it, as in a shell. (A `..` after a
+    wildcard, `**/../x`, matches nothing: rg only walks down.)
     """
     if pattern.startswith("!"):
         pattern = "\\" + pattern  # a literal "!", not a negation that matches everything
-    if pattern.startswith("./"):
-        return start, "/" + pattern[2:].lstrip("/")
     parts = pattern.split("/")
-    absolute = pattern.startswith("/")
-    if not absolute and parts[0] != "..":
-        return start, pattern
     static: list[str] = []
     for part in parts[:-1]:
         if _GLOB_CHARS & set(part):
             break
         static.append(part)
+    absolute = pattern.startswith("/")
+    if not absolute and ".." not in static:
+        if pattern.startswith("./"):
+            return start, "/" + pattern[2:].lstrip("/")
+        return start, pattern
     rest = "/".join(parts[len(static) :])
     folder = "/".join(static)
     if absolute and not folder.strip("/"):
         return start, pattern  # "/*.py", "/**/x": anchored to the search folder
     base = Path(os.path.normpath(folder if absolute else start / folder))
-    if absolute and not base.is_dir():
+    if absolute and not os.path.isdir(base):
         return start, pattern  # "/src/*.py" where /src is not a real folder: anchored
     return base, "/" + rest
 

@@ -8,36 +8,51 @@ becomes text for the model. Everything that makes search correct and fast
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
 
 from pydantic import Field
 
-from agentcli.tools.base import Tool, ToolContext, ToolError, ToolInput, ToolResult, Workspace
-from agentcli.tools.ripgrep import VCS_EXCLUDES, RgOutput, run_rg, split_globs
+from agentcli.tools.base import (
+    ArgText,
+    PathText,
+    SearchFilter,
+    Tool,
+    ToolContext,
+    ToolError,
+    ToolInput,
+    ToolResult,
+    Workspace,
+)
+from agentcli.tools.ripgrep import ALWAYS_EXCLUDED, RgOutput, run_rg, split_globs
+from agentcli.tools.search_scope import SearchScope, rg_error_note, visible_errors
 
 # Longer lines are shown as a preview: one minified file must not fill the context.
 MAX_COLUMNS = 500
 # Content mode stops here even with head_limit=0, for the same reason.
 MAX_CHARS = 30_000
 
+# The path in a content line ends in a NUL, which no path holds (see _content_lines).
+FIELD_SEPARATORS = ("--field-match-separator=\\x00:", "--field-context-separator=\\x00-")
+
 OutputMode = Literal["files_with_matches", "content", "count"]
 
 
 class GrepInput(ToolInput):
-    pattern: str = Field(
+    pattern: ArgText = Field(
         min_length=1,
         description="Regular expression to search for (ripgrep / Rust regex syntax).",
     )
-    path: str | None = Field(
+    path: PathText | None = Field(
         None,
         description="File or folder to search in. Defaults to the project root.",
     )
-    glob: str | None = Field(
+    glob: ArgText | None = Field(
         None,
         description='Only search files matching this glob, e.g. "*.py" or "*.{ts,tsx}" (rg --glob).',
     )
-    type: str | None = Field(
+    type: ArgText | None = Field(
         None,
         description='Only search files of this type, e.g. "py", "js", "rust" (rg --type).',
     )
@@ -97,66 +112,148 @@ class GrepTool(Tool):
         return workspace.resolve(inp.path) if inp.path else workspace.root
 
     async def run(self, inp: GrepInput, ctx: ToolContext) -> ToolResult:
-        ws = ctx.workspace
-        cwd, path_arg = search_location(ws, inp.path)
+        scope, path_arg = search_location(ctx.workspace, inp.path, ctx.search_filter)
         limit = inp.head_limit or None
-        # Only content lines come out in their final order; files are re-sorted by
-        # mtime and counts by path, so those need rg's whole output.
-        max_lines = inp.offset + limit if limit and inp.output_mode == "content" else None
         strip_dot = path_arg == "."
-        # Files are ranked by modification time: stat each one as rg reports it.
-        mtimes: dict[bytes, int] = {}
-        note_mtime = None
+        args = build_rg_args(inp, path_arg, scope.rg_excludes())
+        listing = _Listing(inp.output_mode == "count", scope, strip_dot)
+        if inp.output_mode == "content":
+            # Content lines come out in their final order: rg stops once the page is full.
+            max_lines = inp.offset + limit if limit else None
+            out = await run_rg(args, scope.cwd, max_lines=max_lines)
+            lines, withheld = _content_lines(out.stdout, scope, inp.line_numbers)
+            if withheld and out.stopped_early:  # withheld lines took places on the page
+                out = await run_rg(args, scope.cwd)
+                lines, withheld = _content_lines(out.stdout, scope, inp.line_numbers)
+            lines = [_clean(line, strip_dot) for line in lines]
+        elif inp.output_mode == "count":
+            out = await run_rg(args, scope.cwd)
+            for line in _split_lines(out.stdout):
+                listing.add(line)
+            lines = listing.lines
+        else:  # ranked by mtime: each file is judged and stat-ed while rg still searches
+            out = await run_rg(args, scope.cwd, on_line=listing.add)
+            lines = listing.lines
+
+        notes = ""
+        if out.returncode == 2 and not out.stopped_early:
+            errors = visible_errors(out.stderr, scope.shows)
+            if errors and not out.stdout:
+                raise ToolError("\n".join(errors))
+            notes += rg_error_note(errors)
+        rules_note = scope.note()
+        notes += f"\n\n{rules_note}" if rules_note else ""
+        if not lines:
+            return ToolResult("No matches found" + notes, display=_display(inp, 0))
+
         if inp.output_mode == "files_with_matches":
-            base = os.fsencode(cwd)
-
-            def note_mtime(raw: bytes) -> None:
-                name = _clean(raw.removesuffix(b"\r"), strip_dot)
-                mtimes[name] = _mtime(os.path.join(base, name))
-
-        args = build_rg_args(inp, path_arg)
-        out = await run_rg(args, cwd, max_lines=max_lines, on_line=note_mtime)
-
-        if out.returncode == 2 and not out.stdout:
-            raise ToolError(out.error_text())
-        if not out.stdout:
-            return ToolResult("No matches found", display=_display(inp, 0))
-
-        # Split on "\n" only: a stray "\r" inside a line is content, not a line break.
-        raw_lines = out.stdout.split(b"\n")
-        if raw_lines[-1] == b"":
-            raw_lines.pop()
-        lines = [_clean(line.removesuffix(b"\r"), strip_dot) for line in raw_lines]
-        if inp.output_mode == "files_with_matches":
-            text, shown = _files_result(lines, mtimes, inp.offset, limit)
+            text, shown = _files_result(lines, listing.mtimes, inp.offset, limit)
         elif inp.output_mode == "count":
             text, shown = _count_result(lines, inp.offset, limit)
         else:
             text, shown = _content_result(lines, out, inp.offset, limit)
-        if out.returncode == 2 and not out.stopped_early:
-            first = out.error_text().splitlines()[0]
-            text += f"\n\n(Some files could not be searched: {first})"
-        return ToolResult(text, display=_display(inp, shown))
+        return ToolResult(text + notes, display=_display(inp, shown))
 
 
-def search_location(ws: Workspace, path: str | None) -> tuple[Path, str]:
+class _Listing:
+    """Files (or "path:count" lines) that may be shown, as rg reports them.
+
+    For files, `add` runs in run_rg's reader thread, line by line while rg
+    still searches, so the work per file (the permission filter, a stat for
+    the mtime ranking) overlaps rg's own.
+    """
+
+    def __init__(self, counts: bool, scope: SearchScope, strip_dot: bool) -> None:
+        self.lines: list[bytes] = []
+        self.mtimes: dict[bytes, int] = {}
+        self._counts = counts
+        self._scope = scope
+        self._strip_dot = strip_dot
+        self._base = os.fsencode(scope.cwd)
+
+    def add(self, raw: bytes) -> None:
+        line = raw.removesuffix(b"\r")
+        if not self._scope.shows(line.rpartition(b":")[0] if self._counts else line):
+            return
+        line = _clean(line, self._strip_dot)
+        self.lines.append(line)
+        if not self._counts:
+            self.mtimes[line] = _mtime(os.path.join(self._base, line))
+
+
+def search_location(
+    ws: Workspace, path: str | None, search_filter: SearchFilter | None = None
+) -> tuple[SearchScope, str]:
     """Where to run rg and which path to give it, so results come out root-relative.
 
     Inside the project rg runs from the root with a relative path; outside it, the
     path is absolute and so are the results.
     """
     target = ws.resolve(path) if path else ws.root
-    if not target.exists():
+    if not os.path.exists(target):
         raise ToolError(f"Path does not exist: {path}")
     if target == ws.root:
-        return ws.root, "."
+        return SearchScope(ws.root, target, search_filter), "."
     if target.is_relative_to(ws.root):
-        return ws.root, str(target.relative_to(ws.root))
-    return (target if target.is_dir() else target.parent), str(target)
+        return SearchScope(ws.root, target, search_filter), str(target.relative_to(ws.root))
+    cwd = target if target.is_dir() else target.parent
+    return SearchScope(cwd, target, search_filter), str(target)
 
 
-def build_rg_args(inp: GrepInput, path_arg: str) -> list[str]:
-    """The rg command line for a Grep call (public so the benchmark runs the same)."""
+def _content_lines(
+    stdout: bytes, scope: SearchScope, line_numbers: bool
+) -> tuple[list[bytes], bool]:
+    """Content lines of shown files, their NUL field separators taken out again;
+    and whether any line was withheld.
+
+    rg is asked to end the path with a NUL (`FIELD_SEPARATORS`), so a path with
+    a ":" or "-" in it is still told apart from the line number and the text.
+    """
+    kept: list[bytes] = []
+    withheld = False
+    for line in _split_lines(stdout):
+        line = line.removesuffix(b"\r")
+        path, nul, rest = line.partition(b"\0")
+        if not nul:  # "--" between context groups, or rg's note on a file it was given
+            if line == b"--" or scope.shows_file_target():
+                kept.append(line)
+            continue
+        if not scope.shows_again(path):
+            withheld = True
+            continue
+        if line_numbers:
+            number, _, text = rest.partition(b"\0")
+            kept.append(path + number + text)
+        else:
+            kept.append(path + rest)
+    return _tidy_separators(kept), withheld
+
+
+def _split_lines(stdout: bytes) -> list[bytes]:
+    """rg's output lines. Split on "\n" only: a stray "\r" inside a line is content."""
+    lines = stdout.split(b"\n")
+    if lines[-1] == b"":
+        lines.pop()
+    return lines
+
+
+def _tidy_separators(lines: list[bytes]) -> list[bytes]:
+    """No "--" at either end or twice in a row (what withheld groups leave behind)."""
+    tidy: list[bytes] = []
+    for line in lines:
+        if line == b"--" and (not tidy or tidy[-1] == b"--"):
+            continue
+        tidy.append(line)
+    if tidy and tidy[-1] == b"--":
+        tidy.pop()
+    return tidy
+
+
+def build_rg_args(inp: GrepInput, path_arg: str, excludes: Sequence[str] = ()) -> list[str]:
+    """The rg command line for a Grep call (public so the benchmark runs the same).
+
+    `excludes`: `--glob` exclusions from the permission rules.
+    """
     # --no-config: a user's RIPGREP_CONFIG_PATH must not change the output format.
     # --block-buffered: rg otherwise flushes per file, waking the event loop hundreds of times.
     args = ["--no-config", "--color=never", "--hidden", "--block-buffered"]
@@ -168,7 +265,7 @@ def build_rg_args(inp: GrepInput, path_arg: str) -> list[str]:
         args += ["--type", inp.type]
     for glob in split_globs(inp.glob or ""):
         args += ["--glob", glob]
-    for glob in VCS_EXCLUDES:  # last, so a user glob cannot re-include them
+    for glob in (*ALWAYS_EXCLUDED, *excludes):  # last, so a user glob cannot re-include them
         args += ["--glob", glob]
     if inp.output_mode == "files_with_matches":
         args.append("--files-with-matches")
@@ -177,7 +274,7 @@ def build_rg_args(inp: GrepInput, path_arg: str) -> list[str]:
     else:
         # Sorted by path: a search repeated with a larger offset continues where
         # the previous page ended, instead of showing lines in a new random order.
-        args += ["--with-filename", "--no-heading", "--sort", "path"]
+        args += ["--with-filename", "--no-heading", "--sort", "path", *FIELD_SEPARATORS]
         args += ["--max-columns", str(MAX_COLUMNS), "--max-columns-preview"]
         args.append("--line-number" if inp.line_numbers else "--no-line-number")
         if inp.context is not None:

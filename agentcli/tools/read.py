@@ -24,6 +24,7 @@ from pydantic import Field
 from agentcli.tools.base import (
     RESULT_BUDGET_CHARS,
     FileTool,
+    PathText,
     ToolContext,
     ToolError,
     ToolInput,
@@ -64,7 +65,7 @@ IMAGE_EXTENSIONS = {
 
 
 class ReadInput(ToolInput):
-    file_path: str = Field(
+    file_path: PathText = Field(
         description="Absolute path of the file to read (a relative path is taken from the "
         "project folder)."
     )

@@ -26,6 +26,9 @@ _EXE = "rg.exe" if os.name == "nt" else "rg"
 
 # Version-control folders: searchable as hidden files otherwise, never useful.
 VCS_EXCLUDES = ("!.git", "!.svn", "!.hg", "!.bzr", "!.jj")
+# A name with a line break would read as two paths in rg's line-based output, one
+# of them made up (and judged by the permission rules as such): never searched.
+ALWAYS_EXCLUDED = (*VCS_EXCLUDES, "!*\n*")
 
 _found: str | None = None
 

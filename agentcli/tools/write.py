@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 
 from pydantic import Field
 
-from agentcli.tools.base import FileTool, ToolContext, ToolInput, ToolResult, Workspace
+from agentcli.tools.base import FileTool, PathText, ToolContext, ToolInput, ToolResult, Workspace
 from agentcli.tools.diff import build_diff
 from agentcli.tools.fileio import (
     TextFormat,
@@ -34,7 +34,7 @@ from agentcli.tools.fileio import (
 
 
 class WriteInput(ToolInput):
-    file_path: str = Field(
+    file_path: PathText = Field(
         description="Absolute path of the file to write (a relative path is taken from the "
         "project folder). Missing parent folders are created."
     )

@@ -24,6 +24,7 @@ def make_engine(
     approver=headless_approver,
     allow: list[str] | None = None,
     deny: list[str] | None = None,
+    ask: list[str] | None = None,
     max_turns: int | None = None,
     streaming: bool = True,
 ) -> QueryEngine:
@@ -33,6 +34,7 @@ def make_engine(
         mode,
         allow=parse_tool_list(allow, "test"),
         deny=parse_tool_list(deny, "test"),
+        ask=parse_tool_list(ask, "test"),
     )
     return QueryEngine(
         provider=provider,

@@ -8,6 +8,7 @@ each request so a test can check what the model would have been sent.
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -105,7 +106,12 @@ class ScriptedProvider:
 
 
 def check_valid_request(messages: list[dict[str, Any]]) -> None:
-    """The pairing rules the real API enforces, checked on every scripted request."""
+    """The rules the real API enforces, checked on every scripted request: JSON it can
+    parse (no NaN, no half of a surrogate pair), then the pairing of tool calls."""
+    try:
+        json.dumps(messages, ensure_ascii=False, allow_nan=False).encode("utf-8")
+    except (ValueError, UnicodeEncodeError) as problem:
+        raise AssertionError(f"the request body is not valid JSON: {problem}") from None
     assert messages and messages[0]["role"] == "user", "first message must be user"
     for i, message in enumerate(messages):
         content = message["content"]

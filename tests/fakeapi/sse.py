@@ -50,7 +50,12 @@ def output_tokens(reply: Reply) -> int:
 
 
 def _input_json(block: ToolUseBlock) -> str:
-    return json.dumps(dict(block.input), ensure_ascii=False)
+    text = json.dumps(dict(block.input), ensure_ascii=False)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # half a surrogate pair: sent as its \\u escape, as the API does
+        return json.dumps(dict(block.input))
+    return text
 
 
 def _block_json(block: Block) -> dict[str, Any]:

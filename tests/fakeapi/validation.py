@@ -17,6 +17,7 @@ from typing import Any
 
 MAX_CACHE_BREAKPOINTS = 4
 _TOOL_USE_ID = re.compile(r"^[a-zA-Z0-9_-]+$")
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def validate_request(body: Any, *, count_tokens: bool = False) -> str | None:
@@ -24,6 +25,7 @@ def validate_request(body: Any, *, count_tokens: bool = False) -> str | None:
     if not isinstance(body, dict):
         return "Input should be a valid dictionary"
     for check in (
+        lambda: _check_unicode(body),
         lambda: _check_top_level(body, count_tokens),
         lambda: _check_message_shapes(body["messages"]),
         lambda: _check_non_empty(body),
@@ -34,6 +36,22 @@ def validate_request(body: Any, *, count_tokens: bool = False) -> str | None:
         problem = check()
         if problem:
             return problem
+    return None
+
+
+def _check_unicode(body: Any) -> str | None:
+    """Half a surrogate pair (`\\ud800` alone) is not text: the API's JSON parser refuses it."""
+    stack = [body]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if _LONE_SURROGATE.search(item):
+                return "The request body is not valid JSON: no low surrogate in string"
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
     return None
 
 
