@@ -45,7 +45,9 @@ def test_sandboxed_commands_run_without_asking_and_stay_inside(
         [
             "touch made-inside && echo inside-ok",
             "touch $HOME/outside; echo > /tmp/../etc/agentcli-x",
-            "cat ~/.ssh/id_rsa; cat /proc/*/environ 2>/dev/null | tr '\\0' '\\n'",
+            # Named outright, ~/.ssh is asked about (refused here); reached by a path
+            # only known when it runs, it is hidden by the sandbox.
+            "cat $(ls -d ~/.s?h)/id_rsa; cat /proc/*/environ 2>/dev/null | tr '\\0' '\\n'",
             _connect(port),
         ],
         ["--sandbox"],  # default mode, no allow rule: only the sandbox lets these run
