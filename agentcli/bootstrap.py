@@ -1,31 +1,47 @@
-"""From command-line options to a ready QueryEngine, for the TUI and headless alike.
+"""From command-line options and settings files to a ready QueryEngine, for every front end.
 
 Both front ends build the engine the same way, so a flag means the same
-thing in both. The provider is built separately (`make_provider`) because
-importing the SDK is the slowest part of starting: headless overlaps it with
-the rest of the set-up, the TUI does it after its first frame.
+thing in both: the options and the merged settings make the parts (the
+workspace, the permission policy, the model, the system prompt, the tools,
+the hooks), and `composition.assemble()` puts them together with the session.
+The provider is built separately (`make_provider`) because importing the SDK
+is the slowest part of starting: headless overlaps it with the rest of the
+set-up, the TUI does it after its first frame; both then hand it over with
+`engine.connect()`.
+
+Folder trust: `Options.trusted` says whether the project's own settings files
+apply in full; None means "as remembered" (config/trust.py). `-p` passes True
+(trust is implied, as in Claude Code); the TUI asks first when
+`config.trust_question.trust_question()` lists something, then passes the
+answer.
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
+from agentcli.composition import assemble
+from agentcli.config.notices import Notice, startup_notices
 from agentcli.config.paths import project_dir
+from agentcli.config.settings import CliSettings, Settings, load_settings
+from agentcli.config.trust import is_trusted
+from agentcli.engine.compaction import Compactor
 from agentcli.engine.context import Environment, system_prompt
 from agentcli.engine.memory import load_memory
-from agentcli.engine.query_engine import DEFAULT_MODEL, EngineConfig, QueryEngine
-from agentcli.permissions.gate import PermissionGate
-from agentcli.permissions.policy import PermissionPolicy
-from agentcli.permissions.types import Approver
+from agentcli.engine.parts import DEFAULT_MODEL, EngineConfig
+from agentcli.engine.query_engine import QueryEngine
+from agentcli.permissions.policy import LOCKED, PermissionPolicy
+from agentcli.permissions.types import Approver, PermissionMode
 from agentcli.providers.base import Provider
 from agentcli.providers.tuning import ApiTuning
-from agentcli.session.attach import attach_session
+from agentcli.sandbox import Sandbox, unavailable_message
 from agentcli.session.loader import LoadedSession
 from agentcli.tools.base import Workspace
-from agentcli.tools.registry import builtin_tools
+from agentcli.tools.exit_plan_mode import ExitPlanModeTool
+from agentcli.tools.registry import ToolRegistry, builtin_tools
 
 
 @dataclass
@@ -47,7 +63,7 @@ class Options:
     trusted: bool | None = None
 
     @classmethod
-    def from_args(cls, args: Any, cwd: Path | None = None) -> Options:
+    def from_args(cls, args: argparse.Namespace, cwd: Path | None = None) -> Options:
         return cls(
             cwd=(cwd or Path.cwd()).resolve(),
             model=args.model,
@@ -60,10 +76,6 @@ class Options:
             resume=getattr(args, "resume", None),
             sandbox=bool(getattr(args, "sandbox", False)),
         )
-
-
-def resolve_model(options: Options) -> str:
-    return options.model or os.environ.get("AGENTCLI_MODEL") or DEFAULT_MODEL
 
 
 def make_provider(tuning: ApiTuning | None = None) -> Provider:
@@ -86,51 +98,111 @@ def build_engine(
     *,
     carry_totals: bool = False,
 ) -> QueryEngine:
-    """`resumed`: a session from `agentcli.session.attach.resolve_resumed()` to continue;
-    the engine starts with its last request's usage (the context size). `carry_totals`:
-    start from the tokens and cost the session has used so far (the TUI shows the
-    session's cost; headless reports each run's)."""
-    from agentcli.permissions import session_setup
-
-    settings = session_setup.load_for_options(options)  # settings files + flags, merged
+    """`approver`: how the front end answers permission questions. `resumed`: a session
+    from `session.resume.resolve_resumed()` to continue; the engine starts with its last
+    request's usage (the context size). `carry_totals`: start from the tokens and cost
+    the session has used so far (the TUI shows the session's cost; headless reports
+    each run's)."""
+    settings = settings_for(options)
     workspace = Workspace(
         root=options.cwd,
         extra_dirs=[path for path, _source in settings.additional_dirs],
         env=settings.env_values(),
         # Full outputs cut from tool results live with the project's other agentcli files.
         scratch_dir=project_dir(options.cwd) / "tool-output",
-        sandbox=session_setup.sandbox_of(settings),
+        sandbox=sandbox_of(settings),
     )
-    mode = session_setup.mode_of(settings)
+    mode = mode_of(settings)
     policy = PermissionPolicy(
         workspace=workspace,
         mode=mode,
         allow=settings.rules("allow"),
         ask=settings.rules("ask"),
         deny=settings.rules("deny"),
-        locked_reason=session_setup.locked_reason(settings),  # deny rules that could not be read
+        locked_reason=locked_reason(settings),  # deny rules that could not be read
     )
     env = Environment.detect(workspace.root, git=True)
-    engine = QueryEngine(
+    sandbox_note = workspace.sandbox.model_note() if workspace.sandbox else None
+    return assemble(
         provider=provider,
-        tools=builtin_tools(),
-        gate=PermissionGate(policy, approver),
-        workspace=workspace,
-        config=EngineConfig(
-            model=session_setup.model_of(settings, resolve_model(options)),
-            max_turns=options.max_turns,
-        ),
-        system=system_prompt(
-            env,
-            mode,
-            load_memory(workspace.root),
-            workspace.sandbox.model_note() if workspace.sandbox else None,
-        ),
-        session_id=resumed.session_id if resumed else None,
-        messages=resumed.messages if resumed else None,
-        totals=resumed.totals if resumed and carry_totals else None,
-        last_request_usage=resumed.last_usage if resumed else None,
+        # ExitPlanMode is always offered, so the tool list (a cached prefix) stays stable.
+        tools=ToolRegistry([*builtin_tools(), ExitPlanModeTool()]),
+        policy=policy,
+        approver=approver,
+        config=EngineConfig(model=model_of(settings), max_turns=options.max_turns),
+        system=system_prompt(env, mode, load_memory(workspace.root), sandbox_note),
+        settings=settings,
+        hooks=None if settings.hooks.is_empty() else settings.hooks,
+        resumed=resumed,
+        carry_totals=carry_totals,
+        compactor=Compactor(),
     )
-    attach_session(engine, resumed=resumed)
-    session_setup.attach(engine, settings)  # hooks, "always" answers, engine.settings
-    return engine
+
+
+def settings_for(options: Options) -> Settings:
+    """The settings files and the command line's flags, merged."""
+    cli = CliSettings(
+        model=options.model,
+        permission_mode=options.permission_mode,
+        allowed_tools=list(options.allowed_tools or []),
+        disallowed_tools=list(options.disallowed_tools or []),
+        add_dirs=list(options.add_dirs or []),
+        sandbox=options.sandbox,
+    )
+    trusted = options.trusted if options.trusted is not None else is_trusted(options.cwd)
+    return load_settings(options.cwd, cli, trusted=trusted)
+
+
+def mode_of(settings: Settings) -> PermissionMode:
+    return PermissionMode(settings.default_mode.value if settings.default_mode else "default")
+
+
+def model_of(settings: Settings) -> str:
+    """--model, then AGENTCLI_MODEL, then the settings files, then the default."""
+    if settings.model is not None and settings.model.source == "command line":
+        return settings.model.value
+    env = os.environ.get("AGENTCLI_MODEL")
+    if env:
+        return env
+    return settings.model.value if settings.model is not None else DEFAULT_MODEL
+
+
+def locked_reason(settings: Settings) -> str | None:
+    """Why nothing may run without asking (the policy's `locked_reason`), or None."""
+    if not settings.uncertain:
+        return None
+    return f"{LOCKED}: {'; '.join(settings.uncertain)}, so every tool call asks until that is fixed"
+
+
+def sandbox_of(settings: Settings) -> Sandbox | None:
+    """The session's sandbox when `sandbox.enabled` (or --sandbox) turns it on.
+
+    Checked here, where the engine is built (off the UI thread), so the start-up
+    notice can say at once when it cannot run and no Bash call waits for the check.
+    """
+    values = {key: item.value for key, item in settings.sandbox.items()}
+    if not values.get("enabled"):
+        return None
+    sandbox = Sandbox(
+        network=values.get("network", False),
+        auto_allow_bash=values.get("autoAllowBashIfSandboxed", True),
+    )
+    sandbox.check()
+    return sandbox
+
+
+def engine_startup_notices(engine: QueryEngine) -> list[Notice]:
+    """What a front end shows before the first prompt (skipped settings files, protection
+    uncertain, project settings withheld, the bypass warning, a sandbox that cannot
+    run), worded the same in every front end."""
+    settings = engine.settings
+    mode = engine.gate.policy.mode
+    notices = startup_notices(settings, mode) if settings is not None else []
+    return notices + sandbox_notices(engine.workspace)
+
+
+def sandbox_notices(workspace: Workspace) -> list[Notice]:
+    """The sandbox is on but cannot run commands: said at start, not at the first Bash call."""
+    sandbox = workspace.sandbox
+    problem = sandbox.problem([workspace.root, *workspace.extra_dirs]) if sandbox else None
+    return [Notice(unavailable_message(problem), "error")] if problem else []

@@ -94,10 +94,22 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def config_command(argv: list[str]) -> int:
+    """`agentcli config [--model M] [--permission-mode X] [--allowedTools ...] ...`.
+
+    Accepts the session flags, so a person can see what a command line would
+    add to their settings files.
+    """
+    from agentcli.bootstrap import Options, settings_for
+    from agentcli.config.show import render_settings
+
+    settings = settings_for(Options.from_args(build_parser().parse_args(argv)))
+    print(render_settings(settings))
+    return 1 if settings.problems else 0
+
+
 def run(argv: list[str]) -> int:
     if argv[:1] == ["config"]:  # `agentcli config [flags]`: the merged settings and their sources
-        from agentcli.config.show import config_command
-
         return config_command(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)

@@ -18,7 +18,11 @@ import threading
 import time
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from agentcli.bootstrap import Options
+    from agentcli.session.loader import LoadedSession
 
 EXIT_OK, EXIT_ERROR = 0, 1
 
@@ -42,14 +46,14 @@ def _import_sdk() -> None:
 
 
 async def _run(args: Any, prompt: str, importer: threading.Thread) -> int:
-    from agentcli.bootstrap import Options, build_engine, make_provider
-    from agentcli.engine.abort import AbortSignal
+    from agentcli.bootstrap import Options, build_engine, engine_startup_notices, make_provider
+    from agentcli.composition import finish_session
+    from agentcli.core.abort import AbortSignal
     from agentcli.headless_output import Output, RunSummary, report
     from agentcli.permissions.gate import headless_approver
-    from agentcli.permissions.session_setup import engine_startup_notices
     from agentcli.providers.base import ModelError, close_provider
     from agentcli.providers.tuning import ApiTuning
-    from agentcli.session.attach import SessionNotFound, finish_session, resumed_for_headless
+    from agentcli.session.resume import SessionNotFound
     from agentcli.shutdown import exit_status
 
     started = time.monotonic()
@@ -57,7 +61,7 @@ async def _run(args: Any, prompt: str, importer: threading.Thread) -> int:
     stopped_by = _install_signals(abort)
     options = replace(Options.from_args(args, Path.cwd()), trusted=True)  # -p implies trust
     try:
-        resumed = resumed_for_headless(options)
+        resumed = _resumed(options)
     except SessionNotFound as error:
         report(f"error: {error}")
         return EXIT_ERROR
@@ -71,7 +75,7 @@ async def _run(args: Any, prompt: str, importer: threading.Thread) -> int:
     for problem in tuning.problems:  # a malformed AGENTCLI_* timing: its default is used
         report(f"warning: {problem}")
     try:
-        engine.provider = make_provider(tuning)
+        engine.connect(make_provider(tuning))
     except ModelError as error:
         report(f"error: {error.message}")
         return EXIT_ERROR
@@ -105,6 +109,18 @@ async def _run(args: Any, prompt: str, importer: threading.Thread) -> int:
     if stopped_by:
         return exit_status(stopped_by[0])
     return EXIT_ERROR if summary.is_error else EXIT_OK
+
+
+def _resumed(options: Options) -> LoadedSession | None:
+    """`--continue` / `--resume ID` (headless cannot show a picker). Raises
+    SessionNotFound with the message for stderr."""
+    from agentcli.session.resume import SessionNotFound, resolve_resumed
+
+    if options.resume == "":
+        raise SessionNotFound("--resume needs a session ID with -p (or use --continue)")
+    return resolve_resumed(
+        options.cwd, continue_latest=options.continue_session, resume_id=options.resume
+    )
 
 
 def _install_signals(abort: Any) -> list[int]:

@@ -21,6 +21,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
+from agentcli.core.messages import text_of
 from agentcli.engine.events import (
     ApiRetry,
     AssistantMessage,
@@ -30,7 +31,6 @@ from agentcli.engine.events import (
     TurnEnded,
     UserMessage,
 )
-from agentcli.engine.messages import text_of
 from agentcli.wellformed import json_line as json_text
 
 

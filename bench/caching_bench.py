@@ -31,26 +31,22 @@ def _write_project(root: Path) -> None:
 async def run_session(root: Path, base_url: str) -> list[dict[str, int]]:
     """Run the scripted session; return the usage the server reported for each request."""
     from agentcli.bootstrap import Options, build_engine
+    from agentcli.engine.events import AssistantMessage
     from agentcli.permissions.gate import headless_approver
     from agentcli.providers.anthropic import AnthropicProvider
     from agentcli.providers.base import close_provider
     from agentcli.providers.retry import RetryPolicy
 
     options = Options(cwd=root, permission_mode="bypassPermissions")
-    engine = build_engine(options, headless_approver, provider=None)
-    engine.provider = AnthropicProvider(
+    provider = AnthropicProvider(
         api_key="bench", base_url=base_url, retry=RetryPolicy(max_retries=0)
     )
+    engine = build_engine(options, headless_approver, provider)
     usages = []
-
-    def record(message, meta):
-        if meta.get("usage"):
-            usages.append(meta["usage"])
-
-    engine.listeners.append(record)
     for i in range(PROMPTS):
-        async for _ in engine.submit_message(f"What does module_{i}.py do? Look at it."):
-            pass
+        async for event in engine.submit_message(f"What does module_{i}.py do? Look at it."):
+            if isinstance(event, AssistantMessage):
+                usages.append(event.usage.to_dict())
     await close_provider(engine.provider)
     return usages
 

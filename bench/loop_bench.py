@@ -15,10 +15,11 @@ import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-from agentcli.engine.abort import AbortSignal
-from agentcli.engine.query_engine import EngineConfig, QueryEngine
-from agentcli.engine.usage import Usage
-from agentcli.permissions.gate import PermissionGate, headless_approver
+from agentcli.composition import assemble
+from agentcli.core.abort import AbortSignal
+from agentcli.core.usage import Usage
+from agentcli.engine.parts import EngineConfig
+from agentcli.permissions.gate import headless_approver
 from agentcli.permissions.policy import PermissionPolicy
 from agentcli.permissions.types import PermissionMode
 from agentcli.providers.base import (
@@ -82,13 +83,14 @@ class InstantProvider:
 
 
 async def one_session(root: Path) -> tuple[float, int]:
-    workspace = Workspace(root=root)
-    engine = QueryEngine(
+    engine = assemble(
         provider=InstantProvider(),
         tools=ToolRegistry([PingTool()]),
-        gate=PermissionGate(PermissionPolicy(workspace, PermissionMode.DEFAULT), headless_approver),
-        workspace=workspace,
+        policy=PermissionPolicy(Workspace(root=root), PermissionMode.DEFAULT),
+        approver=headless_approver,
         config=EngineConfig(model="claude-sonnet-5-5"),
+        persist=False,
+        shape_requests=False,
     )
     started = time.perf_counter()
     count = 0

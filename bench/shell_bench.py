@@ -49,8 +49,8 @@ def _median_ms(samples: list[float]) -> float:
 
 
 def decision_times(root: Path) -> tuple[float, float]:
+    from agentcli.config.rules import parse_tool_list
     from agentcli.permissions.policy import PermissionPolicy
-    from agentcli.permissions.rules import parse_tool_list
     from agentcli.permissions.shell.parse import parse
     from agentcli.tools.base import Workspace
     from agentcli.tools.bash import BashInput, BashTool

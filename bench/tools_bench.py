@@ -25,7 +25,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from agentcli.engine.abort import AbortSignal
+from agentcli.core.abort import AbortSignal
 from agentcli.permissions.policy import PermissionPolicy
 from agentcli.tools.base import Tool, ToolContext, Workspace
 from agentcli.tools.glob import GlobTool

@@ -43,6 +43,7 @@ def rss_mb() -> float:
 
 
 async def fill(app, pilot) -> None:
+    from agentcli.core.usage import Usage
     from agentcli.engine.events import (
         AssistantMessage,
         TextDelta,
@@ -50,7 +51,6 @@ async def fill(app, pilot) -> None:
         ToolCallRunning,
         ToolCallStarted,
     )
-    from agentcli.engine.usage import Usage
 
     view = app.view
     diff = {

@@ -34,7 +34,7 @@ async def help_command(ctx: CommandContext) -> None:
     "clear", "Start a new conversation (clears the history and the screen)", aliases=("reset",)
 )
 async def clear_command(ctx: CommandContext) -> None:
-    from agentcli.session.attach import start_new_session
+    from agentcli.composition import start_new_session
 
     engine = ctx.engine
     if engine is not None and engine.busy:
@@ -73,7 +73,7 @@ async def status_command(ctx: CommandContext) -> None:
 
     used = engine.last_request_usage.context_tokens
     window = context_window(engine.config.model)
-    settings = getattr(engine, "settings", None)
+    settings = engine.settings
     problem = getattr(ctx.app, "provider_error", None)
     lines = [
         f"- **agentcli** v{__version__}",
@@ -123,7 +123,7 @@ async def permissions_command(ctx: CommandContext) -> None:
     from agentcli.commands import settings_report as report
 
     policy = ctx.engine.gate.policy
-    settings = getattr(ctx.engine, "settings", None)
+    settings = ctx.engine.settings
     out = [f"**Mode:** {policy.mode} (Shift+Tab cycles)", ""]
     out += [*report.uncertain_line(settings), ""]
     for label, rules in (("Allow", policy.allow), ("Ask", policy.ask), ("Deny", policy.deny)):

@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from agentcli.commands.registry import CommandContext, command
+from agentcli.core.pricing import is_estimate, price_for
 from agentcli.engine.memory import load_memory, memory_locations
-from agentcli.engine.pricing import is_estimate, price_for
 from agentcli.engine.windows import context_usage
 
 NOT_READY = "agentcli is still starting; try again in a moment."
@@ -183,7 +183,7 @@ async def init_command(ctx: CommandContext) -> None:
 async def resume_command(ctx: CommandContext) -> None:
     import asyncio
 
-    from agentcli.session.attach import SessionNotFound, resolve_resumed
+    from agentcli.session.resume import SessionNotFound, resolve_resumed
 
     project = Path(ctx.engine.workspace.root) if ctx.engine is not None else Path.cwd()
     if not ctx.args:

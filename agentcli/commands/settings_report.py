@@ -4,7 +4,7 @@ Each settings file with its state (loaded, not found, or skipped and why),
 where each permission rule came from, and whether protection is uncertain
 (deny or ask rules that could not be read: then everything asks). Built from
 the engine's Settings and policy only, so it is plain text, testable without
-an app; the wording of the locked state is session_setup's, the same as on
+an app; the wording of the locked state is config/notices.py's, the same as on
 start and in headless runs.
 """
 
@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from agentcli.config.notices import uncertain_notice
 from agentcli.config.settings import Settings
-from agentcli.permissions.session_setup import uncertain_notice
 
 _MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_\[\]<>#|~])")
 _SOURCES = {"session": "this session", "command line": "command line"}

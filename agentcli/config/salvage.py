@@ -20,8 +20,8 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
+from agentcli.config.hooks import HooksConfig
 from agentcli.config.settings_schema import MODES, Mode, RuleList
-from agentcli.hooks.config import HooksConfig
 
 _RULES: TypeAdapter[list[str]] = TypeAdapter(RuleList)
 

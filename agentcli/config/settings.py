@@ -15,7 +15,7 @@ expected; the other layers still load. A broken file never loosens
 protection: what protects in it (deny and ask rules, hooks, a stricter mode)
 is kept when it is valid on its own (salvage.py), and when its deny or ask
 rules cannot be read at all, `uncertain` says so and the session fails
-closed (see permissions/session_setup.py).
+closed (bootstrap.py `locked_reason`; config/notices.py words it).
 
 The project's own files come with the folder, so in a folder the person has
 not trusted (config/trust.py) only what protects in them applies, and what
@@ -31,13 +31,13 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from agentcli.config.hooks import HooksConfig
 from agentcli.config.json_store import JsonStoreError, parse_json_object, read_json_text
 from agentcli.config.paths import agentcli_home
+from agentcli.config.rules import Rule, RuleSyntaxError
 from agentcli.config.salvage import Salvage, salvage
 from agentcli.config.settings_schema import SettingsFile, describe_errors
 from agentcli.config.untrusted import Withheld, protective_parts, withheld
-from agentcli.hooks.config import HooksConfig
-from agentcli.permissions.rules import Rule, RuleSyntaxError
 
 
 @dataclass
@@ -246,7 +246,7 @@ def _add_hooks(settings: Settings, hooks: HooksConfig, source: str) -> None:
 
 
 def _merge_cli(settings: Settings, cli: CliSettings, cwd: Path) -> None:
-    from agentcli.permissions.rules import parse_tool_list
+    from agentcli.config.rules import parse_tool_list
 
     source = "command line"
     if cli.model:

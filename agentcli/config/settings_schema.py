@@ -13,9 +13,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
+from agentcli.config.hooks import HooksConfig
 from agentcli.config.key_positions import KeyPositions
-from agentcli.hooks.config import HooksConfig
-from agentcli.permissions.rules import Rule
+from agentcli.config.rules import Rule
 
 Mode = Literal["default", "acceptEdits", "plan", "bypassPermissions"]
 MODES: tuple[Mode, ...] = ("default", "acceptEdits", "plan", "bypassPermissions")

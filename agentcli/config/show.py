@@ -1,9 +1,14 @@
-"""`agentcli config` and `/config`: the merged settings, and where each value came from."""
+"""`agentcli config`: the merged settings, and where each value came from, as text.
+
+The command line is cli.py's: it turns its flags into settings and asks this
+module to show them.
+"""
 
 from __future__ import annotations
 
 import json
 
+from agentcli.config.notices import uncertain_notice, withheld_notice
 from agentcli.config.settings import Settings
 
 TRUST_NOTE = (
@@ -24,16 +29,12 @@ def render_settings(settings: Settings) -> str:
         lines.append(f"  {layer.name:<8} {layer.path}  [{layer.status}{untrusted}]")
     lines.append("  command line flags")
     if settings.withheld:
-        from agentcli.permissions.session_setup import withheld_notice
-
         lines += ["", withheld_notice(settings), TRUST_NOTE]
     if settings.problems:
         lines.append("")
         lines.append("Problems:")
         lines += [f"  ! {problem}" for problem in settings.problems]
     if settings.uncertain:
-        from agentcli.permissions.session_setup import uncertain_notice
-
         lines += ["", uncertain_notice(settings)]
     lines.append("")
     lines.append("Effective settings:")
@@ -68,29 +69,3 @@ def render_settings(settings: Settings) -> str:
     if len(lines) and lines[-1] == "Effective settings:":
         lines.append("  (all defaults)")
     return "\n".join(lines)
-
-
-def config_command(argv: list[str]) -> int:
-    """`agentcli config [--model M] [--permission-mode X] [--allowedTools ...] ...`.
-
-    Accepts the session flags, so a person can see what a command line would
-    add to their settings files.
-    """
-    from pathlib import Path
-
-    from agentcli.cli import build_parser
-    from agentcli.config.settings import CliSettings, load_settings
-    from agentcli.config.trust import is_trusted
-
-    args = build_parser().parse_args(argv)
-    cli = CliSettings(
-        model=args.model,
-        permission_mode=args.permission_mode,
-        allowed_tools=list(args.allowed_tools or []),
-        disallowed_tools=list(args.disallowed_tools or []),
-        add_dirs=list(args.add_dirs or []),
-        sandbox=args.sandbox,
-    )
-    settings = load_settings(Path.cwd(), cli, trusted=is_trusted(Path.cwd()))
-    print(render_settings(settings))
-    return 1 if settings.problems else 0

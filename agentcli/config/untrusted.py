@@ -20,9 +20,9 @@ import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
+from agentcli.config.hooks import HooksConfig
 from agentcli.config.salvage import Salvage
 from agentcli.config.settings_schema import SettingsFile
-from agentcli.hooks.config import HooksConfig
 
 # The keys an untrusted project file may still set (besides permissions' deny and ask).
 HARMLESS_KEYS = frozenset({"schema_", "model", "theme"})

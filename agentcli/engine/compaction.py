@@ -18,13 +18,14 @@ from __future__ import annotations
 import os
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from agentcli.engine.abort import AbortSignal
+from agentcli.core.abort import AbortSignal
+from agentcli.core.messages import Message, normalize_for_api, user_message
+from agentcli.core.usage import Usage
 from agentcli.engine.events import Event, Notice
-from agentcli.engine.messages import normalize_for_api, user_message
-from agentcli.engine.pricing import cost_usd
-from agentcli.engine.usage import Usage
+from agentcli.engine.model_stream import stream_model
+from agentcli.engine.parts import MessageMeta
 from agentcli.engine.windows import context_window, estimate_tokens
 from agentcli.providers.base import BlockCompleted, MessageCompleted, ModelError, ModelRequest
 
@@ -77,7 +78,11 @@ class CompactionOutcome:
 
 
 class Compactor:
-    """Watches one engine's context and compacts it (auto or on request)."""
+    """Watches one engine's context and compacts it (auto or on request).
+
+    The engine tells it the size of each request the API counted (`measured()`)
+    and runs `before_request()` at the loop's checkpoint.
+    """
 
     def __init__(
         self,
@@ -97,16 +102,11 @@ class Compactor:
         self.compactions = 0
         # (messages covered, tokens) of the last request the API counted.
         self._anchor: tuple[int, int] | None = None
-        self._engine: QueryEngine | None = None
 
-    # -- wiring -----------------------------------------------------------------
-
-    def attach(self, engine: QueryEngine) -> Compactor:
-        self._engine = engine
-        engine.compactor = self
-        engine.listeners.append(self._on_message)
-        engine.before_request = self.before_request
-        return self
+    def measured(self, message_count: int, usage: Usage) -> None:
+        """A request the API counted: the first `message_count` messages (its answer
+        included) hold `usage`'s context and output tokens."""
+        self._anchor = (message_count, usage.context_tokens + usage.output_tokens)
 
     def reset(self) -> None:
         """Forget the conversation measured so far (the engine started a new session)."""
@@ -118,13 +118,6 @@ class Compactor:
 
     def keep_tokens(self, engine: QueryEngine) -> int:
         return self._keep_tokens or int(self.window(engine) * KEEP_RATIO)
-
-    def _on_message(self, message: dict[str, Any], meta: dict[str, Any]) -> None:
-        usage = meta.get("usage")
-        if self._engine is None or message.get("role") != "assistant" or not usage:
-            return
-        used = Usage.from_api(usage)
-        self._anchor = (len(self._engine.messages), used.context_tokens + used.output_tokens)
 
     # -- measuring --------------------------------------------------------------
 
@@ -151,9 +144,8 @@ class Compactor:
 
     # -- the hook at the loop's checkpoint ---------------------------------------
 
-    async def before_request(self, abort: AbortSignal) -> AsyncIterator[Event]:
-        engine = self._engine
-        if engine is None or not self.should_compact(engine):
+    async def before_request(self, engine: QueryEngine, abort: AbortSignal) -> AsyncIterator[Event]:
+        if not self.should_compact(engine):
             return
         yield Notice("Context nearly full: compacting the conversation...")
         outcome = await self.compact(engine, trigger="auto", abort=abort)
@@ -188,19 +180,16 @@ class Compactor:
         if focus.strip():
             instruction += f"\n\nPay particular attention to: {focus.strip()}"
         request_messages = normalize_for_api([*messages[:split], user_message(instruction)])
-        if engine.prepare_messages is not None:
-            request_messages = engine.prepare_messages(request_messages)
         request = ModelRequest(
             model=engine.config.model,
-            messages=request_messages,
+            messages=_shaped(engine, request_messages),
             system=engine.system,
             tools=engine.visible_tools().schemas(),
             max_tokens=self.summary_max_tokens,
         )
         summary, usage, problem = await _summarize(engine, request, abort or AbortSignal())
         if usage is not None:
-            engine.usage = engine.usage + usage
-            engine.cost_usd += cost_usd(engine.config.model, usage)
+            engine.account(usage, engine.config.model)
         if problem is not None:
             return CompactionOutcome(False, problem)
         if engine.messages != messages:
@@ -212,14 +201,12 @@ class Compactor:
         self._anchor = None
         self.compactions += 1
         info = {"trigger": trigger, "preTokens": pre_tokens, "kept": len(kept)}
-        meta: dict[str, Any] = {"compact": info, "model": engine.config.model}
+        meta: MessageMeta = {"compact": info, "model": engine.config.model}
         if usage is not None:  # the transcript keeps what the summary cost
             meta["usage"] = usage.to_dict()
-        for listener in list(engine.listeners):
-            listener(summary_message, meta)
+        engine.notify(summary_message, meta)
         for message in kept:
-            for listener in list(engine.listeners):
-                listener(message, {"kept": True})
+            engine.notify(message, {"kept": True})
         post = self.estimate_request_tokens(engine)
         return CompactionOutcome(
             True,
@@ -232,11 +219,12 @@ class Compactor:
         )
 
 
-def _shaped(engine: QueryEngine, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return engine.prepare_messages(messages) if engine.prepare_messages else messages
+def _shaped(engine: QueryEngine, messages: list[Message]) -> list[Message]:
+    shape = engine.parts.shape_request
+    return shape(messages) if shape is not None else messages
 
 
-def _starts_turn(message: dict[str, Any]) -> bool:
+def _starts_turn(message: Message) -> bool:
     """A place the kept part may begin: not a message of tool results (their calls
     would be summarised away)."""
     if message.get("role") != "user":
@@ -248,7 +236,7 @@ def _starts_turn(message: dict[str, Any]) -> bool:
     )
 
 
-def choose_split(messages: list[dict[str, Any]], keep_tokens: int) -> int:
+def choose_split(messages: list[Message], keep_tokens: int) -> int:
     """Index of the first kept message: as much recent history as fits in
     `keep_tokens`, starting at a valid place; the last message is always kept."""
     if len(messages) < 2:
@@ -272,13 +260,11 @@ async def _summarize(
     engine: QueryEngine, request: ModelRequest, abort: AbortSignal
 ) -> tuple[str, Usage | None, str | None]:
     """(summary text, usage, problem); problem is None on success."""
-    from agentcli.engine.loop import _stream_model
-
     assert engine.provider is not None
     texts: dict[int, str] = {}
     usage: Usage | None = None
     complete = False
-    async for event in _stream_model(engine.provider, request, abort):
+    async for event in stream_model(engine.provider, request, abort):
         match event:
             case BlockCompleted(index=index, block=block) if block.get("type") == "text":
                 texts[index] = block.get("text", "")

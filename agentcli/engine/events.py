@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from agentcli.engine.usage import Usage
+from agentcli.core.usage import Usage
 from agentcli.providers.retry import format_seconds
 
 

@@ -1,13 +1,22 @@
-"""`query()`: the execution loop of the seed, as an async generator of events.
+"""`query()`: the agent's execution loop, as an async generator of events.
 
-    1. send the messages and tool definitions to the model
-    2. if the response holds no tool_use, stop (`completed`)
-    3. run the tools, one tool_result per tool_use
-    4. append the assistant message and the results; go back to 1
+One run of the loop answers one prompt. It repeats four steps, each a
+function below:
 
-Before every model request there is one fixed checkpoint: the abort signal
-and the turn limit are looked at there and nowhere else, so every request
-that leaves has a result for each of its tool_use blocks.
+    1. request the model: send the conversation and the tool definitions,
+       stream the answer (`_request_model`);
+    2. no tool_use in the answer: the run is done, unless a Stop hook sends
+       the model on (`_without_tool_use`);
+    3. run the tools, one tool_result per tool_use (`_run_tools`);
+    4. append the results to the conversation and go back to 1
+       (`_append_results_and_go_on`).
+
+Before every request there is one fixed checkpoint (`_checkpoint`): the abort
+signal and the turn limit are looked at there and nowhere else, so every
+request that leaves has a result for each of its tool_use blocks. The steps
+before a request (auto-compaction) run there too. A response that stops
+before it is complete (an interruption, a model error) ends the run with what
+was complete (`_end_while_streaming`).
 
 `tool_use` is detected from the content blocks received, never from
 `stop_reason` (which is not reliable). The last event is always `TurnEnded`.
@@ -16,12 +25,20 @@ that leaves has a result for each of its tool_use blocks.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import aclosing
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
-from agentcli.engine.abort import AbortSignal
+from agentcli.core.abort import AbortSignal
+from agentcli.core.messages import (
+    INTERRUPTED_MESSAGE,
+    Block,
+    Message,
+    normalize_for_api,
+    user_message,
+)
+from agentcli.core.usage import Usage
 from agentcli.engine.events import (
     ApiRetry,
     AssistantMessage,
@@ -34,9 +51,9 @@ from agentcli.engine.events import (
     TurnEnded,
     UserMessage,
 )
-from agentcli.engine.messages import normalize_for_api, user_message
-from agentcli.engine.orchestration import INTERRUPTED_MESSAGE, ToolRunner
-from agentcli.engine.usage import Usage
+from agentcli.engine.model_stream import stream_model
+from agentcli.engine.orchestration import ToolRunner
+from agentcli.engine.reply import Reply
 from agentcli.hooks.events import Hooks
 from agentcli.hooks.stop import StopGuard
 from agentcli.permissions.gate import PermissionGate
@@ -54,33 +71,36 @@ from agentcli.providers.base import (
 )
 from agentcli.tools.base import Workspace
 from agentcli.tools.registry import ToolRegistry
-from agentcli.wellformed import scrub
 
 INTERRUPT_MARKER = "[Request interrupted by user]"
 MODEL_ERROR_RESULT = "Not run: the model's response failed before this turn could continue."
+
+RequestShaper = Callable[[list[Message]], list[Message]]
+BeforeRequest = Callable[[AbortSignal], AsyncIterator[Event]]
+T = TypeVar("T")
 
 
 @dataclass
 class QueryParams:
     """Everything one run of the loop needs. `messages` is extended in place."""
 
-    messages: list[dict[str, Any]]
+    messages: list[Message]
     provider: Provider
     tools: ToolRegistry
     gate: PermissionGate
     workspace: Workspace
     model: str
-    system: list[dict[str, Any]] = field(default_factory=list)
+    system: list[Block] = field(default_factory=list)
     max_tokens: int = 32000
     max_turns: int | None = None
     abort: AbortSignal = field(default_factory=AbortSignal)
     start_tools_while_streaming: bool = True
     # Shapes each request's messages (prompt-cache breakpoints, budgets) without
     # touching the conversation itself.
-    prepare_messages: Callable[[list[dict[str, Any]]], list[dict[str, Any]]] | None = None
+    shape_request: RequestShaper | None = None
     # Runs at the checkpoint before each request (auto-compaction); may replace
     # `messages` in place and yields events (notices) of its own.
-    before_request: Callable[[AbortSignal], AsyncIterator[Event]] | None = None
+    before_request: BeforeRequest | None = None
     request_extra: dict[str, Any] = field(default_factory=dict)
     hooks: Hooks | None = None  # PreToolUse/PostToolUse/Stop (agentcli/hooks)
 
@@ -102,151 +122,207 @@ async def query(params: QueryParams) -> AsyncIterator[Event]:
 
 
 async def _run_loop(params: QueryParams, runners: list[ToolRunner]) -> AsyncIterator[Event]:
-    turn = 1
-    usage = Usage()
-    stop_guard = StopGuard()
-    abort = params.abort
-    while True:
-        # -- the checkpoint ---------------------------------------------------
-        if abort.aborted:
-            params.messages.append(user_message([_marker()]))
-            yield UserMessage(params.messages[-1])
-            yield TurnEnded(
-                EndReason.ABORTED_TOOLS if turn > 1 else EndReason.ABORTED_STREAMING,
-                turn - 1,
-                usage,
-                abort.reason,
-            )
-            return
-        if params.max_turns is not None and turn > params.max_turns:
-            yield TurnEnded(
-                EndReason.MAX_TURNS,
-                turn - 1,
-                usage,
-                f"reached the limit of {params.max_turns} turns",
-            )
-            return
+    run = _Run(params)
+    while not run.ended:
+        for step in _turn(run, runners):
+            # Closed at once when the consumer stops listening: a step may hold the
+            # model stream, running tools or a hook's process.
+            async with aclosing(step) as events:
+                async for event in events:
+                    yield event
+            if run.ended:
+                break
 
-        if params.before_request is not None:
-            async for event in params.before_request(abort):
-                yield event
 
-        # -- 1. the model request ---------------------------------------------
-        yield RequestStarted(turn)
-        runner = ToolRunner(
-            params.tools,
-            params.gate,
-            params.workspace,
-            abort,
-            start_while_streaming=params.start_tools_while_streaming,
-            hooks=params.hooks,
-        )
-        runners.append(runner)
-        collector = _Collector()
-        request = _build_request(params)
-        failure: ModelError | None = None
-        async with aclosing(_stream_model(params.provider, request, abort)) as provider_events:
-            async for event in provider_events:
-                match event:
-                    case TextChunk(index=index, text=text):
-                        collector.add_text(index, text)
-                        yield TextDelta(text, index)
-                    case ThinkingChunk(index=index, text=text):
-                        yield ThinkingDelta(text, index)
-                    case BlockCompleted(index=index, block=block):
-                        collector.complete_block(index, block)
-                        if block.get("type") == "tool_use":
-                            yield runner.add(block)
-                    case StreamStarted(model=model, usage=start_usage):
-                        collector.model, collector.usage = model, start_usage
-                    case MessageCompleted(stop_reason=stop_reason, usage=final_usage):
-                        collector.stop_reason, collector.usage = stop_reason, final_usage
-                        collector.complete = True
-                    case Retrying(attempt=a, max_retries=m, delay_s=d, error=e, status=s):
-                        yield ApiRetry(a, m, d, e, s)
-                    case ModelError() as error:
-                        failure = error
-                for tool_event in runner.ready_events():
-                    yield tool_event
-        usage = usage + collector.usage
-        if failure is None and not collector.complete and not abort.aborted:
-            failure = ModelError("the response ended before it was complete")
+def _turn(run: _Run, runners: list[ToolRunner]) -> Iterator[AsyncIterator[Event]]:
+    """One turn: the steps to run, in order. Each step has run to its end before the
+    next one is chosen, so the choice can depend on what it found."""
+    yield _checkpoint(run)
+    runner = _new_runner(run.params)
+    runners.append(runner)
+    reply = Reply()
+    yield _request_model(run, reply, runner)  # 1. request the model
+    if reply.unfinished:
+        yield _end_while_streaming(run, reply, runner)
+    elif not runner.calls:
+        yield _without_tool_use(run)  # 2. no tool_use: done
+    else:
+        yield _run_tools(runner)  # 3. run the tools
+        yield _append_results_and_go_on(run, runner)  # 4. append the results, go on
 
-        # -- an ending while streaming: keep what is complete, fill in results --
-        if failure is not None or abort.aborted or not collector.complete:
-            stop_message = INTERRUPTED_MESSAGE if failure is None else MODEL_ERROR_RESULT
-            assistant = collector.message(partial=True)
-            if assistant is not None:
-                params.messages.append(assistant)
-                yield AssistantMessage(
-                    assistant,
-                    collector.usage,
-                    collector.stop_reason,
-                    collector.model or params.model,
-                )
-            async for event in runner.stop(stop_message):
-                yield event
-            if failure is None:
-                _append_results(params.messages, runner, interrupted=True)
-                yield UserMessage(params.messages[-1])
-                yield TurnEnded(EndReason.ABORTED_STREAMING, turn, usage, abort.reason)
-            else:
-                if runner.calls:
-                    _append_results(params.messages, runner, interrupted=False)
-                    yield UserMessage(params.messages[-1])
-                yield TurnEnded(EndReason.MODEL_ERROR, turn, usage, failure.message)
-            return
 
-        assistant = collector.message(partial=False)
-        params.messages.append(assistant)
-        yield AssistantMessage(
-            assistant, collector.usage, collector.stop_reason, collector.model or params.model
-        )
+@dataclass
+class _Run:
+    """One run of the loop: the turn it is on, what it used, whether it has ended."""
 
-        # -- 2. no tool_use: done ---------------------------------------------
-        if not runner.calls:
-            if params.hooks is not None and not abort.aborted:
-                stop = await _unless_aborted(stop_guard.check(params.hooks), abort)
-                if stop is None:  # Esc while the Stop hook ran: the answer stands
-                    yield TurnEnded(EndReason.COMPLETED, turn, usage, abort.reason)
-                    return
-                for text in stop.notices:
-                    yield Notice(text, "warning")
-                if stop.end is not None:
-                    yield TurnEnded(EndReason(stop.end), turn, usage, stop.message)
-                    return
-                if stop.feedback is not None:  # exit 2: the model goes on with the message
-                    params.messages.append(user_message(stop.feedback))
-                    yield UserMessage(params.messages[-1])
-                    turn += 1
-                    continue
-            yield TurnEnded(EndReason.COMPLETED, turn, usage)
-            return
+    params: QueryParams
+    turn: int = 1
+    usage: Usage = field(default_factory=Usage)
+    stop_guard: StopGuard = field(default_factory=StopGuard)
+    ended: bool = False
 
-        # -- 3. run the tools -------------------------------------------------
-        async with aclosing(runner.run()) as tool_events:
-            async for event in tool_events:
-                yield event
-        interrupted = abort.aborted
-        _append_results(params.messages, runner, interrupted=interrupted)
-        yield UserMessage(params.messages[-1])
+    def end(self, reason: EndReason, turns: int, error: str | None = None) -> TurnEnded:
+        self.ended = True
+        return TurnEnded(reason, turns, self.usage, error)
+
+    def add_user(self, message: Message) -> UserMessage:
+        self.params.messages.append(message)
+        return UserMessage(message)
+
+    def add_assistant(self, message: Message, reply: Reply) -> AssistantMessage:
+        self.params.messages.append(message)
+        model = reply.model or self.params.model
+        return AssistantMessage(message, reply.usage, reply.stop_reason, model)
+
+    def add_results(self, runner: ToolRunner, *, interrupted: bool) -> UserMessage:
+        """One user message: a result per call of the turn (and the marker, if interrupted)."""
+        content = runner.results_message()["content"] if runner.calls else []
         if interrupted:
-            yield TurnEnded(EndReason.ABORTED_TOOLS, turn, usage, abort.reason)
-            return
+            content.append(_marker())
+        return self.add_user(user_message(content))
 
-        hook_stop = params.hooks.take_stop() if params.hooks is not None else None
-        if hook_stop is not None:  # a tool hook said `continue: false`
-            yield TurnEnded(EndReason.HOOK_STOPPED, turn, usage, hook_stop)
-            return
 
-        # -- 4. next turn -----------------------------------------------------
-        turn += 1
+async def _checkpoint(run: _Run) -> AsyncIterator[Event]:
+    """Before every request: stop if aborted or out of turns, else the steps before a
+    request (auto-compaction)."""
+    params, abort = run.params, run.params.abort
+    if abort.aborted:
+        yield run.add_user(user_message([_marker()]))
+        reason = EndReason.ABORTED_TOOLS if run.turn > 1 else EndReason.ABORTED_STREAMING
+        yield run.end(reason, run.turn - 1, abort.reason)
+        return
+    if params.max_turns is not None and run.turn > params.max_turns:
+        limit = f"reached the limit of {params.max_turns} turns"
+        yield run.end(EndReason.MAX_TURNS, run.turn - 1, limit)
+        return
+    if params.before_request is not None:
+        async for event in params.before_request(abort):
+            yield event
+
+
+def _new_runner(params: QueryParams) -> ToolRunner:
+    return ToolRunner(
+        params.tools,
+        params.gate,
+        params.workspace,
+        params.abort,
+        start_while_streaming=params.start_tools_while_streaming,
+        hooks=params.hooks,
+    )
+
+
+async def _request_model(run: _Run, reply: Reply, runner: ToolRunner) -> AsyncIterator[Event]:
+    """Step 1: stream one response into `reply`; each complete tool_use goes to the
+    runner as it arrives. The complete answer joins the conversation; one that stops
+    early is left `unfinished` for `_end_while_streaming`."""
+    params = run.params
+    yield RequestStarted(run.turn)
+    request = _build_request(params)
+    async with aclosing(stream_model(params.provider, request, params.abort)) as stream:
+        async for provider_event in stream:
+            event = _receive(provider_event, reply, runner)
+            if event is not None:
+                yield event
+            for tool_event in runner.ready_events():
+                yield tool_event
+    run.usage = run.usage + reply.usage
+    if params.abort.aborted:
+        reply.interrupted = True
+    elif reply.failure is None and not reply.complete:
+        reply.failure = ModelError("the response ended before it was complete")
+    if not reply.unfinished:
+        yield run.add_assistant(reply.answer(), reply)
+
+
+def _receive(event: ProviderEvent | ModelError, reply: Reply, runner: ToolRunner) -> Event | None:
+    """One provider event into the reply; the engine event it makes, if any."""
+    match event:
+        case TextChunk(index=index, text=text):
+            reply.add_text(index, text)
+            return TextDelta(text, index)
+        case ThinkingChunk(index=index, text=text):
+            return ThinkingDelta(text, index)
+        case BlockCompleted(index=index, block=block):
+            reply.complete_block(index, block)
+            return runner.add(block) if block.get("type") == "tool_use" else None
+        case StreamStarted(model=model, usage=usage):
+            reply.model, reply.usage = model, usage
+        case MessageCompleted(stop_reason=stop_reason, usage=usage):
+            reply.stop_reason, reply.usage, reply.complete = stop_reason, usage, True
+        case Retrying(attempt=a, max_retries=m, delay_s=d, error=e, status=s):
+            return ApiRetry(a, m, d, e, s)
+        case ModelError() as error:
+            reply.failure = error
+    return None
+
+
+async def _end_while_streaming(run: _Run, reply: Reply, runner: ToolRunner) -> AsyncIterator[Event]:
+    """The response stopped unfinished (interrupted, or a model error): keep what is
+    complete, give every call a result, and end the run."""
+    failure, abort = reply.failure, run.params.abort
+    partial = reply.partial_answer()
+    if partial is not None:
+        yield run.add_assistant(partial, reply)
+    async for event in runner.stop(INTERRUPTED_MESSAGE if failure is None else MODEL_ERROR_RESULT):
+        yield event
+    if failure is None:
+        yield run.add_results(runner, interrupted=True)
+        yield run.end(EndReason.ABORTED_STREAMING, run.turn, abort.reason)
+        return
+    if runner.calls:
+        yield run.add_results(runner, interrupted=False)
+    yield run.end(EndReason.MODEL_ERROR, run.turn, failure.message)
+
+
+async def _without_tool_use(run: _Run) -> AsyncIterator[Event]:
+    """Step 2: the answer holds no tool_use, so the run is done; a Stop hook may end
+    it its own way or send the model on with a message."""
+    hooks, abort = run.params.hooks, run.params.abort
+    if hooks is None or abort.aborted:
+        yield run.end(EndReason.COMPLETED, run.turn)
+        return
+    stop = await _unless_aborted(run.stop_guard.check(hooks), abort)
+    if stop is None:  # Esc while the Stop hook ran: the answer stands
+        yield run.end(EndReason.COMPLETED, run.turn, abort.reason)
+        return
+    for text in stop.notices:
+        yield Notice(text, "warning")
+    if stop.end is not None:
+        yield run.end(EndReason(stop.end), run.turn, stop.message)
+    elif stop.feedback is not None:  # exit 2: the model goes on with the message
+        yield run.add_user(user_message(stop.feedback))
+        run.turn += 1
+    else:
+        yield run.end(EndReason.COMPLETED, run.turn)
+
+
+async def _run_tools(runner: ToolRunner) -> AsyncIterator[Event]:
+    """Step 3: every call of the answer runs (or is refused); orchestration.py says how."""
+    async with aclosing(runner.run()) as events:
+        async for event in events:
+            yield event
+
+
+async def _append_results_and_go_on(run: _Run, runner: ToolRunner) -> AsyncIterator[Event]:
+    """Step 4: the results join the conversation; the next turn begins, unless the
+    person interrupted the tools or a tool hook said `continue: false`."""
+    abort, hooks = run.params.abort, run.params.hooks
+    interrupted = abort.aborted
+    yield run.add_results(runner, interrupted=interrupted)
+    if interrupted:
+        yield run.end(EndReason.ABORTED_TOOLS, run.turn, abort.reason)
+        return
+    hook_stop = hooks.take_stop() if hooks is not None else None
+    if hook_stop is not None:
+        yield run.end(EndReason.HOOK_STOPPED, run.turn, hook_stop)
+        return
+    run.turn += 1
 
 
 def _build_request(params: QueryParams) -> ModelRequest:
     messages = normalize_for_api(params.messages)
-    if params.prepare_messages is not None:
-        messages = params.prepare_messages(messages)
+    if params.shape_request is not None:
+        messages = params.shape_request(messages)
     return ModelRequest(
         model=params.model,
         messages=messages,
@@ -257,103 +333,11 @@ def _build_request(params: QueryParams) -> ModelRequest:
     )
 
 
-async def _stream_model(
-    provider: Provider, request: ModelRequest, abort: AbortSignal
-) -> AsyncIterator[ProviderEvent | ModelError]:
-    """The provider's events, ending at once (without an error) when abort fires.
-
-    The provider runs in its own task feeding a queue, and the abort signal
-    drops a sentinel into the same queue: waiting costs one `queue.get()` per
-    event, and an abort wakes us even while the network is silent.
-    """
-    queue: asyncio.Queue[Any] = asyncio.Queue()
-    done = object()
-
-    async def pump() -> None:
-        try:
-            async for event in provider.stream(request, abort):
-                queue.put_nowait(event)
-        except ModelError as error:
-            queue.put_nowait(error)
-        except Exception as exc:  # a provider bug still ends the turn cleanly
-            queue.put_nowait(ModelError(f"{type(exc).__name__}: {exc}"))
-        finally:
-            queue.put_nowait(done)
-
-    task = asyncio.create_task(pump(), name="model-stream")
-    remove = abort.on_abort(lambda: queue.put_nowait(done))
-    try:
-        while True:
-            item = await queue.get()
-            if item is done:
-                return
-            yield item
-    finally:
-        remove()
-        if not task.done():
-            task.cancel()
-            await asyncio.gather(task, return_exceptions=True)
-
-
-class _Collector:
-    """The assistant message being received.
-
-    Text is kept as it streams, so an interrupted answer keeps what the person
-    already saw; other blocks count only once complete (a half-received
-    tool_use has no input to run, and a thinking block needs its signature).
-    """
-
-    def __init__(self) -> None:
-        self.blocks: dict[int, dict[str, Any]] = {}
-        self.partial_text: dict[int, list[str]] = {}
-        self.usage = Usage()
-        self.stop_reason: str | None = None
-        self.model: str | None = None
-        self.complete = False
-
-    def add_text(self, index: int, text: str) -> None:
-        self.partial_text.setdefault(index, []).append(text)
-
-    def complete_block(self, index: int, block: dict[str, Any]) -> None:
-        self.partial_text.pop(index, None)
-        # The conversation holds only valid Unicode, or no request could be sent again.
-        self.blocks[index] = scrub(block)
-
-    def message(self, *, partial: bool) -> dict[str, Any] | None:
-        found = dict(self.blocks)
-        if partial:
-            for index, parts in self.partial_text.items():
-                found[index] = {"type": "text", "text": scrub("".join(parts))}
-        blocks = [found[i] for i in sorted(found) if _keep_block(found[i])]
-        if not blocks:
-            if partial:
-                return None
-            # The API rejects empty content; an empty answer is still an answer.
-            blocks = [{"type": "text", "text": "(no content)"}]
-        return {"role": "assistant", "content": blocks}
-
-
-def _keep_block(block: dict[str, Any]) -> bool:
-    kind = block.get("type")
-    if kind == "text":  # the API rejects empty and whitespace-only text blocks
-        return bool(block.get("text", "").strip())
-    if kind == "thinking":
-        return bool(block.get("signature"))
-    return True
-
-
-def _append_results(messages: list[dict[str, Any]], runner: ToolRunner, *, interrupted: bool):
-    content = runner.results_message()["content"] if runner.calls else []
-    if interrupted:
-        content.append(_marker())
-    messages.append(user_message(content))
-
-
-def _marker() -> dict[str, Any]:
+def _marker() -> Block:
     return {"type": "text", "text": INTERRUPT_MARKER}
 
 
-async def _unless_aborted(work: Awaitable[Any], abort: AbortSignal) -> Any:
+async def _unless_aborted(work: Awaitable[T], abort: AbortSignal) -> T | None:
     """`await work`, but cancel it and return None as soon as the abort signal fires."""
     task = asyncio.ensure_future(work)
     remove = abort.on_abort(task.cancel)

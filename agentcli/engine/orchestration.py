@@ -21,7 +21,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from agentcli.engine.abort import AbortSignal
+from agentcli.core.abort import AbortSignal
+from agentcli.core.messages import INTERRUPTED_MESSAGE
 from agentcli.engine.events import (
     Event,
     Notice,
@@ -39,7 +40,6 @@ from agentcli.tools.base import Tool, ToolContext, ToolError, ToolInput, ToolRes
 from agentcli.tools.registry import ToolRegistry
 from agentcli.wellformed import has_lone_surrogate, scrub
 
-INTERRUPTED_MESSAGE = "Interrupted by the user: this tool call was stopped before it finished."
 NOT_RUN_MESSAGE = "Not run: the turn was interrupted by the user before this call started."
 EMPTY_OUTPUT = "(no output)"
 

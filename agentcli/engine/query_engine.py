@@ -1,22 +1,34 @@
 """QueryEngine: one session's state, and `submit_message()` to drive the loop.
 
-It owns the conversation (the list of API-shaped messages), the running
-totals (usage, cost, turns), and the abort signal of the turn in progress.
-The UI and headless mode both consume the events `submit_message()` yields.
-Listeners (the transcript writer) hear of each message as soon as it is
-complete. A resumed session starts from its transcript's totals and last
-request's usage; `start_over()` begins a new session on the same parts (`/clear`).
+It is built whole (engine/parts.py) by the composition root
+(agentcli/composition.py) and owns the conversation (the list of API-shaped
+messages), the running totals (usage, cost, turns), and the abort signal of
+the turn in progress. The UI and headless mode both consume the events
+`submit_message()` yields. The transcript hears of each message as soon as it
+is complete. A resumed session starts from its transcript's totals and last
+request's usage; `start_over()` begins a new session on the same parts
+(`/clear`).
 """
 
 from __future__ import annotations
 
-import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from contextlib import aclosing
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import replace
+from functools import partial
+from typing import TYPE_CHECKING
 
-from agentcli.engine.abort import AbortSignal
+from agentcli.core.abort import AbortSignal
+from agentcli.core.messages import (
+    INTERRUPTED_MESSAGE,
+    Block,
+    Message,
+    answer_dangling_tool_uses,
+    user_message,
+)
+from agentcli.core.pricing import cost_usd
+from agentcli.core.usage import Usage
+from agentcli.engine.compaction import CompactionOutcome, Compactor
 from agentcli.engine.events import (
     AssistantMessage,
     EndReason,
@@ -26,67 +38,92 @@ from agentcli.engine.events import (
     UserMessage,
 )
 from agentcli.engine.loop import INTERRUPT_MARKER, QueryParams, query
-from agentcli.engine.messages import answer_dangling_tool_uses, user_message
-from agentcli.engine.orchestration import INTERRUPTED_MESSAGE
-from agentcli.engine.pricing import cost_usd
-from agentcli.engine.usage import SessionTotals, Usage
+from agentcli.engine.parts import (
+    EngineConfig,
+    EngineParts,
+    MessageMeta,
+    SessionStart,
+    Transcript,
+)
+from agentcli.hooks.events import Hooks
 from agentcli.permissions.gate import PermissionGate
 from agentcli.providers.base import Provider
 from agentcli.tools.base import Workspace
 from agentcli.tools.registry import ToolRegistry
 
-DEFAULT_MODEL = "claude-sonnet-5-5"
-
-MessageListener = Callable[[dict[str, Any], dict[str, Any]], None]
-
-
-@dataclass
-class EngineConfig:
-    model: str = DEFAULT_MODEL
-    max_tokens: int = 32000
-    max_turns: int | None = None
-    start_tools_while_streaming: bool = True
+if TYPE_CHECKING:
+    from agentcli.config.settings import Settings
 
 
 class QueryEngine:
-    def __init__(
-        self,
-        *,
-        provider: Provider | None,
-        tools: ToolRegistry,
-        gate: PermissionGate,
-        workspace: Workspace,
-        config: EngineConfig | None = None,
-        system: list[dict[str, Any]] | None = None,
-        session_id: str | None = None,
-        messages: list[dict[str, Any]] | None = None,
-        totals: SessionTotals | None = None,
-        last_request_usage: Usage | None = None,
-    ) -> None:
-        self.provider = provider
-        self.tools = tools
-        self.gate = gate
-        self.workspace = workspace
-        self.config = config or EngineConfig()
-        self.system = system or []
-        self.session_id = session_id or str(uuid.uuid4())
-        self.messages: list[dict[str, Any]] = list(messages or [])
-        totals = totals or SessionTotals()
-        self.usage = totals.usage
-        self.cost_usd = totals.cost_usd
-        self.turns = totals.turns
-        self.last_request_usage = last_request_usage or Usage()
-        self.listeners: list[MessageListener] = []
+    def __init__(self, parts: EngineParts, start: SessionStart | None = None) -> None:
+        self._parts = parts
         self._abort: AbortSignal | None = None
-        # Shapes each request's copy of the messages (cache breakpoints, tool-result
-        # budget); set by bootstrap (engine/caching.py `request_shaper`).
-        self.prepare_messages: Callable[[list[dict[str, Any]]], list[dict[str, Any]]] | None = None
-        # Runs at the loop's checkpoint before each request (auto-compaction);
-        # set by `Compactor.attach()` (engine/compaction.py).
-        self.before_request: Callable[[AbortSignal], AsyncIterator[Event]] | None = None
-        self.compactor: Any = None
-        # Settings hooks (agentcli/hooks/events.py `Hooks`); set by bootstrap.
-        self.hooks: Any = None
+        self._begin(start or SessionStart())
+
+    def _begin(self, start: SessionStart) -> None:
+        self.session_id = start.session_id
+        self.messages: list[Message] = list(start.messages)
+        self.usage = start.totals.usage
+        self.cost_usd = start.totals.cost_usd
+        self.turns = start.totals.turns
+        self.last_request_usage = start.last_request_usage
+
+    # -- the parts, as the composition root gave them -------------------------
+
+    @property
+    def parts(self) -> EngineParts:
+        return self._parts
+
+    @property
+    def provider(self) -> Provider | None:
+        return self._parts.provider
+
+    @property
+    def tools(self) -> ToolRegistry:
+        return self._parts.tools
+
+    @property
+    def gate(self) -> PermissionGate:
+        return self._parts.gate
+
+    @property
+    def workspace(self) -> Workspace:
+        return self._parts.workspace
+
+    @property
+    def config(self) -> EngineConfig:
+        return self._parts.config
+
+    @property
+    def system(self) -> list[Block]:
+        return self._parts.system
+
+    @property
+    def hooks(self) -> Hooks | None:
+        return self._parts.hooks
+
+    @property
+    def compactor(self) -> Compactor | None:
+        return self._parts.compactor
+
+    @property
+    def settings(self) -> Settings | None:
+        return self._parts.settings
+
+    @property
+    def transcript(self) -> Transcript | None:
+        return self._parts.transcript
+
+    def connect(self, provider: Provider) -> None:
+        """Hand over the model provider once a front end has loaded it (the SDK import
+        is slow, so front ends build the engine first). Call it on the thread that
+        runs the engine's turns, and not during one."""
+        if self.busy:
+            raise RuntimeError("a turn is running")
+        self._parts = replace(self._parts, provider=provider)
+
+    # -- turns ----------------------------------------------------------------
 
     @property
     def busy(self) -> bool:
@@ -103,10 +140,11 @@ class QueryEngine:
         return self.tools.without(hidden) if hidden else self.tools
 
     async def submit_message(
-        self, prompt: str | list[dict[str, Any]], *, abort: AbortSignal | None = None
+        self, prompt: str | list[Block], *, abort: AbortSignal | None = None
     ) -> AsyncIterator[Event]:
         """Add the person's message and run the loop until it ends; yield every event."""
-        if self.provider is None:
+        provider = self.provider
+        if provider is None:
             raise RuntimeError("no model provider is configured")
         abort = abort or AbortSignal()
         self._abort = abort
@@ -123,23 +161,7 @@ class QueryEngine:
                     return
                 prompt = check.prompt
             self._add(user_message(prompt))
-            params = QueryParams(
-                messages=self.messages,
-                provider=self.provider,
-                tools=self.visible_tools(),
-                gate=self.gate,
-                workspace=self.workspace,
-                model=self.config.model,
-                system=self.system,
-                max_tokens=self.config.max_tokens,
-                max_turns=self.config.max_turns,
-                abort=abort,
-                start_tools_while_streaming=self.config.start_tools_while_streaming,
-                prepare_messages=self.prepare_messages,
-                before_request=self.before_request,
-                hooks=self.hooks,
-            )
-            async with aclosing(query(params)) as events:
+            async with aclosing(query(self._query_params(provider, abort))) as events:
                 async for event in events:
                     self._observe(event)
                     yield event
@@ -149,37 +171,55 @@ class QueryEngine:
             # answer them so the next request is still one the API accepts.
             repair = answer_dangling_tool_uses(self.messages, INTERRUPTED_MESSAGE, INTERRUPT_MARKER)
             if repair is not None:
-                self._notify(repair, {})
+                self.notify(repair, {})
 
-    async def compact(self, focus: str = "") -> Any:
+    def _query_params(self, provider: Provider, abort: AbortSignal) -> QueryParams:
+        compactor = self.compactor
+        return QueryParams(
+            messages=self.messages,
+            provider=provider,
+            tools=self.visible_tools(),
+            gate=self.gate,
+            workspace=self.workspace,
+            model=self.config.model,
+            system=self.system,
+            max_tokens=self.config.max_tokens,
+            max_turns=self.config.max_turns,
+            abort=abort,
+            start_tools_while_streaming=self.config.start_tools_while_streaming,
+            shape_request=self._parts.shape_request,
+            before_request=None if compactor is None else partial(compactor.before_request, self),
+            hooks=self.hooks,
+        )
+
+    async def compact(self, focus: str = "") -> CompactionOutcome:
         """`/compact [focus]`: summarise the older history now (engine/compaction.py).
-        Returns a CompactionOutcome; a failure leaves the conversation as it was."""
-        from agentcli.engine.compaction import CompactionOutcome, Compactor
-
+        A failure leaves the conversation as it was. An engine built without a
+        compactor (tests) compacts with a one-off one."""
         if self.busy:
             return CompactionOutcome(False, "a turn is running; wait for it to end")
-        if self.compactor is None:
-            Compactor(auto=False).attach(self)
+        compactor = self.compactor or Compactor(auto=False)
         self._abort = abort = AbortSignal()  # Esc (interrupt()) cancels the summary call
         try:
-            return await self.compactor.compact(self, focus=focus, trigger="manual", abort=abort)
+            return await compactor.compact(self, focus=focus, trigger="manual", abort=abort)
         finally:
             self._abort = None
 
-    def start_over(self) -> None:
-        """Begin a new session on the same parts: a new id, no messages, totals from zero.
-        The transcript is the session layer's (`session.attach.start_new_session`)."""
+    # -- sessions -------------------------------------------------------------
+
+    def start_over(self, session_id: str, transcript: Transcript | None) -> None:
+        """Begin a new session on the same parts (`/clear`, by
+        `composition.start_new_session()`): a new id and transcript, no messages, totals
+        from zero; the compactor and the hooks follow."""
         if self.busy:
             raise RuntimeError("a turn is running")
-        self.session_id = str(uuid.uuid4())
-        self.messages = []
-        self.usage, self.cost_usd, self.turns = Usage(), 0.0, 0
-        self.last_request_usage = Usage()
+        self._parts = replace(self._parts, transcript=transcript)
+        self._begin(SessionStart(session_id=session_id))
         if self.compactor is not None:
             self.compactor.reset()
         if self.hooks is not None:
-            self.hooks.session_id = self.session_id
-            self.hooks.session_context.clear()
+            path = str(transcript.path) if transcript is not None else None
+            self.hooks.begin_session(session_id, path)
 
     async def start_session(self, source: str = "startup") -> list[str]:
         """SessionStart hooks (front ends call this once); returns notices for the person."""
@@ -197,22 +237,31 @@ class QueryEngine:
 
         return await end_session(self.hooks, reason)
 
+    # -- accounting and the transcript ------------------------------------------
+
+    def account(self, usage: Usage, model: str) -> None:
+        """Add a model request's tokens and cost to the session's totals."""
+        self.usage = self.usage + usage
+        self.cost_usd += cost_usd(model, usage)
+
+    def notify(self, message: Message, meta: MessageMeta) -> None:
+        """Tell the transcript of a complete message (and what came with it)."""
+        if self.transcript is not None:
+            self.transcript(message, meta)
+
     def _observe(self, event: Event) -> None:
         match event:
             case AssistantMessage(message=message, usage=usage, model=model):
-                self.usage = self.usage + usage
+                self.account(usage, model)
                 self.last_request_usage = usage
-                self.cost_usd += cost_usd(model, usage)
-                self._notify(message, {"model": model, "usage": usage.to_dict()})
+                self.notify(message, {"model": model, "usage": usage.to_dict()})
+                if self.compactor is not None:
+                    self.compactor.measured(len(self.messages), usage)
             case UserMessage(message=message):
-                self._notify(message, {})
+                self.notify(message, {})
             case TurnEnded(turns=turns):
                 self.turns += turns
 
-    def _add(self, message: dict[str, Any]) -> None:
+    def _add(self, message: Message) -> None:
         self.messages.append(message)
-        self._notify(message, {})
-
-    def _notify(self, message: dict[str, Any], meta: dict[str, Any]) -> None:
-        for listener in self.listeners:
-            listener(message, meta)
+        self.notify(message, {})

@@ -54,8 +54,8 @@ def context_usage(engine: QueryEngine) -> ContextUsage:
     """The next request's size: the API's count of the last request (from its
     usage) plus an estimate of what was added since, split by part. The split
     of the counted part is estimated; messages get what the others do not."""
+    from agentcli.core.messages import normalize_for_api
     from agentcli.engine.memory import MEMORY_HEADER
-    from agentcli.engine.messages import normalize_for_api
 
     memory_blocks = [b for b in engine.system if b.get("text", "").startswith(MEMORY_HEADER)]
     other_blocks = [b for b in engine.system if b not in memory_blocks]

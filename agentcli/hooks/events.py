@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agentcli.hooks.config import HookEvent, HooksConfig
+from agentcli.config.hooks import HookEvent, HooksConfig
 from agentcli.hooks.runner import HookRun, run_hook
 
 BLOCK_EXIT = 2
@@ -70,6 +70,13 @@ class Hooks:
         self.pending_stop: str | None = None  # continue:false from a tool hook
         self.session_context: list[str] = []  # SessionStart context, sent with the 1st prompt
         self._background: set[asyncio.Task[Any]] = set()
+
+    def begin_session(self, session_id: str, transcript_path: str | None) -> None:
+        """The engine went on in a new session (`/clear`): later payloads name it, and
+        SessionStart context not sent yet belonged to the old one."""
+        self.session_id = session_id
+        self.transcript_path = transcript_path
+        self.session_context.clear()
 
     def has(self, event: HookEvent, tool_name: str | None = None) -> bool:
         return bool(self.config.commands(event, tool_name))

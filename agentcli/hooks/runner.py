@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from agentcli.config.credentials import child_env
-from agentcli.hooks.config import HookCommand
+from agentcli.config.hooks import HookCommand
 
 MAX_OUTPUT_CHARS = 100_000
 

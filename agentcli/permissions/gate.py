@@ -12,9 +12,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from agentcli.config.rules import Rule
 from agentcli.permissions.persist import remember_allow_rules
 from agentcli.permissions.policy import EXIT_PLAN_MODE, LOCKED, PermissionPolicy, held_if_locked
-from agentcli.permissions.rules import Rule
 from agentcli.permissions.suggestions import suggest_rules
 from agentcli.permissions.types import (
     Approver,

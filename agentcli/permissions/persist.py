@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from agentcli.config.json_store import update_json_object
-from agentcli.permissions.rules import Rule
+from agentcli.config.rules import Rule
 
 
 def local_settings_path(root: Path) -> Path:

@@ -36,8 +36,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agentcli.config.credentials import child_env
+from agentcli.config.rules import EDIT_TOOLS, Rule
 from agentcli.permissions.path_rules import compile_path_pattern, real_path
-from agentcli.permissions.rules import EDIT_TOOLS, Rule
 from agentcli.permissions.search_filter import RuleSearchFilter
 from agentcli.permissions.special_paths import special_path_reason
 from agentcli.permissions.types import Decision, PermissionMode

@@ -32,8 +32,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agentcli.config.rules import Rule
 from agentcli.permissions.path_rules import PathPattern, compile_path_pattern
-from agentcli.permissions.rules import Rule
 from agentcli.permissions.special_paths import secret_name, ssh_folder
 from agentcli.permissions.types import PermissionMode
 

@@ -16,9 +16,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from agentcli.config.rules import Rule
 from agentcli.permissions.path_rules import real_path
 from agentcli.permissions.policy import PermissionPolicy, shell_analysis
-from agentcli.permissions.rules import Rule
 from agentcli.permissions.special_paths import special_path_reason
 from agentcli.tools.base import Tool
 

@@ -23,8 +23,8 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from agentcli.config.credentials import credential
-from agentcli.engine.abort import AbortSignal
-from agentcli.engine.usage import Usage
+from agentcli.core.abort import AbortSignal
+from agentcli.core.usage import Usage
 from agentcli.providers.base import (
     BlockCompleted,
     MessageCompleted,

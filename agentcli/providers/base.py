@@ -15,8 +15,8 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from agentcli.engine.abort import AbortSignal
-from agentcli.engine.usage import Usage
+from agentcli.core.abort import AbortSignal
+from agentcli.core.usage import Usage
 
 
 @dataclass(frozen=True, slots=True)

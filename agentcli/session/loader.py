@@ -28,10 +28,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from agentcli.engine.messages import user_message
-from agentcli.engine.orchestration import INTERRUPTED_MESSAGE
-from agentcli.engine.pricing import cost_usd
-from agentcli.engine.usage import SessionTotals, Usage
+from agentcli.core.messages import INTERRUPTED_MESSAGE, user_message
+from agentcli.core.pricing import cost_usd
+from agentcli.core.usage import SessionTotals, Usage
 from agentcli.session import records
 
 

@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from agentcli.config.paths import agentcli_home, project_dir
-from agentcli.engine.messages import text_of
+from agentcli.core.messages import text_of
 from agentcli.session import records
 
 FIRST_PROMPT_CHARS = 200

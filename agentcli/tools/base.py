@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Protocol
 from pydantic import AfterValidator, BaseModel, ConfigDict
 from pydantic_core import PydanticCustomError
 
-from agentcli.engine.abort import AbortSignal
+from agentcli.core.abort import AbortSignal
 
 if TYPE_CHECKING:
     from agentcli.sandbox import Sandbox

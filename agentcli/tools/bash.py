@@ -32,7 +32,7 @@ from pydantic import Field
 
 from agentcli.config.credentials import child_env
 from agentcli.config.private_files import write_private_atomic
-from agentcli.engine.abort import AbortSignal
+from agentcli.core.abort import AbortSignal
 from agentcli.sandbox import Launch, unavailable_message
 from agentcli.tools.base import (
     ArgText,

@@ -162,7 +162,7 @@ class AgentApp(App):
     def on_unmount(self) -> None:
         """Sync and close the transcript, which releases the session for other processes;
         give the signals back."""
-        from agentcli.session.attach import finish_session
+        from agentcli.composition import finish_session
 
         if self.engine is not None:
             finish_session(self.engine)
@@ -239,8 +239,7 @@ class AgentApp(App):
         except Exception as error:  # an SDK that fails to import must not kill the app
             self.call_from_thread(self._provider_failed, f"{type(error).__name__}: {error}")
             return
-        self.engine.provider = provider
-        self.call_from_thread(self._engine_ready)
+        self.call_from_thread(self._provider_loaded, provider)
 
     def _options(self) -> Any:
         from agentcli.bootstrap import Options
@@ -251,9 +250,10 @@ class AgentApp(App):
 
     def _ask_trust(self, options: Any) -> bool:
         """In the loader thread: show the trust question if this folder needs one."""
-        from agentcli.permissions.session_setup import load_for_options, trust_question
+        from agentcli.bootstrap import settings_for
+        from agentcli.config.trust_question import trust_question
 
-        items = trust_question(load_for_options(options), self.cwd)
+        items = trust_question(settings_for(options), self.cwd)
         if items:
             answered = partial(self._trust_answered, items=items)
             self.call_from_thread(self.show_trust_question, items, answered)
@@ -272,7 +272,7 @@ class AgentApp(App):
         self.run_worker(load, thread=True, group="load", exit_on_error=False)
 
     def _remember_then_load(self, trusted: bool, items: list[Any]) -> None:
-        from agentcli.permissions.session_setup import remember_trust
+        from agentcli.config.trust_question import remember_trust
 
         problem = remember_trust(self.cwd, trusted, items)
         if problem:
@@ -281,7 +281,7 @@ class AgentApp(App):
 
     def _resumed_at_start(self, options: Any) -> Any:
         """`--continue` / `--resume ID`: the session to open (in the loader thread)."""
-        from agentcli.session.attach import SessionNotFound, resolve_resumed
+        from agentcli.session.resume import SessionNotFound, resolve_resumed
 
         resume_id = getattr(options, "resume", None) or None
         continue_latest = bool(getattr(options, "continue_session", False))
@@ -322,7 +322,7 @@ class AgentApp(App):
     async def resume_session(self, loaded: Any) -> None:
         """Switch to an earlier session: a fresh engine on its messages, its history on screen."""
         from agentcli.bootstrap import build_engine
-        from agentcli.session.attach import finish_session
+        from agentcli.composition import finish_session
 
         if self.busy:
             loaded.release()
@@ -362,7 +362,7 @@ class AgentApp(App):
 
     def _show_startup_notices(self) -> None:
         """Skipped settings files, protection uncertain, the bypass warning: as on stderr."""
-        from agentcli.permissions.session_setup import engine_startup_notices
+        from agentcli.bootstrap import engine_startup_notices
 
         for notice in engine_startup_notices(self.engine):
             self.note(notice.text, notice.level)
@@ -375,6 +375,11 @@ class AgentApp(App):
             prompt, self.first_prompt = self.first_prompt, None
             self.queue.insert(0, prompt)
         self._drain_queue()
+
+    def _provider_loaded(self, provider: Any) -> None:
+        """On the app's thread: the loader thread built the provider; the engine gets it."""
+        self.engine.connect(provider)
+        self._engine_ready()
 
     def _provider_failed(self, message: str) -> None:
         self.provider_error = message

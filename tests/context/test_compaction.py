@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import json
 
+from agentcli.core.usage import Usage
 from agentcli.engine.compaction import SUMMARY_REQUEST, Compactor, choose_split
 from agentcli.engine.events import Notice
-from agentcli.engine.usage import Usage
 from agentcli.providers.base import ModelError
-from agentcli.session.attach import attach_session
 from agentcli.session.loader import load_session
 from tests.engine.harness import make_engine, of_type, run_turn
 from tests.engine.scripted import Response, ScriptedProvider, text, tool_use
@@ -22,9 +21,9 @@ def answer(words: str, input_tokens: int) -> Response:
 
 def setup(tmp_path, *script):
     provider = ScriptedProvider(*script)
-    engine = make_engine(provider, [], tmp_path)
     compactor = Compactor(window=2000, threshold=0.5, keep_tokens=400)
-    writer = attach_session(engine, compactor=compactor)
+    engine = make_engine(provider, [], tmp_path, session=True, compactor=compactor)
+    writer = engine.transcript
     return provider, engine, compactor, writer
 
 

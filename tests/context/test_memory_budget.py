@@ -6,10 +6,10 @@ import os
 from pathlib import Path
 
 from agentcli.commands.session_commands import context_text, cost_text, memory_text
+from agentcli.core.usage import Usage
 from agentcli.engine.budget import ToolResultBudget
 from agentcli.engine.context import Environment, system_prompt
 from agentcli.engine.memory import load_memory
-from agentcli.engine.usage import Usage
 from agentcli.permissions.types import PermissionMode
 from tests.engine.harness import make_engine
 from tests.engine.scripted import ScriptedProvider
@@ -46,8 +46,7 @@ def test_memory_from_home_and_each_folder_up_to_the_repository_root(tmp_path):
     assert blocks[-1]["cache_control"] == {"type": "ephemeral"}
     assert system_prompt(env, PermissionMode.DEFAULT, memory) == blocks  # byte-stable
 
-    engine = make_engine(ScriptedProvider(), [], project)
-    engine.system = blocks
+    engine = make_engine(ScriptedProvider(), [], project, system=blocks)
     listing = memory_text(engine)
     assert str(repo / "docs" / "style.md") in listing and "imported" in listing
 

@@ -1,33 +1,56 @@
-"""Building an engine around a scripted provider, and running a turn to its end."""
+"""Building an engine around a scripted provider, and running a turn to its end.
+
+`make_engine()` goes through the composition root's `assemble()`, the same one
+`bootstrap.build_engine()` ends in, with explicit parts instead of settings
+files: a test names the tools, the mode and the rules it needs, and gets the
+rest of a front end's engine only when it asks (`session=True`).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from agentcli.composition import assemble
+from agentcli.config.hooks import HooksConfig
+from agentcli.config.rules import parse_tool_list
+from agentcli.engine.compaction import Compactor
 from agentcli.engine.events import Event, TurnEnded
-from agentcli.engine.query_engine import EngineConfig, QueryEngine
-from agentcli.permissions.gate import PermissionGate, headless_approver
+from agentcli.engine.parts import EngineConfig
+from agentcli.engine.query_engine import QueryEngine
+from agentcli.permissions.gate import headless_approver
 from agentcli.permissions.policy import PermissionPolicy
-from agentcli.permissions.rules import parse_tool_list
-from agentcli.permissions.types import PermissionMode
+from agentcli.permissions.types import Approver, PermissionMode
+from agentcli.providers.base import Provider
+from agentcli.session.loader import LoadedSession
 from agentcli.tools.base import Tool, Workspace
 from agentcli.tools.registry import ToolRegistry
 
 
 def make_engine(
-    provider: Any,
-    tools: list[Tool],
+    provider: Provider | None,
+    tools: Iterable[Tool],
     root: Path,
     *,
     mode: PermissionMode = PermissionMode.BYPASS,
-    approver=headless_approver,
+    approver: Approver = headless_approver,
     allow: list[str] | None = None,
     deny: list[str] | None = None,
     ask: list[str] | None = None,
     max_turns: int | None = None,
     streaming: bool = True,
+    model: str = "claude-test",
+    system: list[dict[str, Any]] | None = None,
+    hooks: dict[str, Any] | None = None,
+    session: bool = False,
+    compactor: Compactor | None = None,
+    resumed: LoadedSession | None = None,
 ) -> QueryEngine:
+    """`hooks`: the settings' `hooks` object. `session`: what bootstrap also gives a
+    front end's engine: a transcript, the request shaping (tool-result budget, cache
+    breakpoints) and auto-compaction (`compactor`, or a default one). `resumed`: a
+    claimed session to go on with (written to only with `session`)."""
     workspace = Workspace(root=root)
     policy = PermissionPolicy(
         workspace,
@@ -36,14 +59,20 @@ def make_engine(
         deny=parse_tool_list(deny, "test"),
         ask=parse_tool_list(ask, "test"),
     )
-    return QueryEngine(
+    return assemble(
         provider=provider,
         tools=ToolRegistry(tools),
-        gate=PermissionGate(policy, approver),
-        workspace=workspace,
+        policy=policy,
+        approver=approver,
         config=EngineConfig(
-            model="claude-test", max_turns=max_turns, start_tools_while_streaming=streaming
+            model=model, max_turns=max_turns, start_tools_while_streaming=streaming
         ),
+        system=system or [],
+        hooks=None if hooks is None else HooksConfig.model_validate(hooks),
+        resumed=resumed,
+        persist=session,
+        shape_requests=session,
+        compactor=(compactor or Compactor()) if session else compactor,
     )
 
 

@@ -13,8 +13,8 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentcli.engine.abort import AbortSignal
-from agentcli.engine.usage import Usage
+from agentcli.core.abort import AbortSignal
+from agentcli.core.usage import Usage
 from agentcli.providers.base import (
     BlockCompleted,
     MessageCompleted,

@@ -77,11 +77,9 @@ async def run_calls(
     """One model response with these tool calls, then a final answer."""
     blocks = [tool_use(name, inp) for name, inp in calls]
     provider = ScriptedProvider(Response(blocks), Response([text("done")]))
-    engine = make_engine(provider, [*builtin_tools(), ExitPlanModeTool()], root, mode=mode)
-    writer = TranscriptWriter(
-        root.parent / "transcript.jsonl", session_id="s1", cwd=str(root), model="claude-test"
-    )
-    engine.listeners.append(writer)
+    tools = [*builtin_tools(), ExitPlanModeTool()]
+    engine = make_engine(provider, tools, root, mode=mode, session=True)
+    writer = engine.transcript
     try:
         events = await run_turn(engine, "go")
     finally:

@@ -24,7 +24,9 @@ from typing import Any
 
 import pytest
 
-from agentcli.engine.abort import AbortSignal
+from agentcli.core.abort import AbortSignal
+from agentcli.core.messages import normalize_for_api, user_message
+from agentcli.core.usage import Usage
 from agentcli.engine.events import (
     AssistantMessage,
     EndReason,
@@ -40,10 +42,6 @@ from agentcli.engine.events import (
     UserMessage,
 )
 from agentcli.engine.loop import INTERRUPT_MARKER
-from agentcli.engine.messages import normalize_for_api, user_message
-from agentcli.engine.usage import Usage
-from agentcli.hooks.config import HooksConfig
-from agentcli.hooks.events import Hooks
 from agentcli.permissions.types import PermissionAnswer, PermissionMode
 from agentcli.providers.base import (
     BlockCompleted,
@@ -917,10 +915,6 @@ async def test_a_second_prompt_after_every_kind_of_ending_is_valid(tmp_path, cas
 # -- hooks ------------------------------------------------------------------------
 
 
-def _hooks(tmp_path: Path, config: dict[str, Any]) -> Hooks:
-    return Hooks(HooksConfig.model_validate(config), tmp_path)
-
-
 def _command(script: str) -> dict[str, Any]:
     return {"hooks": [{"type": "command", "command": script, "timeout": 30}]}
 
@@ -929,9 +923,13 @@ async def test_pre_tool_use_refusing_one_of_two_same_name_calls(tmp_path):
     probe = Probe()
     calls = [tool_use("Look", {"value": "keep"}), tool_use("Look", {"value": "deny"})]
     provider = SeamProvider(Response(calls), Response([text("ok")]))
-    engine = make_engine(provider, [make_tool("Look", probe, safe=True)], tmp_path)
     script = "if grep -q '\"deny\"'; then echo 'no, not that one' >&2; exit 2; fi"
-    engine.hooks = _hooks(tmp_path, {"PreToolUse": [{"matcher": "Look", **_command(script)}]})
+    engine = make_engine(
+        provider,
+        [make_tool("Look", probe, safe=True)],
+        tmp_path,
+        hooks={"PreToolUse": [{"matcher": "Look", **_command(script)}]},
+    )
 
     events = await drive(engine, "go", bound=30)
 
@@ -967,9 +965,13 @@ async def test_abort_while_a_pre_tool_use_hook_runs_is_prompt(tmp_path):
     probe = Probe()
     calls = [tool_use("Change", {})]
     provider = SeamProvider(Response(calls))
-    engine = make_engine(provider, [make_tool("Change", probe, safe=False)], tmp_path)
     script = f"cat > /dev/null; echo started > {fifo}; sleep 30"
-    engine.hooks = _hooks(tmp_path, {"PreToolUse": [{"matcher": "Change", **_command(script)}]})
+    engine = make_engine(
+        provider,
+        [make_tool("Change", probe, safe=False)],
+        tmp_path,
+        hooks={"PreToolUse": [{"matcher": "Change", **_command(script)}]},
+    )
 
     task = asyncio.create_task(drive(engine, "go"))
     try:
@@ -992,9 +994,8 @@ async def test_abort_while_the_stop_hook_runs_is_prompt(tmp_path):
     signal cancels: Esc waits for the hook (up to its 60 s timeout)."""
     fifo = _fifo(tmp_path)
     provider = SeamProvider(Response([text("All done.")]))
-    engine = make_engine(provider, [], tmp_path)
     script = f"cat > /dev/null; echo started > {fifo}; sleep 30"
-    engine.hooks = _hooks(tmp_path, {"Stop": [_command(script)]})
+    engine = make_engine(provider, [], tmp_path, hooks={"Stop": [_command(script)]})
 
     task = asyncio.create_task(drive(engine, "go", bound=60))
     try:
@@ -1021,9 +1022,10 @@ async def test_a_hook_stop_from_an_aborted_turn_does_not_leak_into_the_next(tmp_
         make_tool("Look", probe, safe=True),
     ]
     provider = SeamProvider(Response([tool_use("Wait", {})]))
-    engine = make_engine(provider, tools, tmp_path)
     script = """cat > /dev/null; echo '{"continue": false, "stopReason": "stale stop"}'"""
-    engine.hooks = _hooks(tmp_path, {"PreToolUse": [{"matcher": "Wait", **_command(script)}]})
+    engine = make_engine(
+        provider, tools, tmp_path, hooks={"PreToolUse": [{"matcher": "Wait", **_command(script)}]}
+    )
 
     events = await drive(engine, "go", interrupt_on(engine, ToolCallRunning), bound=30)
     assert events[-1].reason is EndReason.ABORTED_TOOLS

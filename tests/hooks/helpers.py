@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from agentcli.hooks.config import HooksConfig
+from agentcli.config.hooks import HooksConfig
 from agentcli.hooks.events import Hooks
 
 SCRIPT = """\

@@ -10,13 +10,14 @@ from agentcli.hooks.tool_hooks import combine_decision
 from agentcli.permissions.types import Decision, PermissionAnswer, PermissionMode
 from tests.engine.harness import make_engine, of_type, run_turn
 from tests.engine.scripted import Probe, Response, ScriptedProvider, make_tool, text, tool_use
-from tests.hooks.helpers import hook_script, make_hooks, one, payloads
+from tests.hooks.helpers import hook_script, one, payloads
 
 
 def _engine(tmp_path, provider, config, probe=None, **kw):
     probe = probe or Probe()
-    engine = make_engine(provider, [make_tool("Act", probe, safe=False)], tmp_path, **kw)
-    engine.hooks = make_hooks(tmp_path, config)
+    engine = make_engine(
+        provider, [make_tool("Act", probe, safe=False)], tmp_path, hooks=config, **kw
+    )
     return engine, probe
 
 

@@ -21,16 +21,13 @@ from agentcli.engine.events import (
     ToolCallRunning,
     TurnEnded,
 )
-from agentcli.engine.query_engine import EngineConfig, QueryEngine
-from agentcli.permissions.gate import PermissionGate, headless_approver
-from agentcli.permissions.policy import PermissionPolicy
+from agentcli.engine.query_engine import QueryEngine
 from agentcli.permissions.types import PermissionMode
 from agentcli.providers.anthropic import AnthropicProvider
 from agentcli.providers.retry import RetryPolicy
-from agentcli.tools.base import Workspace
 from agentcli.tools.edit import EditTool
 from agentcli.tools.read import ReadTool
-from agentcli.tools.registry import ToolRegistry
+from tests.engine.harness import make_engine
 from tests.engine.scripted import Probe, make_tool
 from tests.fakeapi import cut_stream, hang, http_error, reply, stream_error, text, tool_use
 
@@ -48,19 +45,19 @@ async def close_providers():
 def engine_for(
     server, root: Path, *, extra_tools=(), mode=PermissionMode.ACCEPT_EDITS, max_turns=None
 ) -> QueryEngine:
-    workspace = Workspace(root=root)
     provider = AnthropicProvider(
         api_key="test-key",
         base_url=server.base_url,
         retry=RetryPolicy(max_retries=3, base_delay_s=0.0),
     )
     _providers.append(provider)
-    return QueryEngine(
-        provider=provider,
-        tools=ToolRegistry([ReadTool(), EditTool(), *extra_tools]),
-        gate=PermissionGate(PermissionPolicy(workspace, mode), headless_approver),
-        workspace=workspace,
-        config=EngineConfig(model="claude-sonnet-5-5", max_turns=max_turns),
+    return make_engine(
+        provider,
+        [ReadTool(), EditTool(), *extra_tools],
+        root,
+        mode=mode,
+        max_turns=max_turns,
+        model="claude-sonnet-5-5",
         system=[{"type": "text", "text": "You are a test agent."}],
     )
 

@@ -21,15 +21,12 @@ from agentcli.engine.events import (
     Event,
     TurnEnded,
 )
-from agentcli.engine.query_engine import EngineConfig, QueryEngine
-from agentcli.permissions.gate import PermissionGate, headless_approver
-from agentcli.permissions.policy import PermissionPolicy
+from agentcli.engine.query_engine import QueryEngine
 from agentcli.permissions.types import PermissionMode
 from agentcli.providers.anthropic import AnthropicProvider
 from agentcli.providers.retry import RetryPolicy, Timeouts
-from agentcli.tools.base import Workspace
 from agentcli.tools.read import ReadTool
-from agentcli.tools.registry import ToolRegistry
+from tests.engine.harness import make_engine
 from tests.fakeapi import hang, http_error, reply, text
 
 # "No byte for this long" in these tests: short, yet long enough that a loaded machine
@@ -50,7 +47,6 @@ async def close_providers():
 
 
 def engine_at(base_url: str, root: Path, retry: RetryPolicy) -> QueryEngine:
-    workspace = Workspace(root=root)
     provider = AnthropicProvider(
         api_key="test-key",
         base_url=base_url,
@@ -58,14 +54,12 @@ def engine_at(base_url: str, root: Path, retry: RetryPolicy) -> QueryEngine:
         timeouts=Timeouts(connect_s=5.0, idle_s=IDLE_S),
     )
     _providers.append(provider)
-    return QueryEngine(
-        provider=provider,
-        tools=ToolRegistry([ReadTool()]),
-        gate=PermissionGate(
-            PermissionPolicy(workspace, PermissionMode.ACCEPT_EDITS), headless_approver
-        ),
-        workspace=workspace,
-        config=EngineConfig(model="claude-sonnet-5-5"),
+    return make_engine(
+        provider,
+        [ReadTool()],
+        root,
+        mode=PermissionMode.ACCEPT_EDITS,
+        model="claude-sonnet-5-5",
         system=[{"type": "text", "text": "You are a test agent."}],
     )
 

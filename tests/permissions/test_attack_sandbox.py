@@ -29,7 +29,7 @@ from pathlib import Path
 
 import pytest
 
-from agentcli.engine.abort import AbortSignal
+from agentcli.core.abort import AbortSignal
 from agentcli.permissions.policy import PermissionPolicy
 from agentcli.permissions.types import PermissionMode
 from agentcli.sandbox import Sandbox

@@ -22,10 +22,10 @@ from typing import Any
 
 import pytest
 
+from agentcli.config.rules import Rule, parse_tool_list
 from agentcli.engine.events import ToolCallFinished
 from agentcli.permissions.gate import headless_approver
 from agentcli.permissions.policy import PermissionPolicy
-from agentcli.permissions.rules import Rule, parse_tool_list
 from agentcli.permissions.types import (
     Approver,
     PermissionAnswer,

@@ -28,8 +28,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from agentcli.config.rules import parse_tool_list
 from agentcli.permissions.policy import PermissionPolicy
-from agentcli.permissions.rules import parse_tool_list
 from agentcli.permissions.types import PermissionMode
 from agentcli.tools.base import Workspace
 from agentcli.tools.bash import BashInput, BashTool

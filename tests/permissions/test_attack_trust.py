@@ -23,23 +23,19 @@ from pathlib import Path
 
 import pytest
 
-from agentcli.bootstrap import Options, build_engine
+from agentcli.bootstrap import Options, build_engine, settings_for
 from agentcli.config.json_store import JsonStoreError
+from agentcli.config.notices import startup_notices
 from agentcli.config.paths import agentcli_home, project_dir
 from agentcli.config.private_files import make_private_dir
+from agentcli.config.rules import parse_tool_list
 from agentcli.config.settings import CliSettings, load_settings
 from agentcli.config.trust import declined, is_trusted, remember, trust_file
-from agentcli.engine.abort import AbortSignal
+from agentcli.config.trust_question import remember_trust, trust_question
+from agentcli.core.abort import AbortSignal
 from agentcli.engine.budget import ToolResultBudget
 from agentcli.permissions.gate import headless_approver
 from agentcli.permissions.persist import remember_allow_rules
-from agentcli.permissions.rules import parse_tool_list
-from agentcli.permissions.session_setup import (
-    load_for_options,
-    remember_trust,
-    startup_notices,
-    trust_question,
-)
 from agentcli.permissions.types import PermissionMode
 from agentcli.session.claim import claim_session, fork_session
 from agentcli.session.writer import TranscriptWriter, transcript_path
@@ -258,11 +254,11 @@ def test_7_a_damaged_trust_file_trusts_nothing_and_is_not_overwritten(tmp_path, 
 
 def test_7_a_no_holds_until_the_settings_enable_something_new(tmp_path):
     _write(tmp_path, "project", {"hooks": _hook("Stop", "touch a")})
-    items = trust_question(load_for_options(Options(tmp_path)), tmp_path)
+    items = trust_question(settings_for(Options(tmp_path)), tmp_path)
     assert remember_trust(tmp_path, False, items) is None and declined(tmp_path)
-    assert trust_question(load_for_options(Options(tmp_path)), tmp_path) == []
+    assert trust_question(settings_for(Options(tmp_path)), tmp_path) == []
     _write(tmp_path, "local", {"env": {"BASH_ENV": "./x"}})
-    asked = trust_question(load_for_options(Options(tmp_path)), tmp_path)
+    asked = trust_question(settings_for(Options(tmp_path)), tmp_path)
     assert [w.value for w in asked] == ["Stop: touch a", "BASH_ENV=./x"]
 
 
@@ -301,7 +297,7 @@ def test_7_the_question_shows_bypass_in_red_and_long_commands_whole(tmp_path):
 def test_7_nothing_to_enable_means_no_question(tmp_path):
     _write(tmp_path, "project", {"model": "m", "permissions": {"deny": ["Read(./.env)"]}})
     _write(tmp_path, "local", {"permissions": {"ask": ["Bash"], "defaultMode": "default"}})
-    assert trust_question(load_for_options(Options(tmp_path)), tmp_path) == []
+    assert trust_question(settings_for(Options(tmp_path)), tmp_path) == []
 
 
 def test_7_a_startup_notice_says_what_was_ignored_and_bypass_is_a_danger(tmp_path):

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
+from agentcli.config.rules import parse_tool_list
 from agentcli.permissions.policy import PermissionPolicy
-from agentcli.permissions.rules import parse_tool_list
 from agentcli.permissions.types import PermissionMode
 from agentcli.tools.base import Workspace
 from agentcli.tools.bash import BashInput, BashTool

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from agentcli.config.rules import parse_tool_list
 from agentcli.permissions.policy import PermissionPolicy
-from agentcli.permissions.rules import parse_tool_list
 from agentcli.permissions.types import PermissionMode
 from agentcli.tools.base import Workspace
 from agentcli.tools.ripgrep import find_rg

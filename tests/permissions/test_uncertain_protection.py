@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from agentcli.config.rules import parse_tool_list
 from agentcli.permissions.gate import PermissionGate, headless_approver
 from agentcli.permissions.persist import remember_allow_rules
 from agentcli.permissions.policy import PermissionPolicy
-from agentcli.permissions.rules import parse_tool_list
 from agentcli.permissions.types import Decision, PermissionAnswer, PermissionMode
 from agentcli.tools.base import Workspace
 from agentcli.tools.bash import BashInput, BashTool
@@ -129,8 +129,8 @@ def test_an_always_answer_keeps_an_allow_rule_written_as_a_string(tmp_path):
 
 
 def test_startup_notices_name_the_file_and_the_state(tmp_path):
+    from agentcli.config.notices import startup_notices
     from agentcli.config.settings import load_settings
-    from agentcli.permissions.session_setup import startup_notices
 
     settings_file = tmp_path / ".agentcli" / "settings.json"
     settings_file.parent.mkdir()

@@ -11,14 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from agentcli.session.attach import (
-    SessionNotFound,
-    attach_session,
-    finish_session,
-    resolve_resumed,
-)
+from agentcli.composition import finish_session
 from agentcli.session.claim import claim_session
 from agentcli.session.loader import load_session
+from agentcli.session.resume import SessionNotFound, resolve_resumed
 from tests.engine.harness import make_engine, run_turn
 from tests.engine.scripted import Response, ScriptedProvider, text
 
@@ -27,8 +23,10 @@ pytestmark = pytest.mark.timeout(60)
 
 async def open_session(project: Path, prompt: str = "first question"):
     """An engine with a live transcript writer after one exchange."""
-    engine = make_engine(ScriptedProvider(Response([text("First answer.")])), [], project)
-    writer = attach_session(engine)
+    engine = make_engine(
+        ScriptedProvider(Response([text("First answer.")])), [], project, session=True
+    )
+    writer = engine.transcript
     await run_turn(engine, prompt)
     return engine, writer
 
@@ -49,9 +47,9 @@ async def test_a_session_open_in_another_writer_is_forked_and_left_alone(tmp_pat
     assert forked.messages == engine.messages
     assert not forked.path.exists()  # written with the fork's first message, like any session
 
-    again = make_engine(ScriptedProvider(Response([text("Forked answer.")])), [], tmp_path)
-    again.session_id, again.messages = forked.session_id, list(forked.messages)
-    fork_writer = attach_session(again, resumed=forked)
+    provider = ScriptedProvider(Response([text("Forked answer.")]))
+    again = make_engine(provider, [], tmp_path, session=True, resumed=forked)
+    fork_writer = again.transcript
     await run_turn(again, "second question")
     finish_session(again)
 

@@ -6,11 +6,11 @@ import itertools
 import json
 from pathlib import Path
 
-from agentcli.engine.messages import normalize_for_api
-from agentcli.engine.orchestration import INTERRUPTED_MESSAGE
-from agentcli.session.attach import attach_session, finish_session, resolve_resumed
+from agentcli.composition import finish_session
+from agentcli.core.messages import INTERRUPTED_MESSAGE, normalize_for_api
 from agentcli.session.loader import load_session
 from agentcli.session.records import FORMAT_VERSION
+from agentcli.session.resume import resolve_resumed
 from agentcli.session.store import latest_session
 from tests.engine.harness import make_engine, run_turn
 from tests.engine.scripted import (
@@ -57,8 +57,8 @@ async def test_a_tool_session_is_written_message_by_message_and_loads_back(tmp_p
         Response([text("Looking."), tool_use("Echo", {"value": "a"}, id="toolu_1")]),
         Response([text("Done.")]),
     )
-    engine = make_engine(provider, [make_tool("Echo", probe, safe=True)], tmp_path)
-    writer = attach_session(engine)
+    engine = make_engine(provider, [make_tool("Echo", probe, safe=True)], tmp_path, session=True)
+    writer = engine.transcript
     await run_turn(engine, "do it")
 
     written = records(writer.path)
@@ -79,16 +79,15 @@ async def test_a_tool_session_is_written_message_by_message_and_loads_back(tmp_p
 
 
 async def test_resume_continues_the_same_file_and_sends_everything_before(tmp_path):
-    first = make_engine(ScriptedProvider(Response([text("One.")])), [], tmp_path)
-    original = attach_session(first).path
+    first = make_engine(ScriptedProvider(Response([text("One.")])), [], tmp_path, session=True)
+    original = first.transcript.path
     await run_turn(first, "first question")
     finish_session(first)  # else this resume would fork: the first writer holds the file
 
     resumed = resolve_resumed(tmp_path, continue_latest=True)
     provider = ScriptedProvider(Response([text("Two.")]))
-    second = make_engine(provider, [], tmp_path)
-    second.session_id, second.messages = resumed.session_id, list(resumed.messages)
-    writer = attach_session(second, resumed=resumed)
+    second = make_engine(provider, [], tmp_path, session=True, resumed=resumed)
+    writer = second.transcript
     await run_turn(second, "second question")
 
     sent = provider.requests[0].messages
@@ -173,8 +172,8 @@ def test_a_file_from_a_future_version_loads_what_it_understands(tmp_path):
 def test_resuming_a_cut_file_ends_the_line_and_later_loads_are_quiet(tmp_path):
     project = tmp_path / "proj"
     project.mkdir()
-    engine = make_engine(ScriptedProvider(), [], project)
-    writer = attach_session(engine)
+    engine = make_engine(ScriptedProvider(), [], project, session=True)
+    writer = engine.transcript
     writer({"role": "user", "content": [text("q")]}, {})
     writer({"role": "assistant", "content": [text("a")]}, {})
     writer.close()
@@ -183,9 +182,8 @@ def test_resuming_a_cut_file_ends_the_line_and_later_loads_are_quiet(tmp_path):
 
     resumed = resolve_resumed(project, continue_latest=True)
     assert any("cut off" in n for n in resumed.notices)
-    again = make_engine(ScriptedProvider(), [], project)
-    again.session_id = resumed.session_id
-    second = attach_session(again, resumed=resumed)
+    again = make_engine(ScriptedProvider(), [], project, session=True, resumed=resumed)
+    second = again.transcript
     second({"role": "user", "content": [text("next")]}, {})
     second.close()
 
@@ -200,8 +198,8 @@ def test_resuming_a_cut_file_ends_the_line_and_later_loads_are_quiet(tmp_path):
 
 def test_no_secret_reaches_the_transcript(tmp_path, monkeypatch):
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-very-secret-123")
-    engine = make_engine(ScriptedProvider(), [], tmp_path)
-    writer = attach_session(engine)
+    engine = make_engine(ScriptedProvider(), [], tmp_path, session=True)
+    writer = engine.transcript
     writer({"role": "user", "content": [text("hi")]}, {"authorization": "Bearer x", "model": "m"})
     data = writer.path.read_text()
     assert "sk-ant" not in data and "Bearer" not in data and "authorization" not in data

@@ -8,10 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from agentcli.core.pricing import cost_usd
+from agentcli.core.usage import Usage
 from agentcli.engine.compaction import Compactor
-from agentcli.engine.pricing import cost_usd
-from agentcli.engine.usage import Usage
-from agentcli.session.attach import attach_session
 from agentcli.session.loader import load_session
 from tests.engine.harness import make_engine, run_turn
 from tests.engine.scripted import Response, ScriptedProvider, text
@@ -83,10 +82,9 @@ async def test_a_resumed_session_costs_what_the_live_one_did_compaction_included
         Response([text("SUMMARY")], usage=Usage(900, 300)),
         Response([text("A3")], usage=Usage(500, 20)),
     )
-    engine = make_engine(provider, [], tmp_path)
-    writer = attach_session(
-        engine, compactor=Compactor(window=2000, threshold=0.5, keep_tokens=400)
-    )
+    compactor = Compactor(window=2000, threshold=0.5, keep_tokens=400)
+    engine = make_engine(provider, [], tmp_path, session=True, compactor=compactor)
+    writer = engine.transcript
     for prompt in ("P1 " + long, "P2 " + long, "P3 " + long):
         await run_turn(engine, prompt)
     writer.close()

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from agentcli.engine.abort import AbortSignal
+from agentcli.core.abort import AbortSignal
 from agentcli.tools.base import Tool, ToolContext, ToolResult, Workspace
 
 RunTool = Callable[..., Awaitable[ToolResult]]

@@ -16,7 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from agentcli.engine.abort import AbortSignal
+from agentcli.core.abort import AbortSignal
 from agentcli.tools.base import ToolContext, Workspace, input_schema
 from agentcli.tools.bash import BashInput, BashTool, format_ms
 from agentcli.tools.readonly_commands import is_read_only_command

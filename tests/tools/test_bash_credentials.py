@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from agentcli.engine.abort import AbortSignal
-from agentcli.hooks.config import HookCommand
+from agentcli.config.hooks import HookCommand
+from agentcli.core.abort import AbortSignal
 from agentcli.hooks.runner import run_hook
 from agentcli.tools.base import ToolContext, Workspace
 from agentcli.tools.bash import BashInput, BashTool

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from agentcli.engine.abort import AbortSignal
+from agentcli.core.abort import AbortSignal
 from agentcli.sandbox import Sandbox
 from agentcli.tools.base import ToolContext, ToolError, Workspace
 from agentcli.tools.bash import BashInput, BashTool

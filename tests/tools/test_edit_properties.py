@@ -14,7 +14,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from agentcli.engine.abort import AbortSignal
+from agentcli.core.abort import AbortSignal
 from agentcli.tools.base import ToolContext, ToolResult, Workspace
 from agentcli.tools.edit import EditTool
 from agentcli.tools.read import ReadTool

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from agentcli.engine.abort import AbortSignal
+from agentcli.core.abort import AbortSignal
 from agentcli.tools.base import ToolContext, ToolError, Workspace, input_schema
 from agentcli.tools.glob import MAX_RESULTS, GlobInput, GlobTool, split_pattern
 

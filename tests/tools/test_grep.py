@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 import agentcli.tools.ripgrep as ripgrep
-from agentcli.engine.abort import AbortSignal
+from agentcli.core.abort import AbortSignal
 from agentcli.tools.base import ToolContext, ToolError, Workspace, input_schema
 from agentcli.tools.grep import GrepInput, GrepTool, build_rg_args
 from agentcli.tools.ripgrep import find_rg, split_globs

@@ -149,13 +149,12 @@ async def test_up_and_down_walk_history_and_keep_the_draft(tmp_path):
 
 async def test_message_typed_before_the_provider_is_ready_is_queued_then_sent(tmp_path):
     provider = ScriptedProvider(Response([text("late answer")]))
-    app = make_app(provider, tmp_path, load_provider=False)
-    app.engine.provider = None
+    app = make_app(None, tmp_path, load_provider=False)
     async with app.run_test() as pilot:
         await send(pilot, "early")
         await pilot.pause()
         assert app.queue == ["early"] and not app.engine.messages
-        app.engine.provider = provider
+        app.engine.connect(provider)
         app._engine_ready()
         await wait_for(pilot, lambda: app.engine.messages, "the queued message")
         await idle(pilot, app)

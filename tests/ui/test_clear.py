@@ -7,8 +7,7 @@ import json
 from pathlib import Path
 
 from agentcli.config.trust import remember
-from agentcli.engine.usage import Usage
-from agentcli.session.attach import transcript_of
+from agentcli.core.usage import Usage
 from agentcli.session.store import list_sessions
 from agentcli.session.writer import transcript_path
 from agentcli.ui.widgets.conversation import UserMessageView
@@ -51,9 +50,9 @@ async def test_clear_starts_a_new_session_that_continue_then_opens(tmp_path):
     app = open_app(project)
     async with app.run_test(size=(110, 50)) as pilot:
         await wait_for(pilot, lambda: app.engine is not None, "the engine")
-        app.engine.provider = provider
+        app.engine.connect(provider)
         await talk(pilot, app, "first question")
-        old_id, old_path = app.engine.session_id, transcript_of(app.engine).path
+        old_id, old_path = app.engine.session_id, app.engine.transcript.path
         assert "context 50.0k (25%)" in status(app) and "$0.08" in status(app)
 
         await send(pilot, "/clear")
@@ -64,7 +63,7 @@ async def test_clear_starts_a_new_session_that_continue_then_opens(tmp_path):
         assert "context 0 (0%)" in status(app) and "$0.00" in status(app)
 
         await talk(pilot, app, "second question")
-        new_id, new_path = app.engine.session_id, transcript_of(app.engine).path
+        new_id, new_path = app.engine.session_id, app.engine.transcript.path
 
     assert old_path.read_bytes() == old_bytes
     assert message_texts(old_path) == ["first question", "One."]
@@ -86,7 +85,7 @@ async def test_clear_then_quit_leaves_continue_on_the_old_session_under_its_own_
     app = open_app(project)
     async with app.run_test(size=(110, 50)) as pilot:
         await wait_for(pilot, lambda: app.engine is not None, "the engine")
-        app.engine.provider = ScriptedProvider(Response([text("One.")]))
+        app.engine.connect(ScriptedProvider(Response([text("One.")])))
         await talk(pilot, app, "first question")
         old_id = app.engine.session_id
         await send(pilot, "/clear")
@@ -116,14 +115,14 @@ async def test_clear_fires_session_end_and_session_start_hooks(tmp_path):
     app = open_app(project)
     async with app.run_test(size=(110, 50)) as pilot:
         await wait_for(pilot, lambda: app.engine is not None, "the engine")
-        app.engine.provider = ScriptedProvider(Response([text("One.")]), Response([text("Two.")]))
+        app.engine.connect(ScriptedProvider(Response([text("One.")]), Response([text("Two.")])))
         await talk(pilot, app, "first question")
-        old_id, old_path = app.engine.session_id, transcript_of(app.engine).path
+        old_id, old_path = app.engine.session_id, app.engine.transcript.path
         await send(pilot, "/clear")
         await wait_for(pilot, lambda: app.engine.session_id != old_id, "a new session")
         new_id = app.engine.session_id
         await talk(pilot, app, "second question")
-        new_path = transcript_of(app.engine).path
+        new_path = app.engine.transcript.path
 
     (ended,) = [p for p in payloads(hooks_dir, "SessionEnd") if p["reason"] == "clear"]
     assert ended["session_id"] == old_id and ended["transcript_path"] == str(old_path)

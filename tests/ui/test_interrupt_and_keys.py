@@ -170,7 +170,7 @@ async def test_shift_tab_cycles_the_permission_mode_and_the_status_bar_shows_it(
 
 
 async def test_status_bar_shows_context_and_cost_after_a_turn(tmp_path):
-    from agentcli.engine.usage import Usage
+    from agentcli.core.usage import Usage
 
     provider = ScriptedProvider(Response([text("ok")], usage=Usage(50_000, 10)))
     app = make_app(provider, tmp_path)
@@ -182,7 +182,7 @@ async def test_status_bar_shows_context_and_cost_after_a_turn(tmp_path):
 
 
 async def test_status_bar_percent_follows_the_models_window(tmp_path, monkeypatch):
-    from agentcli.engine.usage import Usage
+    from agentcli.core.usage import Usage
 
     monkeypatch.setenv("AGENTCLI_CONTEXT_WINDOW", "100000")
     provider = ScriptedProvider(Response([text("ok")], usage=Usage(50_000, 10)))

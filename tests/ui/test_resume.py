@@ -10,8 +10,8 @@ from pathlib import Path
 
 from agentcli.bootstrap import Options, build_engine
 from agentcli.cli import build_parser
+from agentcli.composition import finish_session
 from agentcli.permissions.gate import headless_approver
-from agentcli.session.attach import finish_session
 from agentcli.ui.app import AgentApp
 from agentcli.ui.screens.session_picker import SessionPicker
 from agentcli.ui.widgets.conversation import Note, UserMessageView
@@ -68,7 +68,7 @@ async def test_continue_shows_the_earlier_conversation_and_goes_on_from_it(tmp_p
         assert len(panes[1].query(DiffView)) == 1  # the edit's diff, rebuilt from its input
 
         provider = ScriptedProvider(Response([text("Still here.")]))
-        app.engine.provider = provider
+        app.engine.connect(provider)
         await send(pilot, "and now?")
         await idle(pilot, app)
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from agentcli.bootstrap import Options, build_engine
-from agentcli.engine.usage import Usage
+from agentcli.composition import finish_session
+from agentcli.core.usage import Usage
 from agentcli.permissions.gate import headless_approver
-from agentcli.session.attach import finish_session
 from tests.engine.scripted import Response, ScriptedProvider, text
 from tests.ui.helpers import send, wait_for
 from tests.ui.test_clear import status

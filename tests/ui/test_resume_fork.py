@@ -19,7 +19,7 @@ def fork_note(app, original: str) -> str | None:
 
 
 async def go_on(pilot, app) -> None:
-    app.engine.provider = ScriptedProvider(Response([text("In the fork.")]))
+    app.engine.connect(ScriptedProvider(Response([text("In the fork.")])))
     before = len(app.engine.messages)
     await send(pilot, "and now?")
     await wait_for(pilot, lambda: len(app.engine.messages) == before + 2, "the answer")

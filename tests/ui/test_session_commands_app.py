@@ -49,7 +49,7 @@ async def test_init_asks_the_model_to_write_agents_md(tmp_path):
     async with app.run_test(size=(110, 40)) as pilot:
         await wait_for(pilot, lambda: app.engine is not None and app.commands_loaded)
         provider = ScriptedProvider(Response([text("I'll study it.")]))
-        app.engine.provider = provider
+        app.engine.connect(provider)
         await send(pilot, "/init")
         await wait_for(pilot, lambda: provider.requests, "the model request")
         await idle(pilot, app)

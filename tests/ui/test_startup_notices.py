@@ -150,7 +150,7 @@ async def test_while_protection_is_uncertain_even_a_read_asks(project):
     app = _app(project)
     async with app.run_test(size=(120, 50)) as pilot:
         await wait_for(pilot, lambda: app.engine is not None, "the engine")
-        app.engine.provider = provider
+        app.engine.connect(provider)
         await send(pilot, "read it")
         prompt = await wait_for(pilot, lambda: app.permission_prompt, "the permission prompt")
         assert prompt.request.reason.startswith("protection uncertain")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agentcli.permissions.rules import Rule
+from agentcli.config.rules import Rule
 from agentcli.permissions.types import PermissionMode
 from agentcli.ui.widgets.permission_prompt import PermissionPrompt
 from agentcli.ui.widgets.tool_pane import ToolPane

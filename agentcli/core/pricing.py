@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from agentcli.engine.usage import Usage
+from agentcli.core.usage import Usage
 
 
 @dataclass(frozen=True, slots=True)

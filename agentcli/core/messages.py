@@ -10,6 +10,16 @@ from __future__ import annotations
 
 from typing import Any
 
+# A message of the Messages API as JSON: {"role": "user" | "assistant", "content": ...}.
+# The conversation, the transcript and every request hold messages in this shape.
+Message = dict[str, Any]
+# One content block of a message, or of the system prompt, as JSON.
+Block = dict[str, Any]
+
+# The result of a call stopped by an interruption: in the live loop, and for a call
+# a transcript recorded without its result (the process died while it ran).
+INTERRUPTED_MESSAGE = "Interrupted by the user: this tool call was stopped before it finished."
+
 
 def user_message(content: str | list[dict[str, Any]]) -> dict[str, Any]:
     if isinstance(content, str):

@@ -1,0 +1,181 @@
+"""The composition root: the one place a QueryEngine is put together.
+
+Every front end (the app, `-p`, and the SDK and ACP front ends to come) gets
+its engine from here: through `bootstrap.build_engine()`, which turns
+command-line options and settings files into the parts, or through
+`assemble()` with the parts in hand (tests, benchmarks, a program embedding
+agentcli). `assemble()` reads in the order the parts depend on each other:
+where the conversation starts and under which session id, the transcript
+named by that id, the hooks that name both, the gate that tells the hooks
+when a person is asked, then the engine, whole.
+
+`start_new_session()` is `/clear`: the same engine goes on in a new session on
+the same parts. `finish_session()` closes the transcript at exit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from agentcli.config.hooks import HooksConfig
+from agentcli.config.paths import project_dir
+from agentcli.config.settings import Settings
+from agentcli.core.messages import Block
+from agentcli.core.usage import SessionTotals
+from agentcli.engine.budget import ToolResultBudget
+from agentcli.engine.caching import request_shaper
+from agentcli.engine.compaction import Compactor
+from agentcli.engine.parts import (
+    EngineConfig,
+    EngineParts,
+    RequestShaper,
+    SessionStart,
+    new_session_id,
+)
+from agentcli.engine.query_engine import QueryEngine
+from agentcli.hooks.events import Hooks
+from agentcli.permissions.gate import PermissionGate
+from agentcli.permissions.policy import PermissionPolicy
+from agentcli.permissions.types import Approver, PermissionRequest
+from agentcli.providers.base import Provider
+from agentcli.session.loader import LoadedSession
+from agentcli.session.writer import TranscriptWriter, transcript_path
+from agentcli.tools.base import Workspace
+from agentcli.tools.registry import ToolRegistry
+
+
+def assemble(
+    *,
+    provider: Provider | None,
+    tools: ToolRegistry,
+    policy: PermissionPolicy,
+    approver: Approver,
+    config: EngineConfig,
+    system: Sequence[Block] = (),
+    settings: Settings | None = None,
+    hooks: HooksConfig | None = None,
+    resumed: LoadedSession | None = None,
+    carry_totals: bool = False,
+    persist: bool = True,
+    compactor: Compactor | None = None,
+    shape_requests: bool = True,
+) -> QueryEngine:
+    """A QueryEngine on these parts, with its session wired in.
+
+    `approver`: how a person's answer to a permission question is obtained.
+    `hooks`: the settings' hooks (None: no hooks run). `resumed`: a claimed
+    session to go on with (session/resume.py); `carry_totals` starts from what it
+    cost so far (the app shows the session's cost, headless each run's).
+    `persist`: write a transcript. `compactor`: compacts when the context fills
+    up (None: only `/compact`, with a one-off one). `shape_requests`: the
+    tool-result budget and prompt-cache breakpoints on every request.
+    `provider` may come later, through `engine.connect()`.
+    """
+    workspace = policy.workspace
+    start = _session_start(resumed, carry_totals)
+    transcript = None
+    if persist:
+        transcript = _transcript(workspace, start.session_id, config.model, policy)
+        if resumed is not None:
+            transcript.resume(resumed)  # its claim on the file, and its repairs
+    session_hooks = None
+    if hooks is not None:
+        path = str(transcript.path) if transcript is not None else None
+        session_hooks = _hooks(hooks, workspace, start.session_id, path, policy)
+    parts = EngineParts(
+        provider=provider,
+        tools=tools,
+        gate=PermissionGate(policy, approver, on_wait=_notify_waiting(session_hooks)),
+        workspace=workspace,
+        config=config,
+        system=list(system),
+        hooks=session_hooks,
+        compactor=compactor,
+        shape_request=_request_shaper(workspace) if shape_requests else None,
+        settings=settings,
+        transcript=transcript,
+    )
+    return QueryEngine(parts, start)
+
+
+async def start_new_session(engine: QueryEngine, reason: str = "clear") -> list[str]:
+    """`/clear`: end this session (SessionEnd hooks, its transcript synced and closed,
+    untouched) and go on in a new one on the same engine parts (a new id, no messages,
+    totals from zero, a new transcript written with its first message; SessionStart
+    hooks). Returns what the hooks and the old transcript had to say."""
+    notices = await engine.end_session(reason)
+    problem = finish_session(engine)
+    if problem:
+        notices.append(problem)
+    session_id = new_session_id()
+    transcript = None
+    if engine.transcript is not None:
+        policy = engine.gate.policy
+        transcript = _transcript(engine.workspace, session_id, engine.config.model, policy)
+    engine.start_over(session_id, transcript)
+    return notices + await engine.start_session(reason)
+
+
+def finish_session(engine: QueryEngine) -> str | None:
+    """Sync and close the transcript at exit; the problem writing it, if any."""
+    transcript = engine.transcript
+    if transcript is None:
+        return None
+    transcript.close()
+    return transcript.problem
+
+
+def _session_start(resumed: LoadedSession | None, carry_totals: bool) -> SessionStart:
+    if resumed is None:
+        return SessionStart()
+    return SessionStart(
+        session_id=resumed.session_id,
+        messages=resumed.messages,
+        totals=resumed.totals if carry_totals else SessionTotals(),
+        last_request_usage=resumed.last_usage,
+    )
+
+
+def _transcript(
+    workspace: Workspace, session_id: str, model: str, policy: PermissionPolicy
+) -> TranscriptWriter:
+    return TranscriptWriter(
+        transcript_path(workspace.root, session_id),
+        session_id=session_id,
+        cwd=str(workspace.root),
+        model=model,
+        permission_mode=lambda: policy.mode.value,
+    )
+
+
+def _hooks(
+    config: HooksConfig,
+    workspace: Workspace,
+    session_id: str,
+    transcript_path: str | None,
+    policy: PermissionPolicy,
+) -> Hooks:
+    return Hooks(
+        config,
+        workspace.root,
+        session_id=session_id,
+        transcript_path=transcript_path,
+        permission_mode=lambda: policy.mode.value,
+        env=workspace.env,
+    )
+
+
+def _notify_waiting(hooks: Hooks | None) -> Callable[[PermissionRequest], None] | None:
+    """The Notification hook, told when a person is about to be asked."""
+    if hooks is None:
+        return None
+    return lambda request: hooks.notify(
+        f"agentcli needs your permission to use {request.tool_name}"
+    )
+
+
+def _request_shaper(workspace: Workspace) -> RequestShaper:
+    """The tool-result budget (full outputs saved with the project's agentcli files),
+    then the cache breakpoints."""
+    folder = workspace.scratch_dir or project_dir(workspace.root) / "tool-output"
+    return request_shaper(ToolResultBudget(folder))

@@ -1,0 +1,94 @@
+"""What a QueryEngine works with, handed to it whole when it is built.
+
+The composition root (agentcli/composition.py) puts an `EngineParts` together
+for every front end, so this one class lists everything the engine uses and a
+new front end has nothing left to wire. Nothing sets an engine's parts
+afterwards, with one exception that has its own method: the model provider,
+which a front end may load after the engine (importing the SDK is slow), is
+handed over with `QueryEngine.connect()`.
+
+`SessionStart` is where the conversation begins: a new session, or the
+messages and totals of a resumed transcript.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from agentcli.core.messages import Block, Message
+from agentcli.core.usage import SessionTotals, Usage
+
+if TYPE_CHECKING:
+    from agentcli.config.settings import Settings
+    from agentcli.engine.compaction import Compactor
+    from agentcli.hooks.events import Hooks
+    from agentcli.permissions.gate import PermissionGate
+    from agentcli.providers.base import Provider
+    from agentcli.tools.base import Workspace
+    from agentcli.tools.registry import ToolRegistry
+
+DEFAULT_MODEL = "claude-sonnet-5-5"
+
+# What a listener hears with each message: its model and usage, a compaction's facts.
+MessageMeta = dict[str, Any]
+# Shapes each request's copy of the messages (cache breakpoints, the tool-result budget).
+RequestShaper = Callable[[list[Message]], list[Message]]
+
+
+def new_session_id() -> str:
+    return str(uuid.uuid4())
+
+
+class Transcript(Protocol):
+    """The session's record on disk (session/writer.py `TranscriptWriter`): told of
+    each message as soon as it is complete."""
+
+    @property
+    def path(self) -> Path: ...
+
+    @property
+    def problem(self) -> str | None:
+        """Why writing failed, if it did (the session goes on without it)."""
+
+    def __call__(self, message: Message, meta: MessageMeta) -> None: ...
+
+    def close(self) -> None: ...
+
+
+@dataclass
+class EngineConfig:
+    model: str = DEFAULT_MODEL  # `/model` changes it for the rest of the session
+    max_tokens: int = 32000
+    max_turns: int | None = None
+    start_tools_while_streaming: bool = True
+
+
+@dataclass(frozen=True, kw_only=True)
+class EngineParts:
+    """Everything a QueryEngine works with. Only `provider` is optional at first."""
+
+    provider: Provider | None  # None until a front end has loaded it (`connect()`)
+    tools: ToolRegistry
+    gate: PermissionGate  # the policy, and how a person's answer is asked for
+    workspace: Workspace
+    config: EngineConfig = field(default_factory=EngineConfig)
+    system: list[Block] = field(default_factory=list)
+    hooks: Hooks | None = None  # the settings' hooks; None when there are none
+    compactor: Compactor | None = None  # auto-compaction at the checkpoint; `/compact`
+    shape_request: RequestShaper | None = None
+    settings: Settings | None = None  # what the session was built from (`/status`)
+    transcript: Transcript | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class SessionStart:
+    """Where a session's conversation begins: new, or where a transcript left it."""
+
+    session_id: str = field(default_factory=new_session_id)
+    messages: list[Message] = field(default_factory=list)
+    totals: SessionTotals = field(default_factory=SessionTotals)
+    last_request_usage: Usage = field(default_factory=Usage)

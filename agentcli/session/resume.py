@@ -1,0 +1,50 @@
+"""Finding the session to resume: `--continue`, `--resume ID`, `/resume ID`.
+
+The session found is claimed (claim.py): held for this process, or forked
+when another one has it open. The composition root then builds an engine on
+it (composition.py), whose transcript writer takes the claim over.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agentcli.config.paths import project_dir
+from agentcli.session.claim import claim_session
+from agentcli.session.loader import LoadedSession, TranscriptError
+from agentcli.session.store import find_session, latest_session
+
+
+class SessionNotFound(Exception):
+    """`--continue` / `--resume ID` named no session; the message says what to do."""
+
+
+def resolve_resumed(
+    project: Path,
+    *,
+    continue_latest: bool = False,
+    resume_id: str | None = None,
+    current_id: str | None = None,
+) -> LoadedSession | None:
+    """The session to resume, claimed, loaded and repaired (its notices say what was
+    fixed, or that it was forked). `current_id`: the session already open here."""
+    if resume_id:
+        path = find_session(project, resume_id)
+        if path is None:
+            raise SessionNotFound(
+                f"no session {resume_id!r} in {project_dir(project)}; "
+                "`agentcli --resume` lists this folder's sessions"
+            )
+    elif continue_latest:
+        latest = latest_session(project)
+        if latest is None:
+            raise SessionNotFound(f"no earlier conversation to continue in {project}")
+        path = latest.path
+    else:
+        return None
+    if path.stem == current_id:
+        raise SessionNotFound(f"{current_id} is the conversation you are in")
+    try:
+        return claim_session(path)
+    except TranscriptError as exc:
+        raise SessionNotFound(str(exc)) from None
