@@ -160,11 +160,11 @@ def mode_of(settings: Settings) -> PermissionMode:
 def model_of(settings: Settings) -> str:
     """--model, then AGENTCLI_MODEL, then the settings files, then the default."""
     if settings.model is not None and settings.model.source == "command line":
-        return settings.model.value
+        return str(settings.model.value)
     env = os.environ.get("AGENTCLI_MODEL")
     if env:
         return env
-    return settings.model.value if settings.model is not None else DEFAULT_MODEL
+    return str(settings.model.value) if settings.model is not None else DEFAULT_MODEL
 
 
 def locked_reason(settings: Settings) -> str | None:

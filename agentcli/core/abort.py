@@ -14,7 +14,7 @@ from collections.abc import Callable
 class AbortSignal:
     def __init__(self) -> None:
         self._event = asyncio.Event()
-        self._callbacks: list[Callable[[], None]] = []
+        self._callbacks: list[Callable[[], object]] = []
         self.reason: str | None = None
 
     @property
@@ -30,7 +30,7 @@ class AbortSignal:
         for callback in callbacks:
             callback()
 
-    def on_abort(self, callback: Callable[[], None]) -> Callable[[], None]:
+    def on_abort(self, callback: Callable[[], object]) -> Callable[[], None]:
         """Call `callback` once when aborted (now, if already). Returns an unsubscribe."""
         if self._event.is_set():
             callback()

@@ -2,7 +2,7 @@
 
 A result over the budget (500 KB of logs, say) is cut to its head and tail
 with a note, and the full text is saved to a file the model can Read or Grep.
-This runs on each request's copy of the messages (`prepare_messages`), not on
+This runs on each request's copy of the messages (`shape_request`), not on
 the conversation: the transcript keeps the full result, and because the cut
 is a pure function of the result (and the file is written once, named by the
 tool_use id) every request sends the same bytes, which keeps the cache warm.

@@ -13,7 +13,7 @@ the four breakpoints allowed:
    request put breakpoint 2, so this request reads that entry even when the
    turn added many blocks (more than the API's look-back).
 
-Breakpoints are placed on copies in each request (`prepare_messages`), never
+Breakpoints are placed on copies in each request (`shape_request`), never
 in the conversation or the transcript, so moving them changes no stored byte.
 """
 
@@ -72,8 +72,8 @@ def _mark_message(message: dict[str, Any]) -> dict[str, Any]:
 def request_shaper(
     *steps: Callable[[list[dict[str, Any]]], list[dict[str, Any]]],
 ) -> Callable[[list[dict[str, Any]]], list[dict[str, Any]]]:
-    """A `prepare_messages` hook: the given steps (e.g. the tool-result budget),
-    then the cache breakpoints, which must see the final bytes."""
+    """The engine's `shape_request` part (engine/parts.py): the given steps (e.g. the
+    tool-result budget), then the cache breakpoints, which must see the final bytes."""
 
     def shape(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
         for step in steps:

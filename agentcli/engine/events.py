@@ -20,7 +20,7 @@ from agentcli.providers.retry import format_seconds
 
 
 class EndReason(StrEnum):
-    """Why a run of the loop stopped (the seed's reasons)."""
+    """Why a run of the loop stopped."""
 
     COMPLETED = "completed"
     MAX_TURNS = "max_turns"

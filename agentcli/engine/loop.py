@@ -25,7 +25,7 @@ was complete (`_end_while_streaming`).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -105,7 +105,7 @@ class QueryParams:
     hooks: Hooks | None = None  # PreToolUse/PostToolUse/Stop (agentcli/hooks)
 
 
-async def query(params: QueryParams) -> AsyncIterator[Event]:
+async def query(params: QueryParams) -> AsyncGenerator[Event, None]:
     """Run the loop until it ends; the last event is always `TurnEnded`."""
     runners: list[ToolRunner] = []
     try:
@@ -121,7 +121,7 @@ async def query(params: QueryParams) -> AsyncIterator[Event]:
             params.hooks.take_stop()  # a stop request dies with the run that made it
 
 
-async def _run_loop(params: QueryParams, runners: list[ToolRunner]) -> AsyncIterator[Event]:
+async def _run_loop(params: QueryParams, runners: list[ToolRunner]) -> AsyncGenerator[Event, None]:
     run = _Run(params)
     while not run.ended:
         for step in _turn(run, runners):
@@ -134,7 +134,7 @@ async def _run_loop(params: QueryParams, runners: list[ToolRunner]) -> AsyncIter
                 break
 
 
-def _turn(run: _Run, runners: list[ToolRunner]) -> Iterator[AsyncIterator[Event]]:
+def _turn(run: _Run, runners: list[ToolRunner]) -> Iterator[AsyncGenerator[Event, None]]:
     """One turn: the steps to run, in order. Each step has run to its end before the
     next one is chosen, so the choice can depend on what it found."""
     yield _checkpoint(run)
@@ -182,7 +182,7 @@ class _Run:
         return self.add_user(user_message(content))
 
 
-async def _checkpoint(run: _Run) -> AsyncIterator[Event]:
+async def _checkpoint(run: _Run) -> AsyncGenerator[Event, None]:
     """Before every request: stop if aborted or out of turns, else the steps before a
     request (auto-compaction)."""
     params, abort = run.params, run.params.abort
@@ -211,7 +211,9 @@ def _new_runner(params: QueryParams) -> ToolRunner:
     )
 
 
-async def _request_model(run: _Run, reply: Reply, runner: ToolRunner) -> AsyncIterator[Event]:
+async def _request_model(
+    run: _Run, reply: Reply, runner: ToolRunner
+) -> AsyncGenerator[Event, None]:
     """Step 1: stream one response into `reply`; each complete tool_use goes to the
     runner as it arrives. The complete answer joins the conversation; one that stops
     early is left `unfinished` for `_end_while_streaming`."""
@@ -256,7 +258,9 @@ def _receive(event: ProviderEvent | ModelError, reply: Reply, runner: ToolRunner
     return None
 
 
-async def _end_while_streaming(run: _Run, reply: Reply, runner: ToolRunner) -> AsyncIterator[Event]:
+async def _end_while_streaming(
+    run: _Run, reply: Reply, runner: ToolRunner
+) -> AsyncGenerator[Event, None]:
     """The response stopped unfinished (interrupted, or a model error): keep what is
     complete, give every call a result, and end the run."""
     failure, abort = reply.failure, run.params.abort
@@ -274,7 +278,7 @@ async def _end_while_streaming(run: _Run, reply: Reply, runner: ToolRunner) -> A
     yield run.end(EndReason.MODEL_ERROR, run.turn, failure.message)
 
 
-async def _without_tool_use(run: _Run) -> AsyncIterator[Event]:
+async def _without_tool_use(run: _Run) -> AsyncGenerator[Event, None]:
     """Step 2: the answer holds no tool_use, so the run is done; a Stop hook may end
     it its own way or send the model on with a message."""
     hooks, abort = run.params.hooks, run.params.abort
@@ -296,14 +300,14 @@ async def _without_tool_use(run: _Run) -> AsyncIterator[Event]:
         yield run.end(EndReason.COMPLETED, run.turn)
 
 
-async def _run_tools(runner: ToolRunner) -> AsyncIterator[Event]:
+async def _run_tools(runner: ToolRunner) -> AsyncGenerator[Event, None]:
     """Step 3: every call of the answer runs (or is refused); orchestration.py says how."""
     async with aclosing(runner.run()) as events:
         async for event in events:
             yield event
 
 
-async def _append_results_and_go_on(run: _Run, runner: ToolRunner) -> AsyncIterator[Event]:
+async def _append_results_and_go_on(run: _Run, runner: ToolRunner) -> AsyncGenerator[Event, None]:
     """Step 4: the results join the conversation; the next turn begins, unless the
     person interrupted the tools or a tool hook said `continue: false`."""
     abort, hooks = run.params.abort, run.params.hooks

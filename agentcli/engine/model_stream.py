@@ -8,7 +8,7 @@ provider that raises into a `ModelError` instead of a crash.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 
 from agentcli.core.abort import AbortSignal
 from agentcli.providers.base import ModelError, ModelRequest, Provider, ProviderEvent
@@ -16,7 +16,7 @@ from agentcli.providers.base import ModelError, ModelRequest, Provider, Provider
 
 async def stream_model(
     provider: Provider, request: ModelRequest, abort: AbortSignal
-) -> AsyncIterator[ProviderEvent | ModelError]:
+) -> AsyncGenerator[ProviderEvent | ModelError, None]:
     """The provider's events, ending at once (without an error) when abort fires.
 
     The provider runs in its own task feeding a queue, and the abort signal

@@ -15,7 +15,7 @@ checkpoint. One call failing never cancels its siblings.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -146,7 +146,7 @@ class ToolRunner:
         call.started = True
         call.task = asyncio.create_task(self._lifecycle(call), name=f"tool:{call.name}:{call.id}")
 
-    async def run(self) -> AsyncIterator[Event]:
+    async def run(self) -> AsyncGenerator[Event, None]:
         """Run every call not yet finished, batch by batch, yielding their events.
 
         Returns early (after filling in every result) when the abort signal fires.

@@ -12,7 +12,7 @@ request's usage; `start_over()` begins a new session on the same parts
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from dataclasses import replace
 from functools import partial
@@ -141,7 +141,7 @@ class QueryEngine:
 
     async def submit_message(
         self, prompt: str | list[Block], *, abort: AbortSignal | None = None
-    ) -> AsyncIterator[Event]:
+    ) -> AsyncGenerator[Event, None]:
         """Add the person's message and run the loop until it ends; yield every event."""
         provider = self.provider
         if provider is None:

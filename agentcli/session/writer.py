@@ -1,6 +1,6 @@
 """Writing the transcript as the conversation happens: append-only, flushed early.
 
-The writer is a QueryEngine listener. Each message is appended as soon as it
+The writer is a QueryEngine's transcript. Each message is appended as soon as it
 is complete and flushed to the OS at once, so a SIGKILL loses at most the
 message being streamed; at every turn boundary (the person's prompt, the tool
 results, a final answer) the file is also fsynced, so a power cut loses no
@@ -78,7 +78,7 @@ class TranscriptWriter:
     # -- the listener -----------------------------------------------------------
 
     def __call__(self, message: dict[str, Any], meta: dict[str, Any]) -> None:
-        """QueryEngine listener: `(message, meta)` as each message completes."""
+        """The engine tells it `(message, meta)` as each message completes."""
         compact = meta.get("compact")
         batch: list[dict[str, Any]] = []
         if isinstance(compact, dict):
