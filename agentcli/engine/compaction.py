@@ -16,7 +16,7 @@ error, an interruption, an empty summary) changes nothing.
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -144,7 +144,9 @@ class Compactor:
 
     # -- the hook at the loop's checkpoint ---------------------------------------
 
-    async def before_request(self, engine: QueryEngine, abort: AbortSignal) -> AsyncIterator[Event]:
+    async def before_request(
+        self, engine: QueryEngine, abort: AbortSignal
+    ) -> AsyncGenerator[Event, None]:
         if not self.should_compact(engine):
             return
         yield Notice("Context nearly full: compacting the conversation...")

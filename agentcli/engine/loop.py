@@ -25,7 +25,7 @@ was complete (`_end_while_streaming`).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncGenerator, Awaitable, Callable, Iterator
 from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -76,7 +76,7 @@ INTERRUPT_MARKER = "[Request interrupted by user]"
 MODEL_ERROR_RESULT = "Not run: the model's response failed before this turn could continue."
 
 RequestShaper = Callable[[list[Message]], list[Message]]
-BeforeRequest = Callable[[AbortSignal], AsyncIterator[Event]]
+BeforeRequest = Callable[[AbortSignal], AsyncGenerator[Event, None]]
 T = TypeVar("T")
 
 
@@ -122,6 +122,7 @@ async def query(params: QueryParams) -> AsyncGenerator[Event, None]:
 
 
 async def _run_loop(params: QueryParams, runners: list[ToolRunner]) -> AsyncGenerator[Event, None]:
+    """Run each turn's steps in order, until one of them ends the run."""
     run = _Run(params)
     while not run.ended:
         for step in _turn(run, runners):
@@ -196,8 +197,9 @@ async def _checkpoint(run: _Run) -> AsyncGenerator[Event, None]:
         yield run.end(EndReason.MAX_TURNS, run.turn - 1, limit)
         return
     if params.before_request is not None:
-        async for event in params.before_request(abort):
-            yield event
+        async with aclosing(params.before_request(abort)) as events:
+            async for event in events:
+                yield event
 
 
 def _new_runner(params: QueryParams) -> ToolRunner:

@@ -7,9 +7,13 @@ and `/clear` goes on through the same root with the same parts.
 
 from __future__ import annotations
 
+import ast
 import json
+from pathlib import Path
 
 import pytest
+
+import agentcli
 
 from agentcli.bootstrap import Options, build_engine
 from agentcli.composition import finish_session, start_new_session
@@ -32,6 +36,18 @@ PARTS = (
     "settings",
     "transcript",
 )
+
+
+def test_only_the_composition_root_constructs_an_engine():
+    package = Path(agentcli.__file__).parent
+    found = []
+    for path in sorted(package.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Call):
+                name = getattr(node.func, "id", None) or getattr(node.func, "attr", None)
+                if name == "QueryEngine":
+                    found.append(str(path.relative_to(package)))
+    assert found == ["composition.py"]
 
 
 def test_an_engines_parts_cannot_be_set_from_outside(tmp_path):
