@@ -19,7 +19,6 @@ from agentcli.engine.memory import load_memory
 from agentcli.engine.query_engine import DEFAULT_MODEL, EngineConfig, QueryEngine
 from agentcli.permissions.gate import PermissionGate
 from agentcli.permissions.policy import PermissionPolicy
-from agentcli.permissions.types import Approver
 from agentcli.providers.base import Provider
 from agentcli.providers.tuning import ApiTuning
 from agentcli.session.attach import attach_session
@@ -80,7 +79,6 @@ def make_provider(tuning: ApiTuning | None = None) -> Provider:
 
 def build_engine(
     options: Options,
-    approver: Approver,
     provider: Provider | None,
     resumed: LoadedSession | None = None,
     *,
@@ -114,7 +112,7 @@ def build_engine(
     engine = QueryEngine(
         provider=provider,
         tools=builtin_tools(),
-        gate=PermissionGate(policy, approver),
+        gate=PermissionGate(policy),
         workspace=workspace,
         config=EngineConfig(
             model=session_setup.model_of(settings, resolve_model(options)),

@@ -31,13 +31,12 @@ def _write_project(root: Path) -> None:
 async def run_session(root: Path, base_url: str) -> list[dict[str, int]]:
     """Run the scripted session; return the usage the server reported for each request."""
     from agentcli.bootstrap import Options, build_engine
-    from agentcli.permissions.gate import headless_approver
     from agentcli.providers.anthropic import AnthropicProvider
     from agentcli.providers.base import close_provider
     from agentcli.providers.retry import RetryPolicy
 
     options = Options(cwd=root, permission_mode="bypassPermissions")
-    engine = build_engine(options, headless_approver, provider=None)
+    engine = build_engine(options, provider=None)
     engine.provider = AnthropicProvider(
         api_key="bench", base_url=base_url, retry=RetryPolicy(max_retries=0)
     )

@@ -18,7 +18,7 @@ from pathlib import Path
 from agentcli.engine.abort import AbortSignal
 from agentcli.engine.query_engine import EngineConfig, QueryEngine
 from agentcli.engine.usage import Usage
-from agentcli.permissions.gate import PermissionGate, headless_approver
+from agentcli.permissions.gate import PermissionGate
 from agentcli.permissions.policy import PermissionPolicy
 from agentcli.permissions.types import PermissionMode
 from agentcli.providers.base import (
@@ -86,7 +86,7 @@ async def one_session(root: Path) -> tuple[float, int]:
     engine = QueryEngine(
         provider=InstantProvider(),
         tools=ToolRegistry([PingTool()]),
-        gate=PermissionGate(PermissionPolicy(workspace, PermissionMode.DEFAULT), headless_approver),
+        gate=PermissionGate(PermissionPolicy(workspace, PermissionMode.DEFAULT)),
         workspace=workspace,
         config=EngineConfig(model="claude-sonnet-5-5"),
     )

@@ -4,7 +4,8 @@ It owns the conversation (the list of API-shaped messages), the running
 totals (usage, cost, turns), and the abort signal of the turn in progress.
 The UI and headless mode both consume the events `submit_message()` yields.
 Listeners (the transcript writer) hear of each message as soon as it is
-complete. A resumed session starts from its transcript's totals and last
+complete; a message of tool results comes with the calls' displays (meta
+`displays`), so a resumed session shows them as the live one did. A resumed session starts from its transcript's totals and last
 request's usage; `start_over()` begins a new session on the same parts (`/clear`).
 """
 
@@ -22,6 +23,7 @@ from agentcli.engine.events import (
     EndReason,
     Event,
     Notice,
+    ToolCallFinished,
     TurnEnded,
     UserMessage,
 )
@@ -33,6 +35,7 @@ from agentcli.engine.usage import SessionTotals, Usage
 from agentcli.permissions.gate import PermissionGate
 from agentcli.providers.base import Provider
 from agentcli.tools.base import Workspace
+from agentcli.tools.display import ToolDisplay
 from agentcli.tools.registry import ToolRegistry
 
 DEFAULT_MODEL = "claude-sonnet-5-5"
@@ -78,6 +81,7 @@ class QueryEngine:
         self.last_request_usage = last_request_usage or Usage()
         self.listeners: list[MessageListener] = []
         self._abort: AbortSignal | None = None
+        self._displays: dict[str, ToolDisplay] = {}  # of calls whose results are not out yet
         # Shapes each request's copy of the messages (cache breakpoints, tool-result
         # budget); set by bootstrap (engine/caching.py `request_shaper`).
         self.prepare_messages: Callable[[list[dict[str, Any]]], list[dict[str, Any]]] | None = None
@@ -145,6 +149,7 @@ class QueryEngine:
                     yield event
         finally:
             self._abort = None
+            self._displays.clear()
             # A consumer that stopped listening mid-turn may leave calls unanswered;
             # answer them so the next request is still one the API accepts.
             repair = answer_dangling_tool_uses(self.messages, INTERRUPTED_MESSAGE, INTERRUPT_MARKER)
@@ -204,10 +209,22 @@ class QueryEngine:
                 self.last_request_usage = usage
                 self.cost_usd += cost_usd(model, usage)
                 self._notify(message, {"model": model, "usage": usage.to_dict()})
+            case ToolCallFinished(tool_use_id=tool_use_id, display=display) if display:
+                self._displays[tool_use_id] = display
             case UserMessage(message=message):
-                self._notify(message, {})
+                self._notify(message, self._displays_of(message))
             case TurnEnded(turns=turns):
                 self.turns += turns
+
+    def _displays_of(self, message: dict[str, Any]) -> dict[str, Any]:
+        """Meta for a message of tool results: the displays of its calls, as JSON."""
+        content = message.get("content")
+        blocks = content if isinstance(content, list) else []
+        ids = [b.get("tool_use_id") for b in blocks if b.get("type") == "tool_result"]
+        shown = {
+            i: self._displays.pop(i).model_dump(mode="json") for i in ids if i in self._displays
+        }
+        return {"displays": shown} if shown else {}
 
     def _add(self, message: dict[str, Any]) -> None:
         self.messages.append(message)

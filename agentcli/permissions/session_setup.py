@@ -1,8 +1,8 @@
 """From settings to a session's permissions and hooks: shared by the TUI and headless mode.
 
 bootstrap.py calls `load_for_options()` first (to know the mode, rules,
-folders and env), builds the engine, then `attach()` wires the Notification
-hook to the gate, and the hooks to the engine. `startup_notices()` is what a
+folders and env), builds the engine, then `attach()` wires the hooks to the
+engine (the tool runner fires the Notification hook when it asks). `startup_notices()` is what a
 front end should show before the first prompt (skipped settings files,
 protection uncertain, project settings withheld in a folder not trusted, the
 bypass warning), worded the same in every front end.
@@ -160,9 +160,6 @@ def attach(engine: Any, settings: Settings) -> None:
         env=settings.env_values(),
     )
     engine.hooks = hooks
-    engine.gate.on_wait = lambda request: hooks.notify(
-        f"agentcli needs your permission to use {request.tool_name}"
-    )
 
 
 def engine_startup_notices(engine: Any) -> list[Notice]:

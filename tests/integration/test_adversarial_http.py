@@ -20,7 +20,7 @@ from agentcli.engine.events import (
     TurnEnded,
 )
 from agentcli.engine.query_engine import EngineConfig, QueryEngine
-from agentcli.permissions.gate import PermissionGate, headless_approver
+from agentcli.permissions.gate import PermissionGate
 from agentcli.permissions.policy import PermissionPolicy
 from agentcli.permissions.types import PermissionMode
 from agentcli.providers.anthropic import AnthropicProvider
@@ -29,6 +29,7 @@ from agentcli.tools.base import Workspace
 from agentcli.tools.edit import EditTool
 from agentcli.tools.read import ReadTool
 from agentcli.tools.registry import ToolRegistry
+from tests.engine.harness import answer_questions
 from tests.engine.scripted import Probe, make_tool
 from tests.fakeapi import hang, http_error, reply, stream_error, text, tool_use
 from tests.fakeapi.sse import stream_events
@@ -53,7 +54,7 @@ def engine_for(
     return QueryEngine(
         provider=provider,
         tools=ToolRegistry([ReadTool(), EditTool(), *extra_tools]),
-        gate=PermissionGate(PermissionPolicy(workspace, mode), headless_approver),
+        gate=PermissionGate(PermissionPolicy(workspace, mode)),
         workspace=workspace,
         config=EngineConfig(model="claude-sonnet-5-5"),
         system=[{"type": "text", "text": "You are a test agent."}],
@@ -65,6 +66,7 @@ async def drive(engine: QueryEngine, prompt: str, on_event=None) -> list[Event]:
 
     async def consume() -> None:
         async for event in engine.submit_message(prompt):
+            answer_questions(event)  # as headless mode does
             events.append(event)
             if on_event is not None:
                 on_event(event)

@@ -22,7 +22,7 @@ from agentcli.engine.events import (
     TurnEnded,
 )
 from agentcli.engine.query_engine import EngineConfig, QueryEngine
-from agentcli.permissions.gate import PermissionGate, headless_approver
+from agentcli.permissions.gate import PermissionGate
 from agentcli.permissions.policy import PermissionPolicy
 from agentcli.permissions.types import PermissionMode
 from agentcli.providers.anthropic import AnthropicProvider
@@ -31,6 +31,7 @@ from agentcli.tools.base import Workspace
 from agentcli.tools.edit import EditTool
 from agentcli.tools.read import ReadTool
 from agentcli.tools.registry import ToolRegistry
+from tests.engine.harness import answer_questions
 from tests.engine.scripted import Probe, make_tool
 from tests.fakeapi import cut_stream, hang, http_error, reply, stream_error, text, tool_use
 
@@ -58,7 +59,7 @@ def engine_for(
     return QueryEngine(
         provider=provider,
         tools=ToolRegistry([ReadTool(), EditTool(), *extra_tools]),
-        gate=PermissionGate(PermissionPolicy(workspace, mode), headless_approver),
+        gate=PermissionGate(PermissionPolicy(workspace, mode)),
         workspace=workspace,
         config=EngineConfig(model="claude-sonnet-5-5", max_turns=max_turns),
         system=[{"type": "text", "text": "You are a test agent."}],
@@ -66,7 +67,11 @@ def engine_for(
 
 
 async def run(engine: QueryEngine, prompt: str) -> list[Event]:
-    return [event async for event in engine.submit_message(prompt)]
+    events = []
+    async for event in engine.submit_message(prompt):
+        answer_questions(event)  # as headless mode does
+        events.append(event)
+    return events
 
 
 def assert_all_requests_valid(server) -> None:

@@ -22,7 +22,7 @@ from agentcli.engine.events import (
     TurnEnded,
 )
 from agentcli.engine.query_engine import EngineConfig, QueryEngine
-from agentcli.permissions.gate import PermissionGate, headless_approver
+from agentcli.permissions.gate import PermissionGate
 from agentcli.permissions.policy import PermissionPolicy
 from agentcli.permissions.types import PermissionMode
 from agentcli.providers.anthropic import AnthropicProvider
@@ -30,6 +30,7 @@ from agentcli.providers.retry import RetryPolicy, Timeouts
 from agentcli.tools.base import Workspace
 from agentcli.tools.read import ReadTool
 from agentcli.tools.registry import ToolRegistry
+from tests.engine.harness import answer_questions
 from tests.fakeapi import hang, http_error, reply, text
 
 # "No byte for this long" in these tests: short, yet long enough that a loaded machine
@@ -61,9 +62,7 @@ def engine_at(base_url: str, root: Path, retry: RetryPolicy) -> QueryEngine:
     return QueryEngine(
         provider=provider,
         tools=ToolRegistry([ReadTool()]),
-        gate=PermissionGate(
-            PermissionPolicy(workspace, PermissionMode.ACCEPT_EDITS), headless_approver
-        ),
+        gate=PermissionGate(PermissionPolicy(workspace, PermissionMode.ACCEPT_EDITS)),
         workspace=workspace,
         config=EngineConfig(model="claude-sonnet-5-5"),
         system=[{"type": "text", "text": "You are a test agent."}],
@@ -71,7 +70,11 @@ def engine_at(base_url: str, root: Path, retry: RetryPolicy) -> QueryEngine:
 
 
 async def run(engine: QueryEngine, prompt: str) -> list[Event]:
-    return [event async for event in engine.submit_message(prompt)]
+    events = []
+    async for event in engine.submit_message(prompt):
+        answer_questions(event)  # as headless mode does
+        events.append(event)
+    return events
 
 
 def retries_of(events: list[Event]) -> list[ApiRetry]:

@@ -10,7 +10,6 @@ from pathlib import Path
 
 from agentcli.bootstrap import Options, build_engine
 from agentcli.cli import build_parser
-from agentcli.permissions.gate import headless_approver
 from agentcli.session.attach import finish_session
 from agentcli.ui.app import AgentApp
 from agentcli.ui.screens.session_picker import SessionPicker
@@ -32,7 +31,7 @@ async def record_session(project: Path, prompt: str, answer: str) -> str:
         Response([text(answer)]),
     )
     options = Options(cwd=project, permission_mode="acceptEdits")
-    engine = build_engine(options, headless_approver, provider)
+    engine = build_engine(options, provider)
     async for _event in engine.submit_message(prompt):
         pass
     finish_session(engine)

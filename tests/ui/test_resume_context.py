@@ -7,7 +7,6 @@ from pathlib import Path
 
 from agentcli.bootstrap import Options, build_engine
 from agentcli.engine.usage import Usage
-from agentcli.permissions.gate import headless_approver
 from agentcli.session.attach import finish_session
 from tests.engine.scripted import Response, ScriptedProvider, text
 from tests.ui.helpers import send, wait_for
@@ -23,7 +22,7 @@ async def record(project: Path) -> tuple[str, float]:
     provider = ScriptedProvider(
         Response([text("One.")], usage=EARLY), Response([text("Two.")], usage=LATE)
     )
-    engine = build_engine(Options(cwd=project), headless_approver, provider)
+    engine = build_engine(Options(cwd=project), provider)
     for prompt in ("first", "second"):
         async for _event in engine.submit_message(prompt):
             pass
