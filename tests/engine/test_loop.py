@@ -207,6 +207,33 @@ async def test_denied_permission_becomes_a_result_and_the_loop_goes_on(tmp_path)
     assert events[-1].reason is EndReason.COMPLETED
 
 
+async def test_a_question_is_an_event_the_consumer_answers(tmp_path):
+    """No callback: the question comes on the event stream with what to show, and
+    the consumer answers it there."""
+    probe = Probe()
+    provider = ScriptedProvider(
+        Response([tool_use("Change", {"value": "1"}, "toolu_c")]), Response([text("ok")])
+    )
+    tools = [make_tool("Change", probe, safe=False)]
+    engine = make_engine(provider, tools, tmp_path, mode=PermissionMode.DEFAULT)
+
+    asked = []
+    async for event in engine.submit_message("go"):
+        if isinstance(event, ToolPermissionRequested):
+            asked.append(event.question.request)
+            assert probe.order == []  # it waits for the answer
+            event.question.answer(PermissionAnswer(allow=True))
+
+    (request,) = asked
+    assert (request.tool_use_id, request.tool_name, request.title) == (
+        "toolu_c",
+        "Change",
+        "Use Change",
+    )
+    assert (request.summary, request.input, request.rules) == ("1", {"value": "1"}, ("Change",))
+    assert probe.order == ["start:Change:1", "end:Change:1"]
+
+
 async def test_allow_for_session_answers_once_for_the_same_tool(tmp_path):
     asked = []
 

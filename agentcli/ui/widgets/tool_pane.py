@@ -19,6 +19,7 @@ from collections import deque
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
+from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
 
@@ -125,7 +126,7 @@ class ToolPane(Vertical, can_focus=True):
         # the detail is mounted by whichever of `finish` and `on_mount` runs last.
         self._started = False
 
-    def compose(self):
+    def compose(self) -> ComposeResult:
         yield self._header
         yield self._body
 
