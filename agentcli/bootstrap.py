@@ -34,7 +34,7 @@ from agentcli.engine.memory import load_memory
 from agentcli.engine.parts import DEFAULT_MODEL, EngineConfig
 from agentcli.engine.query_engine import QueryEngine
 from agentcli.permissions.policy import LOCKED, PermissionPolicy
-from agentcli.permissions.types import Approver, PermissionMode
+from agentcli.permissions.types import PermissionMode
 from agentcli.providers.base import Provider
 from agentcli.providers.tuning import ApiTuning
 from agentcli.sandbox import Sandbox, unavailable_message
@@ -92,13 +92,13 @@ def make_provider(tuning: ApiTuning | None = None) -> Provider:
 
 def build_engine(
     options: Options,
-    approver: Approver,
     provider: Provider | None,
     resumed: LoadedSession | None = None,
     *,
     carry_totals: bool = False,
 ) -> QueryEngine:
-    """`approver`: how the front end answers permission questions. `resumed`: a session
+    """A session's engine from the command line and the settings files. Permission
+    questions come on its event stream for the front end to answer. `resumed`: a session
     from `session.resume.resolve_resumed()` to continue; the engine starts with its last
     request's usage (the context size). `carry_totals`: start from the tokens and cost
     the session has used so far (the TUI shows the session's cost; headless reports
@@ -128,7 +128,6 @@ def build_engine(
         # ExitPlanMode is always offered, so the tool list (a cached prefix) stays stable.
         tools=ToolRegistry([*builtin_tools(), ExitPlanModeTool()]),
         policy=policy,
-        approver=approver,
         config=EngineConfig(model=model_of(settings), max_turns=options.max_turns),
         system=system_prompt(env, mode, load_memory(workspace.root), sandbox_note),
         settings=settings,

@@ -6,8 +6,8 @@ command-line options and settings files into the parts, or through
 `assemble()` with the parts in hand (tests, benchmarks, a program embedding
 agentcli). `assemble()` reads in the order the parts depend on each other:
 where the conversation starts and under which session id, the transcript
-named by that id, the hooks that name both, the gate that tells the hooks
-when a person is asked, then the engine, whole.
+named by that id, the hooks that name both, the gate, then the engine,
+whole.
 
 `start_new_session()` is `/clear`: the same engine goes on in a new session on
 the same parts. `finish_session()` closes the transcript at exit.
@@ -15,7 +15,7 @@ the same parts. `finish_session()` closes the transcript at exit.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from agentcli.config.hooks import HooksConfig
 from agentcli.config.paths import project_dir
@@ -36,7 +36,6 @@ from agentcli.engine.query_engine import QueryEngine
 from agentcli.hooks.events import Hooks
 from agentcli.permissions.gate import PermissionGate
 from agentcli.permissions.policy import PermissionPolicy
-from agentcli.permissions.types import Approver, PermissionRequest
 from agentcli.providers.base import Provider
 from agentcli.session.loader import LoadedSession
 from agentcli.session.writer import TranscriptWriter, transcript_path
@@ -49,7 +48,6 @@ def assemble(
     provider: Provider | None,
     tools: ToolRegistry,
     policy: PermissionPolicy,
-    approver: Approver,
     config: EngineConfig,
     system: Sequence[Block] = (),
     settings: Settings | None = None,
@@ -62,8 +60,8 @@ def assemble(
 ) -> QueryEngine:
     """A QueryEngine on these parts, with its session wired in.
 
-    `approver`: how a person's answer to a permission question is obtained.
-    `hooks`: the settings' hooks (None: no hooks run). `resumed`: a claimed
+    Permission questions travel on the engine's event stream for the front end to
+    answer (permissions/question.py). `hooks`: the settings' hooks (None: no hooks run). `resumed`: a claimed
     session to go on with (session/resume.py); `carry_totals` starts from what it
     cost so far (the app shows the session's cost, headless each run's).
     `persist`: write a transcript. `compactor`: compacts when the context fills
@@ -85,7 +83,7 @@ def assemble(
     parts = EngineParts(
         provider=provider,
         tools=tools,
-        gate=PermissionGate(policy, approver, on_wait=_notify_waiting(session_hooks)),
+        gate=PermissionGate(policy),
         workspace=workspace,
         config=config,
         system=list(system),
@@ -162,15 +160,6 @@ def _hooks(
         transcript_path=transcript_path,
         permission_mode=lambda: policy.mode.value,
         env=workspace.env,
-    )
-
-
-def _notify_waiting(hooks: Hooks | None) -> Callable[[PermissionRequest], None] | None:
-    """The Notification hook, told when a person is about to be asked."""
-    if hooks is None:
-        return None
-    return lambda request: hooks.notify(
-        f"agentcli needs your permission to use {request.tool_name}"
     )
 
 

@@ -49,8 +49,9 @@ async def _run(args: Any, prompt: str, importer: threading.Thread) -> int:
     from agentcli.bootstrap import Options, build_engine, engine_startup_notices, make_provider
     from agentcli.composition import finish_session
     from agentcli.core.abort import AbortSignal
+    from agentcli.engine.events import ToolPermissionRequested
     from agentcli.headless_output import Output, RunSummary, report
-    from agentcli.permissions.gate import headless_approver
+    from agentcli.permissions.gate import headless_answer
     from agentcli.providers.base import ModelError, close_provider
     from agentcli.providers.tuning import ApiTuning
     from agentcli.session.resume import SessionNotFound
@@ -67,7 +68,7 @@ async def _run(args: Any, prompt: str, importer: threading.Thread) -> int:
         return EXIT_ERROR
     for notice in resumed.notices if resumed else []:
         report(str(notice))
-    engine = build_engine(options, headless_approver, provider=None, resumed=resumed)
+    engine = build_engine(options, provider=None, resumed=resumed)
     for notice in engine_startup_notices(engine):  # skipped settings files, bypass warning
         report(f"warning: {notice.text}")
     importer.join()
@@ -91,6 +92,8 @@ async def _run(args: Any, prompt: str, importer: threading.Thread) -> int:
     for notice in await engine.start_session("resume" if resumed else "startup"):
         report(f"hook: {notice}")
     async for event in engine.submit_message(prompt, abort=abort):
+        if isinstance(event, ToolPermissionRequested):  # nobody can answer: refuse, say why
+            event.question.answer(headless_answer(event.question.request))
         output.event(event, summary)
     for notice in await engine.end_session("other"):
         report(f"hook: {notice}")

@@ -32,7 +32,6 @@ async def run_session(root: Path, base_url: str) -> list[dict[str, int]]:
     """Run the scripted session; return the usage the server reported for each request."""
     from agentcli.bootstrap import Options, build_engine
     from agentcli.engine.events import AssistantMessage
-    from agentcli.permissions.gate import headless_approver
     from agentcli.providers.anthropic import AnthropicProvider
     from agentcli.providers.base import close_provider
     from agentcli.providers.retry import RetryPolicy
@@ -41,7 +40,7 @@ async def run_session(root: Path, base_url: str) -> list[dict[str, int]]:
     provider = AnthropicProvider(
         api_key="bench", base_url=base_url, retry=RetryPolicy(max_retries=0)
     )
-    engine = build_engine(options, headless_approver, provider)
+    engine = build_engine(options, provider)
     usages = []
     for i in range(PROMPTS):
         async for event in engine.submit_message(f"What does module_{i}.py do? Look at it."):

@@ -19,7 +19,6 @@ from agentcli.composition import assemble
 from agentcli.core.abort import AbortSignal
 from agentcli.core.usage import Usage
 from agentcli.engine.parts import EngineConfig
-from agentcli.permissions.gate import headless_approver
 from agentcli.permissions.policy import PermissionPolicy
 from agentcli.permissions.types import PermissionMode
 from agentcli.providers.base import (
@@ -87,7 +86,6 @@ async def one_session(root: Path) -> tuple[float, int]:
         provider=InstantProvider(),
         tools=ToolRegistry([PingTool()]),
         policy=PermissionPolicy(Workspace(root=root), PermissionMode.DEFAULT),
-        approver=headless_approver,
         config=EngineConfig(model="claude-sonnet-5-5"),
         persist=False,
         shape_requests=False,

@@ -118,12 +118,11 @@ async def time_key_press(app, char: str) -> float:
 
 async def measure() -> tuple[float, list[float], int, int]:
     from agentcli.bootstrap import Options, build_engine
-    from agentcli.permissions.gate import headless_approver
     from agentcli.ui.app import AgentApp
 
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        engine = build_engine(Options(cwd=root), headless_approver, provider=None)
+        engine = build_engine(Options(cwd=root), provider=None)
         app = AgentApp(cwd=root, engine=engine, load_provider=False, remember_theme=False)
         async with app.run_test(size=(120, 40)) as pilot:
             await fill(app, pilot)

@@ -16,7 +16,9 @@ from enum import StrEnum
 from typing import Any
 
 from agentcli.core.usage import Usage
+from agentcli.permissions.question import PermissionQuestion
 from agentcli.providers.retry import format_seconds
+from agentcli.tools.display import LiveOutput, ToolDisplay
 
 
 class EndReason(StrEnum):
@@ -92,10 +94,19 @@ class ToolCallStarted:
 
 @dataclass(frozen=True, slots=True)
 class ToolPermissionRequested:
-    """The tool is waiting for the person to allow or deny it."""
+    """The tool waits for the person to allow or deny it. The front end shows
+    `question.request` and answers with `question.answer(...)`; every front end must
+    answer (permissions/question.py). One question is open at a time."""
 
-    tool_use_id: str
-    name: str
+    question: PermissionQuestion
+
+    @property
+    def tool_use_id(self) -> str:
+        return self.question.request.tool_use_id
+
+    @property
+    def name(self) -> str:
+        return self.question.request.tool_name
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,7 +122,7 @@ class ToolCallProgress:
     """Something a running tool reported (for Bash: new output)."""
 
     tool_use_id: str
-    data: Any
+    data: LiveOutput
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,7 +134,7 @@ class ToolCallFinished:
     result: dict[str, Any]
     is_error: bool
     status: str  # "done" | "failed" | "denied" | "interrupted"
-    display: Any = None
+    display: ToolDisplay | None = None  # for the person: tools/display.py
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,6 +10,10 @@ together; any other call runs alone, in order. A safe call may start while
 the model is still streaming (`add()` starts it at once when everything
 before it is safe and already started); results still meet at the loop's
 checkpoint. One call failing never cancels its siblings.
+
+Permission questions: a call the gate says to ask about is put to the person
+here, one question at a time (`_ask_lock`), as a `ToolPermissionRequested`
+event that the front end answers (permissions/question.py says why).
 """
 
 from __future__ import annotations
@@ -34,7 +38,7 @@ from agentcli.engine.events import (
 )
 from agentcli.hooks.events import Hooks
 from agentcli.hooks.tool_hooks import after_tool, before_tool, combine_decision
-from agentcli.permissions.gate import PermissionGate
+from agentcli.permissions.gate import ALLOWED, GateResult, PermissionGate
 from agentcli.permissions.types import Decision
 from agentcli.tools.base import Tool, ToolContext, ToolError, ToolInput, ToolResult, Workspace
 from agentcli.tools.registry import ToolRegistry
@@ -83,7 +87,7 @@ class ToolRunner:
         self.start_while_streaming = start_while_streaming
         self.calls: list[ToolCall] = []
         self._queue: asyncio.Queue[Event | None] = asyncio.Queue()
-        self._ask_lock = asyncio.Lock()
+        self._ask_lock = asyncio.Lock()  # one question to the person at a time
         self._stop_message = INTERRUPTED_MESSAGE
 
     # -- intake ---------------------------------------------------------------
@@ -219,14 +223,7 @@ class ToolRunner:
                 if pre.inp is not inp:  # updatedInput: decide again on the new input
                     inp, call.decision = pre.inp, None
             decision = combine_decision(call.decision or self.gate.decide(tool, inp), forced)
-            if decision.behavior == "ask":
-                async with self._ask_lock:
-                    # A call that cannot succeed fails here (ToolError), before the question.
-                    preview = await tool.permission_preview(inp, self.workspace)
-                    self._emit(ToolPermissionRequested(call.id, call.name))
-                    verdict = await self.gate.check(tool, inp, call.id, decision, preview=preview)
-            else:
-                verdict = await self.gate.check(tool, inp, call.id, decision)
+            verdict = await self._permission(call, tool, inp, decision)
             if verdict.notice is not None:
                 self._emit(Notice(verdict.notice, verdict.notice_level))
             if verdict.interrupt:  # Esc at the question: the whole turn stops here
@@ -258,6 +255,25 @@ class ToolRunner:
         except Exception as exc:  # a bug in a tool must not break the conversation
             message = f"{call.name} failed: {type(exc).__name__}: {exc}"
             self._finish(call, ToolResult(message, is_error=True), "failed")
+
+    async def _permission(
+        self, call: ToolCall, tool: Tool, inp: ToolInput, decision: Decision
+    ) -> GateResult:
+        """Allowed, refused, or put to the person and answered."""
+        decision = self.gate.settle(tool, decision)
+        if decision.behavior == "allow":
+            return ALLOWED
+        if decision.behavior == "deny":
+            return self.gate.refusal(tool, decision)
+        async with self._ask_lock:
+            # A call that cannot succeed fails here (ToolError), before the question.
+            preview = await tool.permission_preview(inp, self.workspace)
+            question = self.gate.question(tool, inp, call.id, decision.reason, preview)
+            if self.hooks is not None:  # the Notification hook
+                self.hooks.notify(f"agentcli needs your permission to use {tool.name}")
+            self._emit(ToolPermissionRequested(question))
+            answer = await question.reply()
+            return self.gate.apply(question, answer)
 
     def _emit(self, event: Event) -> None:
         self._queue.put_nowait(event)

@@ -5,7 +5,9 @@ It is built whole (engine/parts.py) by the composition root
 messages), the running totals (usage, cost, turns), and the abort signal of
 the turn in progress. The UI and headless mode both consume the events
 `submit_message()` yields. The transcript hears of each message as soon as it
-is complete. A resumed session starts from its transcript's totals and last
+is complete; a message of tool results comes with
+the calls' displays (meta `displays`), so a resumed session shows them as the
+live one did. A resumed session starts from its transcript's totals and last
 request's usage; `start_over()` begins a new session on the same parts
 (`/clear`).
 """
@@ -34,6 +36,7 @@ from agentcli.engine.events import (
     EndReason,
     Event,
     Notice,
+    ToolCallFinished,
     TurnEnded,
     UserMessage,
 )
@@ -49,6 +52,7 @@ from agentcli.hooks.events import Hooks
 from agentcli.permissions.gate import PermissionGate
 from agentcli.providers.base import Provider
 from agentcli.tools.base import Workspace
+from agentcli.tools.display import ToolDisplay
 from agentcli.tools.registry import ToolRegistry
 
 if TYPE_CHECKING:
@@ -59,6 +63,7 @@ class QueryEngine:
     def __init__(self, parts: EngineParts, start: SessionStart | None = None) -> None:
         self._parts = parts
         self._abort: AbortSignal | None = None
+        self._displays: dict[str, ToolDisplay] = {}  # of calls whose results are not out yet
         self._begin(start or SessionStart())
 
     def _begin(self, start: SessionStart) -> None:
@@ -167,6 +172,7 @@ class QueryEngine:
                     yield event
         finally:
             self._abort = None
+            self._displays.clear()
             # A consumer that stopped listening mid-turn may leave calls unanswered;
             # answer them so the next request is still one the API accepts.
             repair = answer_dangling_tool_uses(self.messages, INTERRUPTED_MESSAGE, INTERRUPT_MARKER)
@@ -257,10 +263,22 @@ class QueryEngine:
                 self.notify(message, {"model": model, "usage": usage.to_dict()})
                 if self.compactor is not None:
                     self.compactor.measured(len(self.messages), usage)
+            case ToolCallFinished(tool_use_id=tool_use_id, display=display) if display:
+                self._displays[tool_use_id] = display
             case UserMessage(message=message):
-                self.notify(message, {})
+                self.notify(message, self._displays_of(message))
             case TurnEnded(turns=turns):
                 self.turns += turns
+
+    def _displays_of(self, message: Message) -> MessageMeta:
+        """Meta for a message of tool results: the displays of its calls, as JSON."""
+        content = message.get("content")
+        blocks = content if isinstance(content, list) else []
+        ids = [b.get("tool_use_id") for b in blocks if b.get("type") == "tool_result"]
+        shown = {
+            i: self._displays.pop(i).model_dump(mode="json") for i in ids if i in self._displays
+        }
+        return {"displays": shown} if shown else {}
 
     def _add(self, message: Message) -> None:
         self.messages.append(message)

@@ -1,9 +1,12 @@
-"""Where a decision meets a person: the engine asks the gate, the gate may ask the approver.
+"""Where a decision meets a person: allow, refuse, or the question and what its answer does.
 
-The approver is injected: the TUI shows a prompt, headless mode refuses
-(nobody can answer). An "allow for this session" answer becomes session
-rules, so the same kind of call is not asked about again; an "always" answer
-also writes them to `<project>/.agentcli/settings.local.json`.
+The gate turns a decision into a verdict. Putting a question to the person
+is the tool runner's job (engine/orchestration.py; permissions/question.py
+says why it travels on the event stream): the gate builds the question
+(`question()`) and applies the answer (`apply()`). An "allow for this
+session" answer becomes session rules, so the same kind of call is not
+asked about again; an "always" answer also writes them to
+`<project>/.agentcli/settings.local.json`.
 """
 
 from __future__ import annotations
@@ -15,15 +18,17 @@ from typing import Any
 from agentcli.config.rules import Rule
 from agentcli.permissions.persist import remember_allow_rules
 from agentcli.permissions.policy import EXIT_PLAN_MODE, LOCKED, PermissionPolicy, held_if_locked
+from agentcli.permissions.question import PermissionQuestion
 from agentcli.permissions.suggestions import suggest_rules
 from agentcli.permissions.types import (
-    Approver,
     Decision,
     PermissionAnswer,
     PermissionMode,
+    PermissionOption,
     PermissionRequest,
 )
 from agentcli.tools.base import Tool
+from agentcli.tools.display import ToolDisplay
 
 INTERRUPTED_AT_QUESTION = (
     "Interrupted by the user at the permission question: this call did not run and "
@@ -40,79 +45,74 @@ class GateResult:
     notice_level: str = "info"
 
 
+ALLOWED = GateResult(True)
+
+
 class PermissionGate:
     def __init__(
         self,
         policy: PermissionPolicy,
-        approver: Approver,
         *,
         remember: Callable[[list[Rule]], object] | None = None,
-        on_wait: Callable[[PermissionRequest], None] | None = None,
     ) -> None:
         self.policy = policy
-        self.approver = approver
         # Writes "always" rules to the local settings file (see persist.py).
         self.remember = remember or (
             lambda rules: remember_allow_rules(policy.workspace.root, rules)
         )
-        # Told when a person is about to be asked (the Notification hook).
-        self.on_wait = on_wait
 
     def decide(self, tool: Tool, inp: Any) -> Decision:
         return self.policy.decide(tool, inp)
 
-    async def check(
-        self,
-        tool: Tool,
-        inp: Any,
-        tool_use_id: str,
-        decision: Decision | None = None,
-        *,
-        preview: Any = None,
-    ) -> GateResult:
-        # A decision made elsewhere (a PreToolUse hook's "allow") is held too.
-        decision = held_if_locked(self.policy, tool.name, decision or self.policy.decide(tool, inp))
-        if decision.behavior == "allow":
-            return GateResult(True)
-        if decision.behavior == "deny":
-            return GateResult(
-                False, f"Permission to use {tool.name} was denied ({decision.reason})."
-            )
-        return await self.ask(tool, inp, tool_use_id, decision.reason, preview=preview)
+    def settle(self, tool: Tool, decision: Decision) -> Decision:
+        """The decision that holds: while protection is uncertain, an "allow" made
+        elsewhere (a PreToolUse hook) is held too and becomes "ask"."""
+        return held_if_locked(self.policy, tool.name, decision)
 
-    async def ask(
-        self, tool: Tool, inp: Any, tool_use_id: str, reason: str, *, preview: Any = None
-    ) -> GateResult:
-        """Put the call to the person; apply a "session" or "always" answer."""
+    def refusal(self, tool: Tool, decision: Decision) -> GateResult:
+        """The verdict of a "deny" decision."""
+        return GateResult(False, f"Permission to use {tool.name} was denied ({decision.reason}).")
+
+    def question(
+        self, tool: Tool, inp: Any, tool_use_id: str, reason: str, preview: ToolDisplay | None
+    ) -> PermissionQuestion:
+        """What to ask the person about this call, with the answers that mean something."""
         workspace = self.policy.workspace
-        rules = [] if tool.name == EXIT_PLAN_MODE else suggest_rules(tool, inp, self.policy)
+        plan = tool.name == EXIT_PLAN_MODE
+        rules = [] if plan else suggest_rules(tool, inp, self.policy)
+        texts = tuple(str(rule) for rule in rules)
         request = PermissionRequest(
             tool_name=tool.name,
             tool_use_id=tool_use_id,
-            input=inp.model_dump(by_alias=True, exclude_none=True),
+            input=inp.model_dump(mode="json", by_alias=True, exclude_none=True),
+            title=tool.permission_title or f"Use {tool.name}",
             summary=tool.summary(inp, workspace),
             reason=reason,
             subject=tool.permission_subject(inp),
             path=tool.target_path(inp, workspace),
             preview=preview,
-            rules=tuple(str(rule) for rule in rules),
+            rules=texts,
+            options=plan_options() if plan else rule_options(texts),
         )
-        if self.on_wait is not None:
-            self.on_wait(request)
-        answer = await self.approver(request)
+        return PermissionQuestion(request, rules)
+
+    def apply(self, question: PermissionQuestion, answer: PermissionAnswer) -> GateResult:
+        """What the person's answer does: refuse, stop the turn, or allow (and remember)."""
+        name = question.request.tool_name
         if answer.interrupt:
             return GateResult(False, INTERRUPTED_AT_QUESTION, interrupt=True)
         if not answer.allow:
-            return GateResult(False, refusal_message(tool.name, answer))
-        if tool.name == EXIT_PLAN_MODE:  # the plan is approved: leave plan mode
+            return GateResult(False, refusal_message(name, answer))
+        if name == EXIT_PLAN_MODE:  # the plan is approved: leave plan mode
             leave_plan_mode(self.policy, answer)
-            return GateResult(True)
+            return ALLOWED
+        rules = list(question.rules)
         if answer.scope in ("session", "always"):
             for rule in rules:
                 self.policy.add_session_rule(rule)
         if answer.scope == "always" and rules:
             return self._save(rules)
-        return GateResult(True)
+        return ALLOWED
 
     def _save(self, rules: list[Rule]) -> GateResult:
         """Write "always" rules to the project's local settings; the call is allowed
@@ -124,6 +124,33 @@ class PermissionGate:
             problem = f"Could not save {listed} ({exc}); it is allowed for this session only"
             return GateResult(True, notice=problem, notice_level="warning")
         return GateResult(True, notice=f"Saved {listed} to {where}")
+
+
+def rule_options(rules: tuple[str, ...]) -> tuple[PermissionOption, ...]:
+    """Yes once; and, when there are rules to add, yes for the session or the project."""
+    once = PermissionOption(scope="once", label="Yes")
+    if not rules:
+        return (once,)
+    named = ", ".join(f"`{rule}`" for rule in rules)
+    return (
+        once,
+        PermissionOption(
+            scope="session", label=f"Yes, and don't ask again for {named} this session"
+        ),
+        PermissionOption(
+            scope="always", label=f"Yes, and don't ask again for {named} in this project"
+        ),
+    )
+
+
+def plan_options() -> tuple[PermissionOption, ...]:
+    """Approving a plan: once (default mode next), or for the session (acceptEdits)."""
+    return (
+        PermissionOption(scope="once", label="Yes"),
+        PermissionOption(
+            scope="session", label="Yes, and accept edits for the rest of this session"
+        ),
+    )
 
 
 def leave_plan_mode(policy: PermissionPolicy, answer: PermissionAnswer) -> None:
@@ -145,7 +172,7 @@ def refusal_message(tool_name: str, answer: PermissionAnswer) -> str:
     return f"{text} Ask the user how to proceed instead of retrying the same call."
 
 
-async def headless_approver(request: PermissionRequest) -> PermissionAnswer:
+def headless_answer(request: PermissionRequest) -> PermissionAnswer:
     """Headless runs cannot ask anyone: refuse, and tell the model why."""
     if request.reason.startswith(LOCKED):  # no flag helps: the settings file must be fixed
         how = "This run cannot ask, so no tool can run until then."

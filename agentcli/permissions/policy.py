@@ -25,7 +25,7 @@ For Bash, deny and ask rules match every command the line runs (shell/), a
 deny rule that cannot be checked on a line asks (in every mode), and a
 read-only command reading a file a Read deny rule covers is refused.
 
-Only "ask" ever reaches a person (through the approver, see gate.py).
+Only "ask" ever reaches a person (a question on the event stream, see question.py).
 """
 
 from __future__ import annotations

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, JsonValue, SerializeAsAny
+
+from agentcli.tools.display import ToolDisplay
 
 
 class PermissionMode(StrEnum):
@@ -26,34 +29,49 @@ class Decision:
     rule: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class PermissionRequest:
-    """What the person is asked about."""
+Scope = Literal["once", "session", "always"]
+
+
+class PermissionOption(BaseModel):
+    """An answer that allows the call, as the question offers it: "once" (always
+    offered), "session" and "always" (when they mean something for this call). A
+    refusal and an interrupt are always possible and are not listed. (ACP's
+    allow_once / allow_always options; its reject_once is the refusal.)"""
+
+    model_config = ConfigDict(frozen=True)
+
+    scope: Scope
+    label: str
+
+
+class PermissionRequest(BaseModel):
+    """What the person is asked about: all a front end needs to show the question,
+    as data that dumps to JSON (`model_dump(mode="json")`) for an SDK or ACP client."""
+
+    model_config = ConfigDict(frozen=True)
 
     tool_name: str
     tool_use_id: str
-    input: dict[str, Any]
+    input: dict[str, JsonValue]
+    title: str  # the heading: "Edit file", "Bash command", "Use Grep"
     summary: str
     reason: str
     subject: str | None = None  # Bash: the command
     path: Path | None = None
-    preview: Any = None  # from the tool (Edit, Write: the diff it will make, real line numbers)
+    # From the tool (Edit, Write: the diff it will make, with real line numbers).
+    preview: SerializeAsAny[ToolDisplay] | None = None
     rules: tuple[str, ...] = ()  # what a "session" or "always" answer would allow from now on
+    options: tuple[PermissionOption, ...] = ()
 
 
-Scope = Literal["once", "session", "always"]
-
-
-@dataclass(frozen=True, slots=True)
-class PermissionAnswer:
+class PermissionAnswer(BaseModel):
     """The person's answer. `interrupt` (Esc at the question) refuses this call and
     stops the whole turn: nothing else runs, and the model is not asked again
     until the person writes. A plain refusal lets the turn carry on."""
+
+    model_config = ConfigDict(frozen=True)
 
     allow: bool
     scope: Scope = "once"
     feedback: str | None = None
     interrupt: bool = False
-
-
-Approver = Callable[[PermissionRequest], Awaitable[PermissionAnswer]]

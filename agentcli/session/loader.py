@@ -12,7 +12,9 @@ repair happens in memory and is reported as a notice.
 
 `messages` is the context the model sees: what follows the last compact
 boundary. `history` is every message of the file for display (the kept copies
-written after a boundary are not repeated). `last_usage` is the usage of the
+written after a boundary are not repeated), and `displays` what the person
+was shown of each tool call, by tool_use id (a display of a kind this
+version does not know is left out, and the call is shown plainly). `last_usage` is the usage of the
 last request after that boundary (the context size the status bar shows);
 `totals` add up every request the file records, compaction summaries included.
 
@@ -32,6 +34,7 @@ from agentcli.core.messages import INTERRUPTED_MESSAGE, user_message
 from agentcli.core.pricing import cost_usd
 from agentcli.core.usage import SessionTotals, Usage
 from agentcli.session import records
+from agentcli.tools.display import ToolDisplay, load_display
 
 
 class TranscriptError(Exception):
@@ -44,6 +47,7 @@ class LoadedSession:
     session_id: str
     messages: list[dict[str, Any]] = field(default_factory=list)
     history: list[dict[str, Any]] = field(default_factory=list)
+    displays: dict[str, ToolDisplay] = field(default_factory=dict)
     notices: list[str] = field(default_factory=list)
     meta: dict[str, Any] = field(default_factory=dict)
     last_uuid: str | None = None
@@ -138,6 +142,7 @@ class _Parser:
             loaded.messages.append(message)
             if not meta.get("kept"):
                 loaded.history.append(message)
+                self.displays(meta.get("displays"))
             if isinstance(record.get("uuid"), str):
                 loaded.last_uuid = record["uuid"]
         elif kind == records.COMPACT_BOUNDARY:
@@ -152,6 +157,14 @@ class _Parser:
                 self.acknowledged.update(n for n in dropped if isinstance(n, int))
         else:
             self.unknown[kind] = self.unknown.get(kind, 0) + 1
+
+    def displays(self, recorded: object) -> None:
+        if not isinstance(recorded, dict):
+            return
+        for tool_use_id, data in recorded.items():
+            display = load_display(data)
+            if display is not None:
+                self.loaded.displays[str(tool_use_id)] = display
 
     def count(self, kind: str, meta: dict[str, Any]) -> None:
         """Add a recorded request's usage to the totals (a kept copy was counted before)."""

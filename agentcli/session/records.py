@@ -44,6 +44,7 @@ ALLOWED_META = (
     "compactSummary",
     "kept",
     "synthetic",
+    "displays",  # what the person was shown of each tool call, by tool_use_id (tools/display.py)
 )
 
 

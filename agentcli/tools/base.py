@@ -23,6 +23,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict
 from pydantic_core import PydanticCustomError
 
 from agentcli.core.abort import AbortSignal
+from agentcli.tools.display import LiveOutput, ToolDisplay
 
 if TYPE_CHECKING:
     from agentcli.sandbox import Sandbox
@@ -199,7 +200,7 @@ class ToolContext:
     workspace: Workspace
     abort: AbortSignal
     tool_use_id: str = ""
-    report: Callable[[Any], None] = lambda _data: None
+    report: Callable[[LiveOutput], None] = lambda _output: None
     search_filter: SearchFilter | None = None
 
 
@@ -216,6 +217,8 @@ class Tool(ABC):
     concurrency_safe: ClassVar[bool] = False
     # The file in agentcli/tools/prompts/ with the description the model reads.
     prompt_file: ClassVar[str | None] = None
+    # The heading of the permission question; "" for `Use <name>`.
+    permission_title: ClassVar[str] = ""
 
     @property
     def description(self) -> str:
@@ -239,7 +242,7 @@ class Tool(ABC):
         """The text a rule like `Bash(npm test:*)` is matched against (the command)."""
         return None
 
-    async def permission_preview(self, inp: Any, workspace: Workspace) -> Any:
+    async def permission_preview(self, inp: Any, workspace: Workspace) -> ToolDisplay | None:
         """What the person is shown before allowing the call (Edit: the diff it makes).
 
         Called only when the person is about to be asked. Raise ToolError when the

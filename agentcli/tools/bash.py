@@ -43,6 +43,7 @@ from agentcli.tools.base import (
     ToolResult,
     Workspace,
 )
+from agentcli.tools.display import CommandDisplay, LiveOutput
 from agentcli.tools.readonly_commands import is_read_only_command
 from agentcli.tools.shell_output import MAX_OUTPUT_CHARS, OutputBuffer, ProgressThrottle
 
@@ -95,6 +96,7 @@ class BashInput(ToolInput):
 class BashTool(Tool):
     name = "Bash"
     input_model = BashInput
+    permission_title = "Bash command"
 
     def __init__(
         self,
@@ -137,7 +139,7 @@ class BashTool(Tool):
         def emit(text: str) -> None:
             # A failing progress consumer must not stop the command or lose its output.
             try:
-                ctx.report({"kind": "output", "text": text})
+                ctx.report(LiveOutput(text=text))
             except Exception:
                 _log.exception("Bash progress report failed")
 
@@ -289,13 +291,12 @@ def _result(
     return ToolResult(
         "\n".join(parts),
         is_error=outcome != "exited",
-        display={
-            "kind": "bash",
-            "exit_code": exit_code,
-            "timed_out": outcome == "timed_out",
-            "interrupted": outcome == "interrupted",
-            "output_file": str(path) if path else None,
-        },
+        display=CommandDisplay(
+            exit_code=exit_code,
+            timed_out=outcome == "timed_out",
+            interrupted=outcome == "interrupted",
+            output_file=str(path) if path else None,
+        ),
     )
 
 

@@ -1,11 +1,11 @@
 """Structured diffs of two versions of a text, for the UI (never sent to the model).
 
-The shape is unified-diff hunks as data, so a renderer can colour lines and
-show numbers without parsing text:
+The shape is unified-diff hunks as data (`DiffDisplay`, tools/display.py), so
+a renderer can colour lines and show numbers without parsing text:
 
-    {"kind": "diff", "path": "src/app.py", "added": 1, "removed": 1,
-     "hunks": [{"old_start": 3, "old_lines": 4, "new_start": 3, "new_lines": 4,
-                "lines": [" ctx", "-old", "+new", " ctx"]}]}
+    DiffDisplay(path="src/app.py", added=1, removed=1, hunks=(
+        DiffHunk(old_start=3, old_lines=4, new_start=3, new_lines=4,
+                 lines=(" ctx", "-old", "+new", " ctx")),))
 
 Start numbers follow unified diff: 1-based, and for an empty side the number
 of the line before the hunk. Lines are compared with their endings, so a
@@ -16,7 +16,8 @@ change; the endings are stripped from the lines given to the UI.
 from __future__ import annotations
 
 import difflib
-from typing import Any
+
+from agentcli.tools.display import DiffDisplay, DiffHunk
 
 CONTEXT_LINES = 3
 
@@ -32,7 +33,7 @@ def split_keepends(text: str) -> list[str]:
     return out
 
 
-def diff_hunks(old: str, new: str, context: int = CONTEXT_LINES) -> list[dict[str, Any]]:
+def diff_hunks(old: str, new: str, context: int = CONTEXT_LINES) -> list[DiffHunk]:
     """The hunks that turn `old` into `new`, with `context` unchanged lines around changes.
 
     Lines shared at the start and end are set aside before difflib runs, so a
@@ -62,23 +63,23 @@ def diff_hunks(old: str, new: str, context: int = CONTEXT_LINES) -> list[dict[st
         old_lines = last[2] - first[1]
         new_lines = last[4] - first[3]
         hunks.append(
-            {
-                "old_start": _start(lo + first[1], old_lines),
-                "old_lines": old_lines,
-                "new_start": _start(lo + first[3], new_lines),
-                "new_lines": new_lines,
-                "lines": lines,
-            }
+            DiffHunk(
+                old_start=_start(lo + first[1], old_lines),
+                old_lines=old_lines,
+                new_start=_start(lo + first[3], new_lines),
+                new_lines=new_lines,
+                lines=tuple(lines),
+            )
         )
     return hunks
 
 
-def build_diff(path: str, old: str, new: str, context: int = CONTEXT_LINES) -> dict[str, Any]:
-    """The UI's diff record for a file changed from `old` to `new`."""
+def build_diff(path: str, old: str, new: str, context: int = CONTEXT_LINES) -> DiffDisplay:
+    """The display of a file changed from `old` to `new`."""
     hunks = diff_hunks(old, new, context)
-    added = sum(1 for h in hunks for line in h["lines"] if line.startswith("+"))
-    removed = sum(1 for h in hunks for line in h["lines"] if line.startswith("-"))
-    return {"kind": "diff", "path": path, "hunks": hunks, "added": added, "removed": removed}
+    added = sum(1 for h in hunks for line in h.lines if line.startswith("+"))
+    removed = sum(1 for h in hunks for line in h.lines if line.startswith("-"))
+    return DiffDisplay(path=path, hunks=tuple(hunks), added=added, removed=removed)
 
 
 def _start(index: int, length: int) -> int:

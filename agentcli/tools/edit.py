@@ -33,6 +33,7 @@ from agentcli.tools.base import (
     Workspace,
 )
 from agentcli.tools.diff import build_diff
+from agentcli.tools.display import CreatedDisplay, DiffDisplay
 from agentcli.tools.fileio import (
     TextFormat,
     atomic_write,
@@ -83,8 +84,9 @@ class EditTool(FileTool):
     input_model: ClassVar[type[ToolInput]] = EditInput
     read_only: ClassVar[bool] = False
     concurrency_safe: ClassVar[bool] = False
+    permission_title: ClassVar[str] = "Edit file"
 
-    async def permission_preview(self, inp: Any, workspace: Workspace) -> dict[str, Any]:
+    async def permission_preview(self, inp: Any, workspace: Workspace) -> DiffDisplay:
         """The diff the edit will make, with the file's real line numbers; an edit that
         cannot apply (file not read, changed since, old_string not found) fails here,
         before the person is asked."""
@@ -206,7 +208,7 @@ class EditPlan:
     seen: os.stat_result | None
     result: Replacement
 
-    def diff(self) -> dict[str, Any]:
+    def diff(self) -> DiffDisplay:
         return build_diff(self.display, self.old_text, self.new_text)
 
 
@@ -285,7 +287,7 @@ def _create(path: Path, display: str, content: str, workspace: Workspace) -> Too
     return ToolResult(
         f"Created {display} ({lines} line{'s' if lines != 1 else ''}), since it did not exist "
         "and old_string was empty.",
-        display={"kind": "create", "path": display, "lines": lines},
+        display=CreatedDisplay(path=display, lines=lines),
     )
 
 

@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 from pydantic import Field
 
 from agentcli.tools.base import Tool, ToolContext, ToolInput, ToolResult, Workspace
+from agentcli.tools.display import PlanDisplay
 
 APPROVED = (
     "The user approved your plan. Plan mode is over: you can now make the changes, "
@@ -36,5 +37,9 @@ class ExitPlanModeTool(Tool):
         first = inp.plan.strip().splitlines()[0] if inp.plan.strip() else ""
         return first[:79] + "…" if len(first) > 80 else first
 
+    async def permission_preview(self, inp: Any, workspace: Workspace) -> PlanDisplay:
+        """The whole plan: what the person approves."""
+        return PlanDisplay(plan=inp.plan)
+
     async def run(self, inp: Any, ctx: ToolContext) -> ToolResult:
-        return ToolResult(APPROVED, display={"plan": inp.plan})
+        return ToolResult(APPROVED, display=PlanDisplay(plan=inp.plan))

@@ -23,6 +23,7 @@ from agentcli.tools.base import (
     ToolResult,
     Workspace,
 )
+from agentcli.tools.display import SearchDisplay
 from agentcli.tools.ripgrep import ALWAYS_EXCLUDED, run_rg
 from agentcli.tools.search_scope import SearchScope, visible_errors
 
@@ -146,5 +147,5 @@ def _display_prefix(ws: Workspace, base: Path) -> str:
     return f"{base}/"
 
 
-def _display(shown: int, total: int) -> dict[str, object]:
-    return {"kind": "glob", "shown": shown, "total": total}
+def _display(shown: int, total: int) -> SearchDisplay:
+    return SearchDisplay(found=total, shown=shown, unit="files")

@@ -25,6 +25,7 @@ from agentcli.tools.base import (
     ToolResult,
     Workspace,
 )
+from agentcli.tools.display import SearchDisplay
 from agentcli.tools.ripgrep import ALWAYS_EXCLUDED, RgOutput, run_rg, split_globs
 from agentcli.tools.search_scope import SearchScope, rg_error_note, visible_errors
 
@@ -144,7 +145,7 @@ class GrepTool(Tool):
         rules_note = scope.note()
         notes += f"\n\n{rules_note}" if rules_note else ""
         if not lines:
-            return ToolResult("No matches found" + notes, display=_display(inp, 0))
+            return ToolResult("No matches found" + notes, display=_display(0))
 
         if inp.output_mode == "files_with_matches":
             text, shown = _files_result(lines, listing.mtimes, inp.offset, limit)
@@ -152,7 +153,7 @@ class GrepTool(Tool):
             text, shown = _count_result(lines, inp.offset, limit)
         else:
             text, shown = _content_result(lines, out, inp.offset, limit)
-        return ToolResult(text + notes, display=_display(inp, shown))
+        return ToolResult(text + notes, display=_display(shown))
 
 
 class _Listing:
@@ -367,8 +368,8 @@ def _page_note(offset: int, shown: int, total: int, what: str) -> str:
     )
 
 
-def _display(inp: GrepInput, shown: int) -> dict[str, object]:
-    return {"kind": "grep", "mode": inp.output_mode, "results": shown}
+def _display(shown: int) -> SearchDisplay:
+    return SearchDisplay(found=shown, shown=shown, unit="results")
 
 
 def _shorten(text: str, width: int) -> str:

@@ -31,6 +31,7 @@ from agentcli.tools.base import (
     ToolResult,
     Workspace,
 )
+from agentcli.tools.display import ImageDisplay, ReadDisplay
 from agentcli.tools.fileio import (
     FALLBACK_ENCODING,
     MAX_LINE_CHARS,
@@ -136,7 +137,7 @@ def _read(
         elif st.st_size == 0:
             result = ToolResult(
                 f"(The file {display} exists but is empty: it has no lines.)",
-                display={"kind": "read", "path": display, "lines": 0, "truncated": False},
+                display=ReadDisplay(path=display, lines=0),
             )
         else:
             handle.seek(0)
@@ -146,18 +147,17 @@ def _read(
                 return ToolResult(
                     f"{display} has only {total} line{'s' if total != 1 else ''}, so there is "
                     f"nothing to show from offset={start}. Use an offset between 1 and {total}.",
-                    display={"kind": "read", "path": display, "lines": 0, "truncated": False},
+                    display=ReadDisplay(path=display, lines=0),
                 )
             result = ToolResult(
                 _render(window),
-                display={
-                    "kind": "read",
-                    "path": display,
-                    "lines": len(window.lines),
-                    "offset": start,
-                    "truncated": window.more,
-                    "encoding": window.encoding,
-                },
+                display=ReadDisplay(
+                    path=display,
+                    lines=len(window.lines),
+                    offset=start,
+                    truncated=window.more,
+                    encoding=window.encoding,
+                ),
             )
         record_read(workspace, path, st)
         return result
@@ -257,7 +257,7 @@ def _read_image(
     }
     return ToolResult(
         [block],
-        display={"kind": "image", "path": display, "media_type": media_type, "size": len(data)},
+        display=ImageDisplay(path=display, media_type=media_type, size=len(data)),
     )
 
 

@@ -17,6 +17,7 @@ from pydantic import Field
 
 from agentcli.tools.base import FileTool, PathText, ToolContext, ToolInput, ToolResult, Workspace
 from agentcli.tools.diff import build_diff
+from agentcli.tools.display import CreatedDisplay, DiffDisplay
 from agentcli.tools.fileio import (
     TextFormat,
     atomic_write,
@@ -46,8 +47,9 @@ class WriteTool(FileTool):
     input_model: ClassVar[type[ToolInput]] = WriteInput
     read_only: ClassVar[bool] = False
     concurrency_safe: ClassVar[bool] = False
+    permission_title: ClassVar[str] = "Write file"
 
-    async def permission_preview(self, inp: Any, workspace: Workspace) -> dict[str, Any]:
+    async def permission_preview(self, inp: Any, workspace: Workspace) -> DiffDisplay:
         """The diff against the file as it is (all lines added for a new file); an
         overwrite of a file the model has not read, or that changed since, fails
         here, before the person is asked."""
@@ -57,7 +59,7 @@ class WriteTool(FileTool):
         return await asyncio.to_thread(_write, inp, ctx.workspace)
 
 
-def _preview(inp: Any, workspace: Workspace) -> dict[str, Any]:
+def _preview(inp: Any, workspace: Workspace) -> DiffDisplay:
     path = workspace.resolve(inp.file_path)
     display = workspace.display_path(path)
     st = stat_for_change(path, display)
@@ -85,7 +87,7 @@ def _write(inp: Any, workspace: Workspace) -> ToolResult:
         record_read(workspace, path, written)
         return ToolResult(
             f"Created {display} ({size}).",
-            display={"kind": "create", "path": display, "lines": lines},
+            display=CreatedDisplay(path=display, lines=lines),
         )
 
     ensure_read_and_fresh(workspace, path, st, display, "overwriting it")
@@ -106,7 +108,7 @@ def _write(inp: Any, workspace: Workspace) -> ToolResult:
         )
     replace_checked(workspace, path, new_data, seen_st, display, "while it was being written")
     if old_text is None:
-        shown: dict[str, Any] = {"kind": "create", "path": display, "lines": lines}
+        shown: CreatedDisplay | DiffDisplay = CreatedDisplay(path=display, lines=lines)
     else:
         shown = build_diff(display, old_text, content)
     return ToolResult(f"Updated {display} ({size}).{note}", display=shown)

@@ -11,7 +11,9 @@ nothing from those settings takes effect before it.
 
 A turn runs in an async worker that feeds engine events to EventsView. Esc
 interrupts it through `engine.interrupt()`; the engine guarantees a valid
-transcript, so the next message simply continues.
+transcript, so the next message simply continues. A permission question
+arrives as one of those events: the app shows it in place of the input and
+the prompt answers it (permissions/question.py).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import asyncio
 import time
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.app import App, ComposeResult
@@ -44,6 +46,10 @@ from agentcli.ui.widgets.completion_popup import CompletionPopup
 from agentcli.ui.widgets.conversation import Conversation
 from agentcli.ui.widgets.prompt_input import PromptInput
 from agentcli.ui.widgets.status import StatusBar, StatusLine
+
+if TYPE_CHECKING:
+    from agentcli.permissions.question import PermissionQuestion
+    from agentcli.ui.widgets.permission_prompt import PermissionPrompt
 
 MODE_CYCLE = ["default", "acceptEdits", "plan"]
 QUIT_WINDOW_S = 2.0
@@ -92,8 +98,7 @@ class AgentApp(App):
         self.files: list[str] | None = None
         self.commands_loaded = False
         self.shell_run: Any = None
-        self.permission_prompt: Any = None
-        self._permission_lock = asyncio.Lock()
+        self.permission_prompt: PermissionPrompt | None = None
         self._last_ctrl_c = 0.0
         self._initial_theme = theme_name
         self.theme_name = DEFAULT_THEME
@@ -121,7 +126,7 @@ class AgentApp(App):
         self.prompt = PromptInput(id="prompt")
         self.prompt.cursor_blink = self.cursor_blink
         self.status_bar = StatusBar(id="status-bar")
-        self.view = EventsView(self.conversation, self.status_line)
+        self.view = EventsView(self.conversation, self.status_line, self.ask_permission)
         yield self.conversation
         with Vertical(id="bottom"):
             yield self.status_line
@@ -216,9 +221,7 @@ class AgentApp(App):
             if self.trusted is None and self._ask_trust(options):
                 return  # the answer starts the loader again
             resumed = self._resumed_at_start(options)
-            engine = build_engine(
-                options, self.approve, provider=None, resumed=resumed, carry_totals=True
-            )
+            engine = build_engine(options, provider=None, resumed=resumed, carry_totals=True)
             self.call_from_thread(self._engine_built, engine)
             self.call_from_thread(self._show_startup_notices)
             if resumed is not None:
@@ -331,7 +334,7 @@ class AgentApp(App):
         old = self.engine
         provider = old.provider if old is not None else None
         engine = await asyncio.to_thread(
-            build_engine, self._options(), self.approve, provider, loaded, carry_totals=True
+            build_engine, self._options(), provider, loaded, carry_totals=True
         )
         if old is not None:
             finish_session(old)
@@ -348,7 +351,9 @@ class AgentApp(App):
             self.note(f"… {hidden} earlier messages are in the transcript, not shown here")
             history = history[-RESUMED_MESSAGES_SHOWN:]
         engine = self.engine
-        await render_history(self.conversation, history, engine.tools, engine.workspace)
+        await render_history(
+            self.conversation, history, loaded.displays, engine.tools, engine.workspace
+        )
         for notice in loaded.notices:
             self.note(notice, "warning")
         self.note(f"Resumed conversation {loaded.session_id} · {len(loaded.history)} messages")
@@ -547,6 +552,7 @@ class AgentApp(App):
             self.call_later(self._drain_queue)
 
     async def _run_shell(self, command: str) -> None:
+        from agentcli.tools.display import CommandDisplay
         from agentcli.ui.shell_mode import ShellRun, context_block
 
         pane = self.conversation.add_tool(
@@ -562,30 +568,30 @@ class AgentApp(App):
         finally:
             self.shell_run = None
         status = "interrupted" if code is None else ("done" if code == 0 else "failed")
-        display = {"kind": "bash", "exit_code": code}
-        pane.finish(status, {"content": output}, display)
+        pane.finish(status, {"content": output}, CommandDisplay(exit_code=code))
         self.pending_context.append(context_block(command, output, code))
 
     # -- permission ---------------------------------------------------------------
 
-    async def approve(self, request: Any) -> Any:
-        """The engine's approver: show the question, wait for the answer."""
+    def ask_permission(self, question: PermissionQuestion) -> None:
+        """Show a question in place of the input. It goes when it closes: answered by
+        the prompt, or withdrawn by the engine when the turn stops."""
         from agentcli.ui.widgets.permission_prompt import GUARD_S, PermissionPrompt
 
-        async with self._permission_lock:
-            guard = GUARD_S if self.permission_guard_s is None else self.permission_guard_s
-            prompt = PermissionPrompt(request, guard_s=guard)
-            self.permission_prompt = prompt
-            self.prompt.display = False
-            self.status_line.set_verb("Waiting for permission")
-            await self.query_one("#permission-area").mount(prompt)
-            try:
-                return await prompt.answer
-            finally:
-                self.permission_prompt = None
-                await prompt.remove()
-                self.prompt.display = True
-                self.prompt.focus()
+        guard = GUARD_S if self.permission_guard_s is None else self.permission_guard_s
+        prompt = PermissionPrompt(question, guard_s=guard)
+        self.permission_prompt = prompt
+        self.prompt.display = False
+        self.status_line.set_verb("Waiting for permission")
+        self.query_one("#permission-area").mount(prompt)
+        question.on_close(partial(self._question_closed, prompt))
+
+    def _question_closed(self, prompt: PermissionPrompt) -> None:
+        prompt.remove()
+        if self.permission_prompt is prompt:  # no newer question took its place
+            self.permission_prompt = None
+            self.prompt.display = True
+            self.prompt.focus()
 
     # -- ending from outside ----------------------------------------------------------
 

@@ -1,13 +1,16 @@
 """Engine events -> what the conversation shows. One method, one `match`.
 
 Kept apart from the app so the mapping can be read (and tested) on its own.
-The engine never knows about any of this. Notes are given as plain strings:
+The engine never knows about any of this. A permission question is handed
+to `ask` (the app shows the prompt, which answers it later), so showing an
+event never waits for the person. Notes are given as plain strings:
 the conversation decodes them as untrusted text (they quote the model, tools,
 hooks and servers), so no control in them reaches the terminal.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from agentcli.ui.widgets.conversation import Conversation
@@ -15,14 +18,21 @@ from agentcli.ui.widgets.status import StatusLine
 
 if TYPE_CHECKING:
     from agentcli.engine.events import Event
+    from agentcli.permissions.question import PermissionQuestion
 
 INTERRUPTED_TEXT = "Interrupted · What should agentcli do instead?"
 
 
 class EventsView:
-    def __init__(self, conversation: Conversation, status_line: StatusLine) -> None:
+    def __init__(
+        self,
+        conversation: Conversation,
+        status_line: StatusLine,
+        ask: Callable[[PermissionQuestion], None],
+    ) -> None:
         self.conversation = conversation
         self.status_line = status_line
+        self.ask = ask
         self.streamed_chars = 0
 
     async def show(self, event: Event) -> None:
@@ -68,17 +78,17 @@ class EventsView:
             case ToolCallStarted(tool_use_id=tid, name=name, input=inp, summary=summary):
                 await conv.finish_answer()
                 conv.add_tool(tid, name, inp, summary)
-            case ToolPermissionRequested(tool_use_id=tid):
-                if pane := conv.pane(tid):
+            case ToolPermissionRequested(question=question):
+                if pane := conv.pane(question.request.tool_use_id):
                     pane.set_state("waiting")
+                self.ask(question)
             case ToolCallRunning(tool_use_id=tid, name=name):
                 self.status_line.set_verb(f"Running {name}")
                 if pane := conv.pane(tid):
                     pane.set_state("running")
-            case ToolCallProgress(tool_use_id=tid, data=data):
-                pane = conv.pane(tid)
-                if pane is not None and isinstance(data, dict) and data.get("kind") == "output":
-                    pane.add_output(str(data.get("text", "")))
+            case ToolCallProgress(tool_use_id=tid, data=output):
+                if pane := conv.pane(tid):
+                    pane.add_output(output.text)
             case ToolCallFinished(tool_use_id=tid, status=status, result=result, display=display):
                 if pane := conv.pane(tid):
                     pane.finish(status, result, display)

@@ -3,8 +3,14 @@
 The transcript holds API-shaped messages: user text, assistant text and
 tool_use blocks, and user messages of tool_result blocks. Each tool_use
 becomes a finished tool pane (its result paired by id), so a resumed
-conversation reads like the one the person left. Edits get their diff back
-from the Edit input itself (old_string -> new_string).
+conversation reads like the one the person left.
+
+Each pane gets the display the live call had, as the transcript kept it
+(`LoadedSession.displays`): an edit's diff with the file's real line
+numbers, a command's exit code. Rebuilding them from the calls' inputs
+could not know those, and would need to know every tool; a call whose
+display was not kept (a transcript from before they were) gets the
+generic view, its result's first line.
 """
 
 from __future__ import annotations
@@ -12,12 +18,19 @@ from __future__ import annotations
 from typing import Any
 
 from agentcli.engine.loop import INTERRUPT_MARKER
-from agentcli.tools.diff import build_diff
+from agentcli.tools.base import Workspace
+from agentcli.tools.display import ToolDisplay
+from agentcli.tools.registry import ToolRegistry
 from agentcli.ui.widgets.conversation import Conversation
+from agentcli.ui.widgets.tool_pane import ToolPane
 
 
 async def render_history(
-    conversation: Conversation, messages: list[dict[str, Any]], tools: Any, workspace: Any
+    conversation: Conversation,
+    messages: list[dict[str, Any]],
+    displays: dict[str, ToolDisplay],
+    tools: ToolRegistry,
+    workspace: Workspace,
 ) -> None:
     results = _results_by_id(messages)
     for message in messages:
@@ -33,47 +46,33 @@ async def render_history(
                 conversation.append_text(block.get("text", ""))
                 await conversation.finish_answer()
             elif kind == "tool_use":
-                _add_finished_pane(conversation, block, results.get(block["id"]), tools, workspace)
+                pane = _add_pane(conversation, block, tools, workspace)
+                display = displays.get(block["id"])
+                pane.finish(*_outcome(block["id"], results.get(block["id"])), display)
 
 
-def _add_finished_pane(
-    conversation: Conversation,
-    block: dict[str, Any],
-    result: dict[str, Any] | None,
-    tools: Any,
-    workspace: Any,
-) -> None:
+def _add_pane(
+    conversation: Conversation, block: dict[str, Any], tools: ToolRegistry, workspace: Workspace
+) -> ToolPane:
     name, inp = block.get("name", "?"), block.get("input") or {}
-    pane = conversation.add_tool(block["id"], name, inp, _summary(tools, name, inp, workspace))
+    return conversation.add_tool(block["id"], name, inp, _summary(tools, name, inp, workspace))
+
+
+def _outcome(tool_use_id: str, result: dict[str, Any] | None) -> tuple[str, dict[str, Any]]:
+    """The pane's final state and the result block it shows."""
     if result is None:
-        result = {"type": "tool_result", "tool_use_id": block["id"], "content": "(no result)"}
-    status = "failed" if result.get("is_error") else "done"
-    display = _display(name, inp, result, workspace) if status == "done" else None
-    pane.finish(status, result, display)
+        result = {"type": "tool_result", "tool_use_id": tool_use_id, "content": "(no result)"}
+    return ("failed" if result.get("is_error") else "done"), result
 
 
-def _summary(tools: Any, name: str, inp: dict[str, Any], workspace: Any) -> str:
-    tool = tools.get(name) if tools is not None else None
+def _summary(tools: ToolRegistry, name: str, inp: dict[str, Any], workspace: Workspace) -> str:
+    tool = tools.get(name)
     if tool is None:
         return ""
     try:
         return tool.summary(tool.input_model.model_validate(inp), workspace)
     except Exception:  # an old or odd input still gets a pane, just without a summary
         return ""
-
-
-def _display(name: str, inp: dict[str, Any], result: dict[str, Any], workspace: Any) -> Any:
-    """What the live pane got from the tool, rebuilt from the call and its result."""
-    path = str(inp.get("file_path", ""))
-    shown = workspace.display_path(workspace.resolve(path)) if path and workspace else path
-    if name == "Edit" and isinstance(inp.get("old_string"), str):
-        return build_diff(shown, inp["old_string"], str(inp.get("new_string", "")))
-    if name == "Write" and isinstance(inp.get("content"), str):
-        return {"kind": "create", "path": shown, "lines": inp["content"].count("\n") + 1}
-    if name == "Read" and isinstance(result.get("content"), str):
-        numbered = [line for line in result["content"].splitlines() if line[:6].strip().isdigit()]
-        return {"kind": "read", "path": shown, "lines": len(numbered)}
-    return None
 
 
 def _results_by_id(messages: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:

@@ -4,11 +4,15 @@
 `bootstrap.build_engine()` ends in, with explicit parts instead of settings
 files: a test names the tools, the mode and the rules it needs, and gets the
 rest of a front end's engine only when it asks (`session=True`).
+
+A test plays the front end: it answers each permission question the engine
+asks (`answer_questions`), by default as headless mode does (it refuses).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import asyncio
+from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -16,12 +20,13 @@ from agentcli.composition import assemble
 from agentcli.config.hooks import HooksConfig
 from agentcli.config.rules import parse_tool_list
 from agentcli.engine.compaction import Compactor
-from agentcli.engine.events import Event, TurnEnded
+from agentcli.engine.events import Event, ToolPermissionRequested, TurnEnded
 from agentcli.engine.parts import EngineConfig
 from agentcli.engine.query_engine import QueryEngine
-from agentcli.permissions.gate import headless_approver
+from agentcli.permissions.gate import headless_answer
 from agentcli.permissions.policy import PermissionPolicy
-from agentcli.permissions.types import Approver, PermissionMode
+from agentcli.permissions.question import PermissionQuestion
+from agentcli.permissions.types import PermissionAnswer, PermissionMode, PermissionRequest
 from agentcli.providers.base import Provider
 from agentcli.session.loader import LoadedSession
 from agentcli.tools.base import Tool, Workspace
@@ -34,7 +39,6 @@ def make_engine(
     root: Path,
     *,
     mode: PermissionMode = PermissionMode.BYPASS,
-    approver: Approver = headless_approver,
     allow: list[str] | None = None,
     deny: list[str] | None = None,
     ask: list[str] | None = None,
@@ -63,7 +67,6 @@ def make_engine(
         provider=provider,
         tools=ToolRegistry(tools),
         policy=policy,
-        approver=approver,
         config=EngineConfig(
             model=model, max_turns=max_turns, start_tools_while_streaming=streaming
         ),
@@ -76,8 +79,33 @@ def make_engine(
     )
 
 
-async def run_turn(engine: QueryEngine, prompt: str) -> list[Event]:
-    events = [event async for event in engine.submit_message(prompt)]
+Answerer = Callable[[PermissionRequest], Awaitable[PermissionAnswer]]
+
+
+async def refuse(request: PermissionRequest) -> PermissionAnswer:
+    """What headless mode answers."""
+    return headless_answer(request)
+
+
+def answer_questions(event: Event, answer: Answerer = refuse) -> None:
+    """If `event` asks a question, answer it with `answer(request)`: in a task of its
+    own, as a front end does (the events go on meanwhile), cancelled if the engine
+    withdraws the question first."""
+    if isinstance(event, ToolPermissionRequested):
+        question = event.question
+        task = asyncio.ensure_future(_reply(question, answer))
+        question.on_close(task.cancel)
+
+
+async def _reply(question: PermissionQuestion, answer: Answerer) -> None:
+    question.answer(await answer(question.request))
+
+
+async def run_turn(engine: QueryEngine, prompt: str, answer: Answerer = refuse) -> list[Event]:
+    events = []
+    async for event in engine.submit_message(prompt):
+        answer_questions(event, answer)
+        events.append(event)
     assert isinstance(events[-1], TurnEnded), "the last event must be TurnEnded"
     assert sum(isinstance(e, TurnEnded) for e in events) == 1
     return events

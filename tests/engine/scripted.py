@@ -26,6 +26,7 @@ from agentcli.providers.base import (
     TextChunk,
 )
 from agentcli.tools.base import Tool, ToolContext, ToolError, ToolInput, ToolResult
+from agentcli.tools.display import LiveOutput
 
 
 def text(value: str) -> dict[str, Any]:
@@ -174,7 +175,7 @@ def make_tool(
             probe.order.append(f"start:{name}:{inp.value}")
             probe.started.set()
             try:
-                ctx.report({"kind": "output", "text": f"working on {inp.value}"})
+                ctx.report(LiveOutput(text=f"working on {inp.value}"))
                 if behaviour == "wait":
                     await probe.release.wait()
                 else:

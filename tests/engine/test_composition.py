@@ -14,12 +14,10 @@ from pathlib import Path
 import pytest
 
 import agentcli
-
 from agentcli.bootstrap import Options, build_engine
 from agentcli.composition import finish_session, start_new_session
 from agentcli.config.settings import Settings
 from agentcli.engine.compaction import Compactor
-from agentcli.permissions.types import PermissionAnswer, PermissionRequest
 from tests.engine.harness import make_engine, run_turn
 from tests.engine.scripted import Response, ScriptedProvider, text, tool_use
 from tests.hooks.helpers import hook_script, payloads
@@ -70,10 +68,6 @@ async def test_the_provider_arrives_through_connect_and_only_between_turns(tmp_p
     assert engine.messages[-1]["content"] == [text("Now.")]
 
 
-async def refuse(request: PermissionRequest) -> PermissionAnswer:
-    return PermissionAnswer(allow=False)
-
-
 def hooks_settings(project, hooks_dir) -> None:
     events = ("Notification", "SessionStart", "SessionEnd")
     hooks = {
@@ -98,7 +92,7 @@ async def test_one_call_gives_a_front_end_the_whole_session(tmp_path):
         Response([write]),
         Response([text("Still not.")]),
     )
-    engine = build_engine(Options(project, trusted=True), refuse, provider)
+    engine = build_engine(Options(project, trusted=True), provider)
 
     assert isinstance(engine.settings, Settings) and isinstance(engine.compactor, Compactor)
     await engine.start_session()

@@ -21,6 +21,7 @@ from agentcli.engine.events import (
 from agentcli.engine.loop import INTERRUPT_MARKER
 from agentcli.permissions.types import PermissionAnswer, PermissionMode
 from agentcli.providers.base import ModelError
+from agentcli.tools.display import LiveOutput
 from tests.engine.harness import make_engine, of_type, run_turn
 from tests.engine.scripted import Probe, Response, ScriptedProvider, make_tool, text, tool_use
 
@@ -65,7 +66,7 @@ async def test_tool_round_trip_pairs_results_with_ids_in_order(tmp_path):
     assert [r["tool_use_id"] for r in results] == ["toolu_a", "toolu_b"]
     assert [r["content"] for r in results] == ["Look did a", "Look did b"]
     assert not any(r.get("is_error") for r in results)
-    assert of_type(events, ToolCallProgress)[0].data == {"kind": "output", "text": "working on a"}
+    assert of_type(events, ToolCallProgress)[0].data == LiveOutput(text="working on a")
     assert provider.invalid == []
 
 
@@ -206,6 +207,33 @@ async def test_denied_permission_becomes_a_result_and_the_loop_goes_on(tmp_path)
     assert events[-1].reason is EndReason.COMPLETED
 
 
+async def test_a_question_is_an_event_the_consumer_answers(tmp_path):
+    """No callback: the question comes on the event stream with what to show, and
+    the consumer answers it there."""
+    probe = Probe()
+    provider = ScriptedProvider(
+        Response([tool_use("Change", {"value": "1"}, "toolu_c")]), Response([text("ok")])
+    )
+    tools = [make_tool("Change", probe, safe=False)]
+    engine = make_engine(provider, tools, tmp_path, mode=PermissionMode.DEFAULT)
+
+    asked = []
+    async for event in engine.submit_message("go"):
+        if isinstance(event, ToolPermissionRequested):
+            asked.append(event.question.request)
+            assert probe.order == []  # it waits for the answer
+            event.question.answer(PermissionAnswer(allow=True))
+
+    (request,) = asked
+    assert (request.tool_use_id, request.tool_name, request.title) == (
+        "toolu_c",
+        "Change",
+        "Use Change",
+    )
+    assert (request.summary, request.input, request.rules) == ("1", {"value": "1"}, ("Change",))
+    assert probe.order == ["start:Change:1", "end:Change:1"]
+
+
 async def test_allow_for_session_answers_once_for_the_same_tool(tmp_path):
     asked = []
 
@@ -220,9 +248,9 @@ async def test_allow_for_session_answers_once_for_the_same_tool(tmp_path):
         Response([text("ok")]),
     )
     tools = [make_tool("Change", probe, safe=False)]
-    engine = make_engine(provider, tools, tmp_path, mode=PermissionMode.DEFAULT, approver=approver)
+    engine = make_engine(provider, tools, tmp_path, mode=PermissionMode.DEFAULT)
 
-    events = await run_turn(engine, "go")
+    events = await run_turn(engine, "go", approver)
 
     assert len(asked) == 1 and asked[0].tool_name == "Change" and asked[0].summary == "1"
     assert len(of_type(events, ToolPermissionRequested)) == 1
@@ -247,9 +275,9 @@ async def test_interrupt_at_a_permission_question_stops_the_whole_turn(tmp_path)
         Response([text("after")]),
     )
     tools = [make_tool("Change", probe, safe=False)]
-    engine = make_engine(provider, tools, tmp_path, mode=PermissionMode.DEFAULT, approver=approver)
+    engine = make_engine(provider, tools, tmp_path, mode=PermissionMode.DEFAULT)
 
-    events = await run_turn(engine, "go")
+    events = await run_turn(engine, "go", approver)
 
     assert asked == ["toolu_a"]  # the second call was never put to the person
     assert probe.order == []
@@ -275,9 +303,9 @@ async def test_a_plain_no_refuses_one_call_and_the_turn_carries_on(tmp_path):
         Response([text("ok")]),
     )
     tools = [make_tool("Change", probe, safe=False)]
-    engine = make_engine(provider, tools, tmp_path, mode=PermissionMode.DEFAULT, approver=approver)
+    engine = make_engine(provider, tools, tmp_path, mode=PermissionMode.DEFAULT)
 
-    events = await run_turn(engine, "go")
+    events = await run_turn(engine, "go", approver)
 
     assert [e.status for e in of_type(events, ToolCallFinished)] == ["denied", "done"]
     assert probe.order == ["start:Change:2", "end:Change:2"]

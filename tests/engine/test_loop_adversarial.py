@@ -52,7 +52,7 @@ from agentcli.providers.base import (
     TextChunk,
 )
 from agentcli.tools.base import Tool, ToolContext, ToolResult
-from tests.engine.harness import make_engine, of_type
+from tests.engine.harness import Answerer, answer_questions, make_engine, of_type, refuse
 from tests.engine.scripted import (
     EchoInput,
     Probe,
@@ -187,8 +187,10 @@ async def drive(
     on_event: Callable[[Event], Any] | None = None,
     *,
     bound: float = BOUND_S,
+    answer: Answerer = refuse,
 ) -> list[Event]:
-    """Run one submit_message to its end, calling `on_event` on every event.
+    """Run one submit_message to its end, calling `on_event` on every event and
+    answering each permission question with `answer`.
 
     Checks the framing promise: exactly one TurnEnded, and it is last.
     """
@@ -196,6 +198,7 @@ async def drive(
 
     async def consume() -> None:
         async for event in engine.submit_message(prompt):
+            answer_questions(event, answer)
             events.append(event)
             if on_event is not None:
                 on_event(event)
@@ -291,10 +294,11 @@ async def test_abort_while_the_approver_awaits_an_answer(tmp_path):
         [make_tool("Change", probe, safe=False)],
         tmp_path,
         mode=PermissionMode.DEFAULT,
-        approver=approver,
     )
 
-    events = await drive(engine, "go", interrupt_on(engine, ToolPermissionRequested))
+    events = await drive(
+        engine, "go", interrupt_on(engine, ToolPermissionRequested), answer=approver
+    )
 
     assert asked.is_set() and approver_cancelled == [calls[0]["id"]]
     assert events[-1].reason is EndReason.ABORTED_TOOLS
@@ -327,11 +331,10 @@ async def test_permission_granted_after_the_abort_fired_does_not_start_the_tool(
         [make_tool("Change", probe, safe=False)],
         tmp_path,
         mode=PermissionMode.DEFAULT,
-        approver=approver,
     )
     engine_ref.append(engine)
 
-    events = await drive(engine, "go")
+    events = await drive(engine, "go", answer=approver)
 
     assert events[-1].reason is EndReason.ABORTED_TOOLS
     assert_paired(engine, calls)
@@ -358,9 +361,9 @@ async def test_two_same_name_calls_in_one_batch_one_denied(tmp_path):
     tool = fn_tool("Touch", run, safe=True, read_only=False)
     calls = [tool_use("Touch", {"value": "1"}), tool_use("Touch", {"value": "2"})]
     provider = SeamProvider(Response(calls), Response([text("ok")]))
-    engine = make_engine(provider, [tool], tmp_path, mode=PermissionMode.DEFAULT, approver=approver)
+    engine = make_engine(provider, [tool], tmp_path, mode=PermissionMode.DEFAULT)
 
-    events = await drive(engine, "go")
+    events = await drive(engine, "go", answer=approver)
 
     assert sorted(asked) == ["1", "2"] and ran == ["2"]
     assert events[-1].reason is EndReason.COMPLETED

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import json
 
-from agentcli.engine.events import EndReason, Notice, ToolCallFinished, TurnEnded
+from agentcli.engine.events import (
+    EndReason,
+    Notice,
+    ToolCallFinished,
+    ToolPermissionRequested,
+    TurnEnded,
+)
 from agentcli.hooks.stop import MAX_CONTINUATIONS
 from agentcli.hooks.tool_hooks import combine_decision
 from agentcli.permissions.types import Decision, PermissionAnswer, PermissionMode
@@ -65,9 +71,43 @@ async def test_pre_tool_use_ask_reaches_the_person_even_in_bypass(tmp_path):
         return PermissionAnswer(allow=True)
 
     provider = ScriptedProvider(Response([tool_use("Act", {"value": "x"})]), Response([text("k")]))
-    engine, probe = _engine(tmp_path, provider, one("PreToolUse", cmd), approver=approver)
-    await run_turn(engine, "go")
+    engine, probe = _engine(tmp_path, provider, one("PreToolUse", cmd))
+    await run_turn(engine, "go", approver)
     assert asked == ["Act"] and probe.order
+
+
+async def test_a_hooks_allow_held_by_uncertain_protection_is_asked_on_the_event_stream(tmp_path):
+    """Protection uncertain holds a PreToolUse "allow" too: the call is put to the
+    person the one way every question travels, with the waiting state on its pane."""
+    out = {"hookSpecificOutput": {"permissionDecision": "allow"}}
+    cmd = hook_script(tmp_path, "pre", f"print(json.dumps({out!r}))")
+    provider = ScriptedProvider(Response([tool_use("Act", {"value": "x"})]), Response([text("k")]))
+    engine, probe = _engine(tmp_path, provider, one("PreToolUse", cmd))
+    engine.gate.policy.locked_reason = "protection uncertain: a settings file could not be read"
+    events = await run_turn(engine, "go")
+    (asked,) = of_type(events, ToolPermissionRequested)
+    assert asked.question.request.reason.startswith("protection uncertain")
+    assert probe.order == [] and _result(events).status == "denied"
+
+
+async def test_the_notification_hook_hears_of_each_question_only(tmp_path):
+    cmd = hook_script(tmp_path, "note")
+    provider = ScriptedProvider(
+        Response([tool_use("Act", {"value": "x"})]),
+        Response([tool_use("Act", {"value": "y"})]),
+        Response([text("k")]),
+    )
+    engine, _probe = _engine(
+        tmp_path, provider, one("Notification", cmd), mode=PermissionMode.DEFAULT
+    )
+
+    async def allow_for_the_session(request):
+        return PermissionAnswer(allow=True, scope="session")
+
+    await run_turn(engine, "go", allow_for_the_session)  # the second call is allowed by then
+    await engine.hooks.drain()
+    notes = payloads(tmp_path, "note")
+    assert [n["message"] for n in notes] == ["agentcli needs your permission to use Act"]
 
 
 async def test_pre_tool_use_updated_input_replaces_the_input(tmp_path):

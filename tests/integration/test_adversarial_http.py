@@ -25,7 +25,7 @@ from agentcli.providers.anthropic import AnthropicProvider
 from agentcli.providers.retry import RetryPolicy
 from agentcli.tools.edit import EditTool
 from agentcli.tools.read import ReadTool
-from tests.engine.harness import make_engine
+from tests.engine.harness import answer_questions, make_engine
 from tests.engine.scripted import Probe, make_tool
 from tests.fakeapi import hang, http_error, reply, stream_error, text, tool_use
 from tests.fakeapi.sse import stream_events
@@ -61,6 +61,7 @@ async def drive(engine: QueryEngine, prompt: str, on_event=None) -> list[Event]:
 
     async def consume() -> None:
         async for event in engine.submit_message(prompt):
+            answer_questions(event)  # as headless mode does
             events.append(event)
             if on_event is not None:
                 on_event(event)

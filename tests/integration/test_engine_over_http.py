@@ -27,7 +27,7 @@ from agentcli.providers.anthropic import AnthropicProvider
 from agentcli.providers.retry import RetryPolicy
 from agentcli.tools.edit import EditTool
 from agentcli.tools.read import ReadTool
-from tests.engine.harness import make_engine
+from tests.engine.harness import answer_questions, make_engine
 from tests.engine.scripted import Probe, make_tool
 from tests.fakeapi import cut_stream, hang, http_error, reply, stream_error, text, tool_use
 
@@ -63,7 +63,11 @@ def engine_for(
 
 
 async def run(engine: QueryEngine, prompt: str) -> list[Event]:
-    return [event async for event in engine.submit_message(prompt)]
+    events = []
+    async for event in engine.submit_message(prompt):
+        answer_questions(event)  # as headless mode does
+        events.append(event)
+    return events
 
 
 def assert_all_requests_valid(server) -> None:

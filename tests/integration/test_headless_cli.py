@@ -119,7 +119,13 @@ def test_default_mode_refuses_an_edit_and_tells_the_model(fake_api, project):
 
     assert (project / "config.py").read_text() == "value = 1\n"
     refusal = fake_api.requests[2].body["messages"][4]["content"][0]
-    assert refusal["is_error"] is True and "--permission-mode acceptEdits" in refusal["content"]
+    assert refusal["is_error"] is True
+    assert refusal["content"] == (
+        "The user denied permission to use Edit; it did not run and nothing was changed. "
+        "The user said: This is a non-interactive run, so Edit could not be approved "
+        "(it changes a file). It can be allowed with --permission-mode acceptEdits (edits) "
+        "or --allowedTools."
+    )
     assert done.returncode == 0  # the run itself completed; the model was told
 
 

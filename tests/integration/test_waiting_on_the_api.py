@@ -26,7 +26,7 @@ from agentcli.permissions.types import PermissionMode
 from agentcli.providers.anthropic import AnthropicProvider
 from agentcli.providers.retry import RetryPolicy, Timeouts
 from agentcli.tools.read import ReadTool
-from tests.engine.harness import make_engine
+from tests.engine.harness import answer_questions, make_engine
 from tests.fakeapi import hang, http_error, reply, text
 
 # "No byte for this long" in these tests: short, yet long enough that a loaded machine
@@ -65,7 +65,11 @@ def engine_at(base_url: str, root: Path, retry: RetryPolicy) -> QueryEngine:
 
 
 async def run(engine: QueryEngine, prompt: str) -> list[Event]:
-    return [event async for event in engine.submit_message(prompt)]
+    events = []
+    async for event in engine.submit_message(prompt):
+        answer_questions(event)  # as headless mode does
+        events.append(event)
+    return events
 
 
 def retries_of(events: list[Event]) -> list[ApiRetry]:

@@ -24,21 +24,15 @@ import pytest
 
 from agentcli.config.rules import Rule, parse_tool_list
 from agentcli.engine.events import ToolCallFinished
-from agentcli.permissions.gate import headless_approver
 from agentcli.permissions.policy import PermissionPolicy
-from agentcli.permissions.types import (
-    Approver,
-    PermissionAnswer,
-    PermissionMode,
-    PermissionRequest,
-)
+from agentcli.permissions.types import PermissionAnswer, PermissionMode, PermissionRequest
 from agentcli.tools.base import Tool, Workspace
 from agentcli.tools.glob import GlobTool
 from agentcli.tools.grep import GrepTool
 from agentcli.tools.read import ReadTool
 from agentcli.tools.registry import builtin_tools
 from agentcli.tools.search_scope import SearchScope, rg_error_note, visible_errors
-from tests.engine.harness import make_engine, of_type, run_turn
+from tests.engine.harness import Answerer, make_engine, of_type, refuse, run_turn
 from tests.engine.scripted import Response, ScriptedProvider, text, tool_use
 
 DENY = ("Read(./private/**)", "Read(*.pem)")
@@ -100,7 +94,7 @@ async def search(
     allow: tuple[str, ...] = (),
     deny: tuple[str, ...] = DENY,
     ask: tuple[str, ...] = ASK,
-    approver: Approver = headless_approver,
+    approver: Answerer = refuse,
     **fields: Any,
 ) -> ToolCallFinished:
     """One call through the real engine (by default headless: "ask" means refused)."""
@@ -110,12 +104,11 @@ async def search(
         [GrepTool(), GlobTool(), ReadTool()],
         root,
         mode=mode,
-        approver=approver,
         allow=list(allow),
         deny=list(deny),
         ask=list(ask),
     )
-    events = await run_turn(engine, "search")
+    events = await run_turn(engine, "search", approver)
     assert provider.invalid == []
     (finished,) = of_type(events, ToolCallFinished)
     return finished

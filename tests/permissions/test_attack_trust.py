@@ -34,7 +34,6 @@ from agentcli.config.trust import declined, is_trusted, remember, trust_file
 from agentcli.config.trust_question import remember_trust, trust_question
 from agentcli.core.abort import AbortSignal
 from agentcli.engine.budget import ToolResultBudget
-from agentcli.permissions.gate import headless_approver
 from agentcli.permissions.persist import remember_allow_rules
 from agentcli.permissions.types import PermissionMode
 from agentcli.session.claim import claim_session, fork_session
@@ -47,6 +46,7 @@ from agentcli.tools.write import WriteTool
 from agentcli.ui.history import PromptHistory
 from agentcli.ui.screens.trust_question import question_text
 from agentcli.ui.settings import save_theme
+from tests.engine.harness import answer_questions
 from tests.engine.scripted import Response, ScriptedProvider, text, tool_use
 
 EVENTS = (
@@ -93,7 +93,7 @@ def test_7_no_hook_of_an_untrusted_file_is_kept(tmp_path, layer, event):
 )
 def test_7_no_environment_variable_of_an_untrusted_file_reaches_commands(tmp_path, variable):
     _write(tmp_path, "project", {"env": {variable: "./evil"}})
-    engine = build_engine(Options(tmp_path), headless_approver, None)
+    engine = build_engine(Options(tmp_path), None)
     assert variable not in engine.workspace.env
 
 
@@ -101,7 +101,7 @@ def test_7_no_environment_variable_of_an_untrusted_file_reaches_commands(tmp_pat
 @pytest.mark.parametrize("mode", ["bypassPermissions", "acceptEdits"])
 def test_7_an_untrusted_file_cannot_loosen_the_mode(tmp_path, layer, mode):
     _write(tmp_path, layer, {"permissions": {"defaultMode": mode}})
-    engine = build_engine(Options(tmp_path), headless_approver, None)
+    engine = build_engine(Options(tmp_path), None)
     assert engine.gate.policy.mode is PermissionMode.DEFAULT
     assert engine.gate.decide(BashTool(), BashInput(command="rm -rf src")).behavior == "ask"
 
@@ -138,7 +138,7 @@ def test_7_an_untrusted_file_may_ask_for_more_care(tmp_path):
 )
 def test_7_allow_rules_of_an_untrusted_file_are_ignored(tmp_path, rule, call):
     _write(tmp_path, "local", {"permissions": {"allow": [rule]}})
-    engine = build_engine(Options(tmp_path), headless_approver, None)
+    engine = build_engine(Options(tmp_path), None)
     if call is not None:
         tool, inp = BashTool(), call
     else:
@@ -152,7 +152,7 @@ def test_7_additional_folders_of_an_untrusted_file_are_ignored(tmp_path):
     outside.mkdir()
     _write(project, "project", {"permissions": {"additionalDirectories": [str(outside)]}})
     options = Options(project, permission_mode="acceptEdits")
-    engine = build_engine(options, headless_approver, None)
+    engine = build_engine(options, None)
     assert engine.workspace.extra_dirs == []
     edit = EditTool.input_model(file_path=str(outside / ".bashrc"), old_string="a", new_string="b")
     assert engine.gate.decide(EditTool(), edit).behavior == "ask"
@@ -161,9 +161,9 @@ def test_7_additional_folders_of_an_untrusted_file_are_ignored(tmp_path):
 def test_7_deny_and_ask_rules_of_an_untrusted_file_still_hold(tmp_path):
     _write(tmp_path, "project", {"permissions": {"deny": ["Bash(rm:*)"], "ask": ["Bash(ls:*)"]}})
     for flags in ({"allowed_tools": ["Bash"]}, {"permission_mode": "bypassPermissions"}):
-        engine = build_engine(Options(tmp_path, **flags), headless_approver, None)
+        engine = build_engine(Options(tmp_path, **flags), None)
         assert engine.gate.decide(BashTool(), BashInput(command="rm -rf x")).behavior == "deny"
-    engine = build_engine(Options(tmp_path, allowed_tools=["Bash"]), headless_approver, None)
+    engine = build_engine(Options(tmp_path, allowed_tools=["Bash"]), None)
     assert engine.gate.decide(BashTool(), BashInput(command="ls")).behavior == "ask"
 
 
@@ -264,7 +264,7 @@ def test_7_a_no_holds_until_the_settings_enable_something_new(tmp_path):
 
 def test_7_the_trust_list_is_always_asked_before_an_edit(tmp_path):
     options = Options(tmp_path, allowed_tools=["Edit(//**)", "Write(//**)"], trusted=True)
-    engine = build_engine(options, headless_approver, None)
+    engine = build_engine(options, None)
     write = WriteTool.input_model(file_path=str(trust_file()), content='{"folders": {}}')
     decision = engine.gate.decide(WriteTool(), write)
     assert decision.behavior == "ask" and "settings" in decision.reason
@@ -329,8 +329,8 @@ def _cloned(project: Path) -> Path:
 
 
 async def _run(engine) -> None:
-    async for _event in engine.submit_message("go"):
-        pass
+    async for event in engine.submit_message("go"):
+        answer_questions(event)  # as headless mode does: refused
 
 
 async def test_7_an_untrusted_clone_runs_nothing_end_to_end(tmp_path):
@@ -338,7 +338,7 @@ async def test_7_an_untrusted_clone_runs_nothing_end_to_end(tmp_path):
     provider = ScriptedProvider(
         Response([tool_use("Bash", {"command": "touch pwned"})]), Response([text("done")])
     )
-    engine = build_engine(Options(project), headless_approver, provider)
+    engine = build_engine(Options(project), provider)
     await _run(engine)
     assert sorted(p.name for p in project.iterdir()) == [".agentcli"]
 
@@ -348,7 +348,7 @@ async def test_7_the_same_clone_trusted_runs_its_hooks_and_rules(tmp_path):
     provider = ScriptedProvider(
         Response([tool_use("Bash", {"command": "touch pwned"})]), Response([text("done")])
     )
-    engine = build_engine(Options(project, trusted=True), headless_approver, provider)
+    engine = build_engine(Options(project, trusted=True), provider)
     await _run(engine)
     made = sorted(p.name for p in project.iterdir())
     assert "pwned" in made and "hook-PreToolUse" in made and "hook-Stop" in made

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from agentcli.config.rules import parse_tool_list
-from agentcli.permissions.gate import PermissionGate, headless_approver
+from agentcli.permissions.gate import PermissionGate, headless_answer
 from agentcli.permissions.persist import remember_allow_rules
 from agentcli.permissions.policy import PermissionPolicy
-from agentcli.permissions.types import Decision, PermissionAnswer, PermissionMode
+from agentcli.permissions.types import Decision, PermissionMode
 from agentcli.tools.base import Workspace
 from agentcli.tools.bash import BashInput, BashTool
 from agentcli.tools.edit import EditTool
@@ -87,23 +87,20 @@ def test_exit_plan_mode_outside_plan_mode_is_not_held(tmp_path):
     assert decision.behavior == "allow"
 
 
-async def test_a_hooks_allow_is_held_too(tmp_path):
-    seen = []
-
-    async def approver(request):
-        seen.append(request)
-        return PermissionAnswer(allow=False)
-
-    gate = PermissionGate(_policy(tmp_path), approver)
-    tool, inp = _calls(tmp_path)["rm"]
+def test_a_hooks_allow_is_held_too(tmp_path):
+    gate = PermissionGate(_policy(tmp_path))
+    tool, _inp = _calls(tmp_path)["rm"]
     forced = Decision("allow", "allowed by a PreToolUse hook")
-    result = await gate.check(tool, inp, "t1", forced)
-    assert not result.allowed and [r.reason for r in seen] == [REASON]
+    assert gate.settle(tool, forced) == Decision("ask", REASON)
 
 
 async def test_headless_refusal_says_the_settings_must_be_fixed(tmp_path):
-    gate = PermissionGate(_policy(tmp_path, allow=("Bash",)), headless_approver)
-    result = await gate.check(*_calls(tmp_path)["rm"], "t1")
+    gate = PermissionGate(_policy(tmp_path, allow=("Bash",)))
+    tool, inp = _calls(tmp_path)["rm"]
+    decision = gate.decide(tool, inp)
+    assert decision.behavior == "ask"
+    question = gate.question(tool, inp, "t1", decision.reason, None)
+    result = gate.apply(question, headless_answer(question.request))
     assert not result.allowed
     assert "/p/settings.json" in result.message and "--allowedTools" not in result.message
 
@@ -114,7 +111,7 @@ def test_bootstrap_puts_the_state_on_the_policy(tmp_path):
     settings = tmp_path / ".agentcli" / "settings.json"
     settings.parent.mkdir()
     settings.write_text('{"permissions": {"deny": ["Bash(rm:*)"}}')
-    engine = build_engine(Options(tmp_path, allowed_tools=["Bash"]), headless_approver, None)
+    engine = build_engine(Options(tmp_path, allowed_tools=["Bash"]), None)
     reason = engine.gate.policy.locked_reason
     assert reason.startswith("protection uncertain") and str(settings) in reason
     assert engine.gate.decide(*_calls(tmp_path)["ls"]).behavior == "ask"

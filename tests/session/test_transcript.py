@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 from pathlib import Path
 
 from agentcli.composition import finish_session
 from agentcli.core.messages import INTERRUPTED_MESSAGE, normalize_for_api
+from agentcli.engine.events import ToolCallFinished
 from agentcli.session.loader import load_session
 from agentcli.session.records import FORMAT_VERSION
 from agentcli.session.resume import resolve_resumed
 from agentcli.session.store import latest_session
+from agentcli.tools.registry import builtin_tools
 from tests.engine.harness import make_engine, run_turn
 from tests.engine.scripted import (
     Probe,
@@ -217,3 +220,28 @@ def test_a_message_with_plain_string_content_is_kept(tmp_path):
         {"role": "assistant", "content": "hi"},
     ]
     assert loaded.notices == []
+
+
+async def test_each_call_keeps_its_display_and_an_unknown_one_is_left_out(tmp_path):
+    config = tmp_path / "config.py"
+    config.write_text("a\nb\n")
+    edit = {"file_path": str(config), "old_string": "b", "new_string": "B"}
+    provider = ScriptedProvider(
+        Response([tool_use("Read", {"file_path": str(config)}, id="toolu_r")]),
+        Response([tool_use("Edit", edit, id="toolu_e")]),
+        Response([text("Done.")]),
+    )
+    tools = [builtin_tools().get("Read"), builtin_tools().get("Edit")]
+    engine = make_engine(provider, tools, tmp_path, session=True)
+    writer = engine.transcript
+    events = await run_turn(engine, "change b")
+
+    shown = {e.tool_use_id: e.display for e in events if isinstance(e, ToolCallFinished)}
+    results = [r for r in records(writer.path) if r.get("meta", {}).get("displays")]
+    assert [list(r["meta"]["displays"]) for r in results] == [["toolu_r"], ["toolu_e"]]
+    assert load_session(writer.path).displays == shown
+
+    # A display from a newer version (or a tool not installed) is not guessed at.
+    newer = re.sub(r'"type": ?"diff"', '"type": "notebook-diff"', writer.path.read_text())
+    writer.path.write_text(newer)
+    assert load_session(writer.path).displays == {"toolu_r": shown["toolu_r"]}

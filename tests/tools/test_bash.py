@@ -19,6 +19,7 @@ from pydantic import ValidationError
 from agentcli.core.abort import AbortSignal
 from agentcli.tools.base import ToolContext, Workspace, input_schema
 from agentcli.tools.bash import BashInput, BashTool, format_ms
+from agentcli.tools.display import CommandDisplay, LiveOutput
 from agentcli.tools.readonly_commands import is_read_only_command
 from agentcli.tools.shell_output import OutputBuffer, ProgressThrottle
 
@@ -39,16 +40,16 @@ class Recorder:
     """Collects progress reports and lets a test wait for one containing some text."""
 
     def __init__(self) -> None:
-        self.reports: list[dict[str, Any]] = []
+        self.reports: list[LiveOutput] = []
         self._changed = asyncio.Event()
 
-    def __call__(self, data: dict[str, Any]) -> None:
-        self.reports.append(data)
+    def __call__(self, output: LiveOutput) -> None:
+        self.reports.append(output)
         self._changed.set()
 
     @property
     def text(self) -> str:
-        return "".join(r["text"] for r in self.reports if r.get("kind") == "output")
+        return "".join(r.text for r in self.reports)
 
     async def wait_for(self, needle: str, timeout: float = 10.0) -> str:
         async def loop() -> str:
@@ -157,20 +158,16 @@ async def test_success_output(tool: BashTool, workspace: Workspace) -> None:
     result = await bash(tool, workspace, "echo hello")
     assert result.content == "hello"
     assert not result.is_error
-    assert result.display == {
-        "kind": "bash",
-        "exit_code": 0,
-        "timed_out": False,
-        "interrupted": False,
-        "output_file": None,
-    }
+    assert result.display == CommandDisplay(
+        exit_code=0, timed_out=False, interrupted=False, output_file=None
+    )
 
 
 async def test_nonzero_exit_is_information_not_error(tool: BashTool, workspace: Workspace) -> None:
     result = await bash(tool, workspace, "echo oops; exit 3")
     assert not result.is_error
     assert result.content == "oops\nExit code: 3"
-    assert result.display["exit_code"] == 3
+    assert result.display.exit_code == 3
 
 
 async def test_killed_by_signal_reports_shell_code(tool: BashTool, workspace: Workspace) -> None:
@@ -224,7 +221,7 @@ async def test_progress_arrives_before_the_command_ends(
     )
     await recorder.wait_for("first")
     assert not task.done()
-    assert recorder.reports[0] == {"kind": "output", "text": "first\n"}
+    assert recorder.reports[0] == LiveOutput(text="first\n")
 
     def release() -> None:
         with open(fifo, "w") as gate:
@@ -279,7 +276,7 @@ async def test_cwd_persists_inside_project(tool: BashTool, workspace: Workspace)
 async def test_cwd_persists_through_exit_n(tool: BashTool, workspace: Workspace) -> None:
     (workspace.root / "sub").mkdir()
     result = await bash(tool, workspace, "cd sub && exit 4")
-    assert result.display["exit_code"] == 4
+    assert result.display.exit_code == 4
     assert workspace.shell_cwd == workspace.root / "sub"
 
 
@@ -348,7 +345,7 @@ async def test_timeout_kills_and_says_so(tool: BashTool, workspace: Workspace) -
     assert result.content.startswith("before\n")
     assert "finished" not in result.content
     assert "timed out after 200ms" in result.content
-    assert result.display["timed_out"] and result.display["exit_code"] is None
+    assert result.display.timed_out and result.display.exit_code is None
 
 
 async def test_timeout_kills_background_children_too(
@@ -357,7 +354,7 @@ async def test_timeout_kills_background_children_too(
     pidfile = tmp_path / "pids"
     cmd = f"sleep 300 & echo $! > {pidfile}; echo $$ >> {pidfile}; sleep 300"
     result = await bash(tool, workspace, cmd, timeout=300)
-    assert result.display["timed_out"]
+    assert result.display.timed_out
     child, pgid = map(int, pidfile.read_text().split())
     await assert_all_gone([child], pgid)
 
@@ -369,7 +366,7 @@ async def test_sigterm_ignoring_child_gets_sigkill(workspace: Workspace, tmp_pat
     started = time.monotonic()
     result = await bash(tool, workspace, cmd, timeout=200)
     assert time.monotonic() - started < 10
-    assert result.display["timed_out"]
+    assert result.display.timed_out
     await assert_all_gone([int(pidfile.read_text())])
 
 
@@ -412,7 +409,7 @@ async def test_abort_signal_interrupts_with_output_so_far(
     assert result.is_error
     assert result.content.startswith("partial\n")
     assert "interrupted" in result.content
-    assert result.display["interrupted"] and not result.display["timed_out"]
+    assert result.display.interrupted and not result.display.timed_out
     await assert_all_gone([int(pidfile.read_text())])
 
 
@@ -457,7 +454,7 @@ async def test_long_output_cut_in_the_middle_with_full_file(
     note = re.search(r"\[(\d+) characters \((\d+) lines\) omitted .* saved in (\S+)\]", content)
     assert note, content[12_000:12_400]
     path = Path(note.group(3))
-    assert str(path) == result.display["output_file"]
+    assert str(path) == result.display.output_file
     assert path.parent == workspace.scratch()
     full = "".join(f"{i}\n" for i in range(1, 50001)) + "tail-marker\n"
     assert path.read_text() == full

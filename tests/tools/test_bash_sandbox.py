@@ -98,7 +98,7 @@ async def test_the_settings_env_still_reaches_the_command(tool, workspace):
 async def test_a_timeout_stops_everything_inside(tool, workspace):
     token = f"agentcli-sleeper-{uuid.uuid4().hex}"
     result = await bash(tool, workspace, _sleepers(token), timeout=1500)
-    assert result.display["timed_out"] and result.is_error
+    assert result.display.timed_out and result.is_error
     await _all_gone(token)
 
 
@@ -112,7 +112,7 @@ async def test_an_interrupt_stops_everything_inside(tool, workspace):
         await asyncio.sleep(0.01)
     ctx.abort.abort()
     result = await asyncio.wait_for(task, 30)
-    assert result.display["interrupted"] and "ready" in result.content
+    assert result.display.interrupted and "ready" in result.content
     await _all_gone(token)
 
 

@@ -10,6 +10,7 @@ import pytest
 
 from agentcli.tools.base import FileSnapshot, ToolError, Workspace
 from agentcli.tools.diff import build_diff, diff_hunks
+from agentcli.tools.display import CreatedDisplay, DiffDisplay, DiffHunk
 from agentcli.tools.edit import EditInput, EditTool, replace_exact
 from agentcli.tools.fileio import FileChangedError, atomic_write, snapshot_of
 from agentcli.tools.read import ReadTool
@@ -164,7 +165,7 @@ async def test_empty_old_string_creates_a_missing_file(run_tool, workspace: Work
     result = await run_tool(EditTool(), file_path=str(target), old_string="", new_string="a\nb\n")
     assert target.read_bytes() == b"a\nb\n"
     assert "Created" in result.content
-    assert result.display == {"kind": "create", "path": "new/deep/mod.py", "lines": 2}
+    assert result.display == CreatedDisplay(path="new/deep/mod.py", lines=2)
     assert str(target) in workspace.read_files
 
 
@@ -208,7 +209,7 @@ async def test_replace_all_reports_the_count(run_tool, make_file) -> None:
     )
     assert path.read_bytes() == b"baz(1)\nbaz(2)\nbar()\nbaz(3)\n"
     assert "replaced 3 occurrences" in result.content
-    assert result.display["added"] == 3 and result.display["removed"] == 3
+    assert result.display.added == 3 and result.display.removed == 3
 
 
 async def test_replace_all_with_one_occurrence(run_tool, make_file) -> None:
@@ -249,7 +250,7 @@ async def test_relative_path(run_tool, make_file) -> None:
     path = await make_file("src/app.py", b"x = 1\n")
     result = await run_tool(EditTool(), file_path="src/app.py", old_string="1", new_string="2")
     assert path.read_bytes() == b"x = 2\n"
-    assert result.display["path"] == "src/app.py"
+    assert result.display.path == "src/app.py"
 
 
 async def test_delete_to_empty_file(run_tool, make_file) -> None:
@@ -390,13 +391,13 @@ def test_diff_hunks_for_a_one_line_change() -> None:
     old = "".join(f"{i}\n" for i in range(1, 11))
     new = old.replace("5\n", "five\n")
     assert diff_hunks(old, new) == [
-        {
-            "old_start": 2,
-            "old_lines": 7,
-            "new_start": 2,
-            "new_lines": 7,
-            "lines": [" 2", " 3", " 4", "-5", "+five", " 6", " 7", " 8"],
-        }
+        DiffHunk(
+            old_start=2,
+            old_lines=7,
+            new_start=2,
+            new_lines=7,
+            lines=(" 2", " 3", " 4", "-5", "+five", " 6", " 7", " 8"),
+        )
     ]
 
 
@@ -405,26 +406,23 @@ def test_diff_hunks_split_far_apart_changes() -> None:
     new = old.replace("3\n", "three\n", 1).replace("\n27\n", "\n27\nextra\n")
     hunks = diff_hunks(old, new)
     assert len(hunks) == 2
-    assert hunks[0]["old_start"] == 1 and hunks[0]["lines"][:3] == [" 1", " 2", "-3"]
-    assert hunks[1]["lines"] == [" 25", " 26", " 27", "+extra", " 28", " 29", " 30"]
-    assert (hunks[1]["old_start"], hunks[1]["old_lines"]) == (25, 6)
-    assert (hunks[1]["new_start"], hunks[1]["new_lines"]) == (25, 7)
+    assert hunks[0].old_start == 1 and hunks[0].lines[:3] == (" 1", " 2", "-3")
+    assert hunks[1].lines == (" 25", " 26", " 27", "+extra", " 28", " 29", " 30")
+    assert (hunks[1].old_start, hunks[1].old_lines) == (25, 6)
+    assert (hunks[1].new_start, hunks[1].new_lines) == (25, 7)
 
 
-def hunk_headers(diff: dict) -> list[str]:
+def hunk_headers(diff: DiffDisplay) -> list[str]:
     """The unified-diff `@@` line of each hunk."""
-    return [
-        f"@@ -{h['old_start']},{h['old_lines']} +{h['new_start']},{h['new_lines']} @@"
-        for h in diff["hunks"]
-    ]
+    return [f"@@ -{h.old_start},{h.old_lines} +{h.new_start},{h.new_lines} @@" for h in diff.hunks]
 
 
 def test_diff_of_insertion_into_empty_text() -> None:
     diff = build_diff("n.txt", "", "a\nb\n")
-    assert diff["hunks"] == [
-        {"old_start": 0, "old_lines": 0, "new_start": 1, "new_lines": 2, "lines": ["+a", "+b"]}
-    ]
-    assert (diff["added"], diff["removed"]) == (2, 0)
+    assert diff.hunks == (
+        DiffHunk(old_start=0, old_lines=0, new_start=1, new_lines=2, lines=("+a", "+b")),
+    )
+    assert (diff.added, diff.removed) == (2, 0)
     assert hunk_headers(diff) == ["@@ -0,0 +1,2 @@"]
 
 
@@ -435,24 +433,23 @@ def test_diff_of_identical_texts_is_empty() -> None:
 async def test_edit_display_is_a_diff(run_tool, make_file) -> None:
     path = await make_file("a.txt", b"1\n2\n3\n4\n5\n6\n7\n8\n9\n")
     result = await run_tool(EditTool(), file_path=str(path), old_string="5", new_string="five")
-    assert result.display == {
-        "kind": "diff",
-        "path": "a.txt",
-        "hunks": [
-            {
-                "old_start": 2,
-                "old_lines": 7,
-                "new_start": 2,
-                "new_lines": 7,
-                "lines": [" 2", " 3", " 4", "-5", "+five", " 6", " 7", " 8"],
-            }
-        ],
-        "added": 1,
-        "removed": 1,
-    }
+    assert result.display == DiffDisplay(
+        path="a.txt",
+        hunks=(
+            DiffHunk(
+                old_start=2,
+                old_lines=7,
+                new_start=2,
+                new_lines=7,
+                lines=(" 2", " 3", " 4", "-5", "+five", " 6", " 7", " 8"),
+            ),
+        ),
+        added=1,
+        removed=1,
+    )
 
 
 async def test_crlf_edit_diff_lines_have_no_cr(run_tool, make_file) -> None:
     path = await make_file("w.txt", b"a\r\nb\r\n")
     result = await run_tool(EditTool(), file_path=str(path), old_string="b", new_string="c")
-    assert result.display["hunks"][0]["lines"] == [" a", "-b", "+c"]
+    assert result.display.hunks[0].lines == (" a", "-b", "+c")

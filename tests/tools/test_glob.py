@@ -10,6 +10,7 @@ import pytest
 
 from agentcli.core.abort import AbortSignal
 from agentcli.tools.base import ToolContext, ToolError, Workspace, input_schema
+from agentcli.tools.display import SearchDisplay
 from agentcli.tools.glob import MAX_RESULTS, GlobInput, GlobTool, split_pattern
 
 
@@ -121,7 +122,7 @@ async def test_cap_at_100_with_note(tool: GlobTool, workspace: Workspace) -> Non
     assert lines[MAX_RESULTS - 1] == "many/f020.txt"
     assert "results truncated, use a more specific pattern or path" in lines[-1]
     assert "of 120 files" in lines[-1]
-    assert result.display == {"kind": "glob", "shown": 100, "total": 120}
+    assert result.display == SearchDisplay(found=120, shown=100, unit="files")
 
 
 async def test_no_files_found(tool: GlobTool, workspace: Workspace) -> None:

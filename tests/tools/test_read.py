@@ -12,6 +12,7 @@ import pytest
 
 import agentcli.tools.read as read_module
 from agentcli.tools.base import FileSnapshot, ToolError, Workspace
+from agentcli.tools.display import ImageDisplay, ReadDisplay
 from agentcli.tools.fileio import number_line
 from agentcli.tools.read import ReadInput, ReadTool
 
@@ -59,14 +60,9 @@ async def test_lines_are_numbered_cat_n_style(run_tool, workspace: Workspace) ->
     result = await run_tool(ReadTool(), file_path=str(target))
     assert result.content == "     1\talpha\n     2\t\tindented\n     3\t\n     4\tlast"
     assert not result.is_error
-    assert result.display == {
-        "kind": "read",
-        "path": "a.txt",
-        "lines": 4,
-        "offset": 1,
-        "truncated": False,
-        "encoding": "utf-8",
-    }
+    assert result.display == ReadDisplay(
+        path="a.txt", lines=4, offset=1, truncated=False, encoding="utf-8"
+    )
 
 
 def test_numbers_are_right_aligned_in_six_columns() -> None:
@@ -83,7 +79,7 @@ async def test_offset_and_limit_select_a_window(run_tool, workspace: Workspace) 
     assert body == "     9\tline 9\n    10\tline 10\n    11\tline 11"
     assert "lines 9-11 of 20" in note
     assert "offset=12" in note
-    assert result.display["truncated"] is True
+    assert result.display.truncated is True
 
 
 async def test_window_reaching_the_end_has_no_note(run_tool, workspace: Workspace) -> None:
@@ -110,7 +106,7 @@ async def test_default_limit_is_2000_lines_with_a_note(run_tool, workspace: Work
     assert lines[-1] == "  2000\tline 2000"
     assert "lines 1-2000 of 2500" in note
     assert "offset=2001" in note
-    assert result.display["lines"] == 2000
+    assert result.display.lines == 2000
 
 
 async def test_exactly_2000_lines_is_not_truncated(run_tool, workspace: Workspace) -> None:
@@ -118,7 +114,7 @@ async def test_exactly_2000_lines_is_not_truncated(run_tool, workspace: Workspac
     write_lines(target, 2000)
     result = await run_tool(ReadTool(), file_path=str(target))
     assert "offset=" not in result.content
-    assert result.display["truncated"] is False
+    assert result.display.truncated is False
 
 
 async def test_offset_beyond_the_end_says_how_many_lines(run_tool, workspace: Workspace) -> None:
@@ -214,7 +210,7 @@ async def test_a_single_huge_line_is_one_line_cut_with_a_marker(
     result = await run_tool(ReadTool(), file_path=str(target))
     assert result.content.count("\n") == 0 and result.content.startswith("     1\t")
     assert "line cut" in result.content and "offset=" not in result.content
-    assert result.display["lines"] == 1 and result.display["truncated"] is False
+    assert result.display.lines == 1 and result.display.truncated is False
 
 
 # --- streaming ---------------------------------------------------------------------
@@ -354,7 +350,7 @@ async def test_relative_path_is_resolved_against_the_project(
     target.write_text("print('hi')\n")
     result = await run_tool(ReadTool(), file_path="src/app.py")
     assert result.content == "     1\tprint('hi')"
-    assert result.display["path"] == "src/app.py"
+    assert result.display.path == "src/app.py"
     assert str(target) in workspace.read_files
 
 
@@ -375,7 +371,7 @@ async def test_latin1_file_reads_and_says_so(run_tool, workspace: Workspace) -> 
     result = await run_tool(ReadTool(), file_path=str(target))
     assert result.content.startswith("     1\tcafé\n     2\tnaïve")
     assert "latin-1" in result.content
-    assert result.display["encoding"] == "latin-1"
+    assert result.display.encoding == "latin-1"
 
 
 async def test_invalid_utf8_late_in_a_small_file_uses_latin1_throughout(
@@ -385,7 +381,7 @@ async def test_invalid_utf8_late_in_a_small_file_uses_latin1_throughout(
     target = workspace.root / "mixed.txt"
     target.write_bytes(b"plain\n" * 3000 + b"\xff\n")
     result = await run_tool(ReadTool(), file_path=str(target), limit=1)
-    assert result.display["encoding"] == "latin-1"
+    assert result.display.encoding == "latin-1"
 
 
 async def test_utf8_bom_is_not_shown(run_tool, workspace: Workspace) -> None:
@@ -430,7 +426,7 @@ async def test_image_is_returned_as_a_block(
     assert block["source"]["type"] == "base64"
     assert block["source"]["media_type"] == media_type
     assert base64.b64decode(block["source"]["data"]) == data
-    assert result.display["kind"] == "image"
+    assert isinstance(result.display, ImageDisplay)
     assert str(target) in workspace.read_files
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from agentcli.tools.base import FileSnapshot, ToolError, Workspace
+from agentcli.tools.display import CreatedDisplay, DiffDisplay, DiffHunk
 from agentcli.tools.edit import EditTool
 from agentcli.tools.read import ReadTool
 from agentcli.tools.write import WriteInput, WriteTool
@@ -35,7 +36,7 @@ async def test_creates_a_file_and_its_folders(run_tool, workspace: Workspace) ->
     assert target.read_bytes() == b"x = 1\ny = 2\n"
     assert not result.is_error
     assert "Created a/b/c.py" in result.content
-    assert result.display == {"kind": "create", "path": "a/b/c.py", "lines": 2}
+    assert result.display == CreatedDisplay(path="a/b/c.py", lines=2)
     st = target.stat()
     assert workspace.read_files[str(target)] == FileSnapshot(st.st_mtime_ns, st.st_size)
 
@@ -67,14 +68,14 @@ async def test_new_file_gets_the_usual_mode(run_tool, workspace: Workspace) -> N
 async def test_relative_path(run_tool, workspace: Workspace) -> None:
     result = await run_tool(WriteTool(), file_path="notes/todo.md", content="- a\n")
     assert (workspace.root / "notes" / "todo.md").read_text() == "- a\n"
-    assert result.display["path"] == "notes/todo.md"
+    assert result.display.path == "notes/todo.md"
 
 
 async def test_empty_content_creates_an_empty_file(run_tool, workspace: Workspace) -> None:
     target = workspace.root / "__init__.py"
     result = await run_tool(WriteTool(), file_path=str(target), content="")
     assert target.read_bytes() == b""
-    assert result.display["lines"] == 0
+    assert result.display.lines == 0
 
 
 # --- refusals ----------------------------------------------------------------------
@@ -121,21 +122,20 @@ async def test_overwrite_after_read_returns_a_diff(run_tool, workspace: Workspac
     result = await run_tool(WriteTool(), file_path=str(target), content="a\nB\nc\nd\n")
     assert target.read_text() == "a\nB\nc\nd\n"
     assert "Updated a.py" in result.content
-    assert result.display == {
-        "kind": "diff",
-        "path": "a.py",
-        "hunks": [
-            {
-                "old_start": 1,
-                "old_lines": 3,
-                "new_start": 1,
-                "new_lines": 4,
-                "lines": [" a", "-b", "+B", " c", "+d"],
-            }
-        ],
-        "added": 2,
-        "removed": 1,
-    }
+    assert result.display == DiffDisplay(
+        path="a.py",
+        hunks=(
+            DiffHunk(
+                old_start=1,
+                old_lines=3,
+                new_start=1,
+                new_lines=4,
+                lines=(" a", "-b", "+B", " c", "+d"),
+            ),
+        ),
+        added=2,
+        removed=1,
+    )
     st = target.stat()
     assert workspace.read_files[str(target)] == FileSnapshot(st.st_mtime_ns, st.st_size)
 
@@ -192,7 +192,7 @@ async def test_identical_content_writes_nothing(run_tool, workspace: Workspace) 
     result = await run_tool(WriteTool(), file_path=str(target), content="same\n")
     assert "nothing was written" in result.content
     assert target.stat().st_mtime_ns == before
-    assert result.display["hunks"] == []
+    assert result.display.hunks == ()
 
 
 async def test_failed_write_leaves_the_file_and_no_temp(
@@ -235,5 +235,5 @@ async def test_write_over_an_image_shows_create(run_tool, workspace: Workspace) 
     target.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
     await run_tool(ReadTool(), file_path=str(target))
     result = await run_tool(WriteTool(), file_path=str(target), content="text now\n")
-    assert result.display == {"kind": "create", "path": "p.png", "lines": 1}
+    assert result.display == CreatedDisplay(path="p.png", lines=1)
     assert Path(target).read_text() == "text now\n"

@@ -34,7 +34,6 @@ def make_app(
         remember_theme=kwargs.pop("remember_theme", False),
         **kwargs,
     )
-    engine.gate.approver = app.approve
     return app
 
 

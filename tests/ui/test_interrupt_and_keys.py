@@ -106,6 +106,35 @@ async def test_escape_at_a_permission_question_interrupts_the_turn(tmp_path):
         assert provider.invalid == []
 
 
+async def test_a_question_the_engine_withdraws_goes_away(tmp_path):
+    """The turn stops while a question is open, not by the prompt's own Esc (a signal,
+    the engine interrupted from elsewhere): the engine withdraws the question, and the
+    prompt goes, giving the input back."""
+    from agentcli.ui.widgets.permission_prompt import PermissionPrompt
+    from tests.engine.scripted import Probe, make_tool
+
+    probe = Probe()
+    provider = ScriptedProvider(
+        Response([tool_use("Poke", {"value": "1"}, "toolu_1")]), Response([text("ok")])
+    )
+    app = make_app(
+        provider, tmp_path, [make_tool("Poke", probe, safe=False)], mode=PermissionMode.DEFAULT
+    )
+    async with app.run_test(size=(100, 40)) as pilot:
+        await send(pilot, "poke")
+        prompt = await wait_for(pilot, lambda: app.permission_prompt, "the prompt")
+        app.engine.interrupt()
+        await idle(pilot, app)
+        await wait_for(pilot, lambda: not app.query(PermissionPrompt), "the prompt to go")
+        assert app.permission_prompt is None and not prompt.question.is_open
+        assert app.prompt.display and app.focused is app.prompt
+        assert probe.order == [] and app.conversation.pane("toolu_1").state == "interrupted"
+        assert INTERRUPTED_TEXT in notes(app)
+        await send(pilot, "carry on")
+        await idle(pilot, app)
+        assert app.conversation.last_answer_source == "ok"
+
+
 async def test_escape_in_the_feedback_field_interrupts_too(tmp_path):
     from tests.engine.scripted import Probe, make_tool
 

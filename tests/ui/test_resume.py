@@ -11,7 +11,6 @@ from pathlib import Path
 from agentcli.bootstrap import Options, build_engine
 from agentcli.cli import build_parser
 from agentcli.composition import finish_session
-from agentcli.permissions.gate import headless_approver
 from agentcli.ui.app import AgentApp
 from agentcli.ui.screens.session_picker import SessionPicker
 from agentcli.ui.widgets.conversation import Note, UserMessageView
@@ -32,7 +31,7 @@ async def record_session(project: Path, prompt: str, answer: str) -> str:
         Response([text(answer)]),
     )
     options = Options(cwd=project, permission_mode="acceptEdits")
-    engine = build_engine(options, headless_approver, provider)
+    engine = build_engine(options, provider)
     async for _event in engine.submit_message(prompt):
         pass
     finish_session(engine)
@@ -76,6 +75,42 @@ async def test_continue_shows_the_earlier_conversation_and_goes_on_from_it(tmp_p
     assert sent[0]["content"][0]["text"] == "Change value to 2"
     assert sent[-1]["content"][-1]["text"] == "and now?"
     assert provider.invalid == []
+
+
+async def test_a_resumed_session_shows_each_call_as_it_was_shown_live(tmp_path):
+    """The transcript keeps each call's display: the edit's diff keeps the file's real
+    line numbers (not rebuilt from old_string, which would start at 1), and a command
+    keeps its exit code."""
+    project = tmp_path / "project"
+    project.mkdir()
+    config = project / "config.py"
+    config.write_text("# settings\nname = 'demo'\ndebug = False\nvalue = 1\nlast = True\n")
+    edit = {"file_path": str(config), "old_string": "value = 1", "new_string": "value = 2"}
+    provider = ScriptedProvider(
+        Response([tool_use("Read", {"file_path": str(config)})]),
+        Response([tool_use("Edit", edit), tool_use("Bash", {"command": "exit 3"})]),
+        Response([text("Changed it.")]),
+    )
+    options = Options(cwd=project, permission_mode="bypassPermissions")
+    engine = build_engine(options, provider)
+    async for _event in engine.submit_message("change it"):
+        pass
+    finish_session(engine)
+
+    app = open_app(project, "--continue")
+    async with app.run_test(size=(110, 50)) as pilot:
+        await wait_for(pilot, lambda: any("Resumed conversation" in n for n in notes(app)))
+        read, edited, command = list(app.conversation.query(ToolPane))
+        assert read.summary == "Read 5 lines"
+        assert str(edited.query_one(DiffView).render()).splitlines() == [
+            "1   # settings",
+            "2   name = 'demo'",
+            "3   debug = False",
+            "4 - value = 1",
+            "4 + value = 2",
+            "5   last = True",
+        ]
+        assert command.summary.startswith("exit 3")
 
 
 async def test_resume_without_id_opens_a_filterable_picker(tmp_path):

@@ -8,7 +8,6 @@ from pathlib import Path
 from agentcli.bootstrap import Options, build_engine
 from agentcli.composition import finish_session
 from agentcli.core.usage import Usage
-from agentcli.permissions.gate import headless_approver
 from tests.engine.scripted import Response, ScriptedProvider, text
 from tests.ui.helpers import send, wait_for
 from tests.ui.test_clear import status
@@ -23,7 +22,7 @@ async def record(project: Path) -> tuple[str, float]:
     provider = ScriptedProvider(
         Response([text("One.")], usage=EARLY), Response([text("Two.")], usage=LATE)
     )
-    engine = build_engine(Options(cwd=project), headless_approver, provider)
+    engine = build_engine(Options(cwd=project), provider)
     for prompt in ("first", "second"):
         async for _event in engine.submit_message(prompt):
             pass

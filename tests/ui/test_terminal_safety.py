@@ -21,7 +21,9 @@ from agentcli.engine.events import Notice
 from agentcli.permissions.types import PermissionMode
 from agentcli.tools.bash import BashTool
 from agentcli.tools.diff import build_diff
+from agentcli.tools.display import CreatedDisplay
 from agentcli.ui.history_view import render_history
+from agentcli.ui.renderers import PlanView
 from agentcli.ui.screens.session_picker import row_text
 from agentcli.ui.widgets.conversation import Note, UserMessageView
 from agentcli.ui.widgets.diff_view import DiffView
@@ -202,7 +204,7 @@ async def test_resumed_history_is_shown_safely(tmp_path):
         },
     ]
     async with app.run_test(size=(100, 40)) as pilot:
-        await render_history(app.conversation, history, None, None)
+        await render_history(app.conversation, history, {}, app.engine.tools, app.engine.workspace)
         pane = app.conversation.pane("toolu_old")
         await pilot.click(pane)
         await pilot.pause()
@@ -235,8 +237,11 @@ async def test_file_names_and_diff_lines_show_their_controls_as_symbols(tmp_path
 
 
 def test_summaries_and_session_rows_hold_no_control():
-    display = {"kind": "create", "path": "x\x1b]0;PWNED\x07.py", "lines": 1}
-    assert summary_line("Write", "done", display, "") == "Created x␛]0;PWNED␇.py (1 lines)"
+    display = CreatedDisplay(path="x\x1b]0;PWNED\x07.py", lines=1)
+    assert summary_line("done", display, "") == "Created x␛]0;PWNED␇.py (1 lines)"
+    plan = PlanView("1. run \x1b]0;PWNED\x07 it\x1b[2J", max_lines=10)
+    shown = str(plan.content)
+    assert CONTROL.search(shown) is None and "1. run ␛]0;PWNED␇ it␛[2J" in shown
     session = SimpleNamespace(
         updated=datetime.now(UTC), first_prompt="fix \x1b]0;PWNED\x07it\x1b[2J", message_count=2
     )

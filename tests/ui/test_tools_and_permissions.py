@@ -174,7 +174,7 @@ async def test_keys_typed_just_before_the_prompt_appears_do_not_answer_it(tmp_pa
         prompt = await open_prompt(pilot, app)
         await pilot.press("y")
         await pilot.pause()
-        assert prompt.ignored_keys == 1 and not prompt.answer.done()
+        assert prompt.ignored_keys == 1 and prompt.question.is_open
         assert probe.order == []
         prompt.guard_s = 0.0  # the guard has passed
         await pilot.press("y")
@@ -306,6 +306,26 @@ async def test_project_and_session_answers_are_not_offered_when_there_is_no_rule
         assert "2." not in options and "4." not in options
         await pilot.press("p")
         await pilot.pause()
-        assert not prompt.answer.done()  # an answer not offered is not taken
+        assert prompt.question.is_open  # an answer not offered is not taken
         await pilot.press("n")
         await idle(pilot, app)
+
+
+async def test_the_plan_question_shows_the_whole_plan(tmp_path):
+    from agentcli.tools.exit_plan_mode import ExitPlanModeTool
+
+    plan = "1. Read config.py\n2. Change value to 2\n3. Run the tests"
+    provider = ScriptedProvider(
+        Response([tool_use("ExitPlanMode", {"plan": plan}, "toolu_p")]), Response([text("ok")])
+    )
+    app = make_app(provider, tmp_path, [ExitPlanModeTool()], mode=PermissionMode.PLAN)
+    async with app.run_test(size=(100, 40)) as pilot:
+        prompt = await open_prompt(pilot, app)
+        assert str(prompt.query_one(".permission-preview").content) == plan
+        options = str(prompt.query_one(".permission-options").render())
+        assert "2. Yes, and accept edits for the rest of this session  (2/a)" in options
+        assert "4." not in options
+        await pilot.press("2")
+        await idle(pilot, app)
+        assert app.engine.gate.policy.mode is PermissionMode.ACCEPT_EDITS
+        assert str(app.conversation.pane("toolu_p").query_one(".tool-detail").content) == plan

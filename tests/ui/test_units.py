@@ -11,6 +11,7 @@ from agentcli.commands.registry import (
     load_command_modules,
     parse_command_line,
 )
+from agentcli.tools.display import DiffDisplay, ReadDisplay
 from agentcli.ui.attachments import attach
 from agentcli.ui.completers import at_token, file_completions, fuzzy_score
 from agentcli.ui.history import PromptHistory, history_path
@@ -80,9 +81,10 @@ def test_attach_reads_text_files_and_refuses_binary(tmp_path):
 def test_tool_labels_and_summaries():
     assert tool_label("Bash", "pytest -q", {}) == "Bash(pytest -q)"
     assert tool_label("Read", "", {"file_path": "src/app.py"}) == "Read(src/app.py)"
-    assert summary_line("Read", "done", {"kind": "read", "lines": 3}, "") == "Read 3 lines"
-    diff = {"kind": "diff", "path": "c.py", "added": 1, "removed": 2}
-    assert summary_line("Edit", "done", diff, "") == "Updated c.py with 1 addition and 2 removals"
+    read = ReadDisplay(path="a.py", lines=3)
+    assert summary_line("done", read, "") == "Read 3 lines"
+    diff = DiffDisplay(path="c.py", hunks=(), added=1, removed=2)
+    assert summary_line("done", diff, "") == "Updated c.py with 1 addition and 2 removals"
 
 
 async def test_conversation_prunes_old_items_but_keeps_counting(tmp_path):
@@ -93,7 +95,7 @@ async def test_conversation_prunes_old_items_but_keeps_counting(tmp_path):
         for i in range(200):
             conv.add_user(f"message {i}")
             pane = conv.add_tool(f"t{i}", "Read", {"file_path": f"f{i}.py"}, "")
-            pane.finish("done", {"content": "x"}, {"kind": "read", "lines": 1})
+            pane.finish("done", {"content": "x"}, ReadDisplay(path=f"f{i}.py", lines=1))
             if i % 10 == 0:
                 await pilot.pause()  # let mounts land, as events do in a real session
         await pilot.pause()

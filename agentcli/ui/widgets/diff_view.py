@@ -8,12 +8,15 @@ line (a file may hold any) is drawn as a symbol, never sent to the terminal.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual.widgets import Static
 
 from agentcli.terminal_text import visible_controls
+
+if TYPE_CHECKING:
+    from agentcli.tools.display import DiffDisplay, DiffHunk
 
 MAX_DIFF_LINES = 400
 
@@ -29,10 +32,8 @@ class DiffView(Static):
     # Colours live in app.tcss and the theme files.
     DEFAULT_CSS = "DiffView { height: auto; }"
 
-    def __init__(
-        self, diff: dict[str, Any], *, max_lines: int = MAX_DIFF_LINES, **kwargs: Any
-    ) -> None:
-        super().__init__("", **kwargs)
+    def __init__(self, diff: DiffDisplay, *, max_lines: int = MAX_DIFF_LINES) -> None:
+        super().__init__("")
         self.diff = diff
         self.max_lines = max_lines
 
@@ -46,26 +47,16 @@ class DiffView(Static):
         }
         out = Text(no_wrap=False, end="")
         shown = 0
-        hunks = self.diff.get("hunks") or []
+        hunks = self.diff.hunks
         width = max(
-            (
-                len(
-                    str(
-                        max(
-                            h.get("old_start", 0) + h.get("old_lines", 0),
-                            h.get("new_start", 0) + h.get("new_lines", 0),
-                        )
-                    )
-                )
-                for h in hunks
-            ),
+            (len(str(max(h.old_start + h.old_lines, h.new_start + h.new_lines))) for h in hunks),
             default=1,
         )
         for index, hunk in enumerate(hunks):
             if index:
                 out.append("   ⋮\n", styles["hunk"])
-            old_no, new_no = hunk.get("old_start", 1), hunk.get("new_start", 1)
-            for line in hunk.get("lines", []):
+            old_no, new_no = hunk.old_start, hunk.new_start
+            for line in hunk.lines:
                 if shown >= self.max_lines:
                     out.append(
                         f"   … {self._remaining(hunks) - shown} more lines\n", styles["hunk"]
@@ -89,5 +80,5 @@ class DiffView(Static):
         return out
 
     @staticmethod
-    def _remaining(hunks: list[dict[str, Any]]) -> int:
-        return sum(len(h.get("lines", [])) for h in hunks)
+    def _remaining(hunks: tuple[DiffHunk, ...]) -> int:
+        return sum(len(h.lines) for h in hunks)

@@ -1,9 +1,12 @@
-"""One tool call: header, state, live output, result summary, diff.
+"""One tool call: header, state, live output, result summary, and the display's body.
 
 Keyed by tool_use id in the conversation, so concurrent calls each update
 their own pane. Collapsed by default to a summary line; a click (or Enter
 when focused) expands the full output. Bash output is kept as a bounded list
 of lines so a chatty command costs O(new output) per update, not O(all).
+What the summary says and what is drawn under it (an edit's diff) come from
+the call's display model, through the renderer registry (ui/renderers.py):
+the pane knows no tool.
 
 Output and results are untrusted: they are decoded by `TerminalDecoder` /
 `terminal_text` (colours kept, every other control dropped), and the call's
@@ -13,9 +16,10 @@ label shows any control in its input as a symbol (a command is read exactly).
 from __future__ import annotations
 
 from collections import deque
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
+from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
 
@@ -26,10 +30,15 @@ from agentcli.terminal_text import (
     terminal_text,
     visible_controls,
 )
-from agentcli.ui.widgets.diff_view import DiffView
+
+if TYPE_CHECKING:
+    from textual.widget import Widget
+
+    from agentcli.tools.display import ToolDisplay
 
 TAIL_LINES = 5
 MAX_KEPT_LINES = 2000
+MAX_DETAIL_LINES = 400  # of a display's body (a diff)
 STATE_LABELS = {
     "queued": "",
     "waiting": "waiting for permission",
@@ -69,7 +78,7 @@ def result_text(result: dict[str, Any]) -> str:
     return "\n".join(parts)
 
 
-def summary_line(name: str, status: str, display: Any, text: str) -> str:
+def summary_line(status: str, display: ToolDisplay | None, text: str) -> str:
     """The one line shown for a finished call, like `Read 42 lines`.
 
     `text` is the result as shown (already decoded); paths in `display` may
@@ -78,36 +87,17 @@ def summary_line(name: str, status: str, display: Any, text: str) -> str:
     return visible_controls(_summary(status, display, text))
 
 
-def _summary(status: str, display: Any, text: str) -> str:
-    kind = display.get("kind") if isinstance(display, dict) else None
+def _summary(status: str, display: ToolDisplay | None, text: str) -> str:
+    from agentcli.ui.renderers import first_line, summary_of
+
     if status == "denied":
         return "Denied" + (f": {text.splitlines()[0]}" if text else "")
     if status == "interrupted":
         return "Interrupted"
-    if kind == "read":
-        lines = display.get("lines", 0)
-        return f"Read {lines} line{'s' if lines != 1 else ''}"
-    if kind == "diff":
-        return f"Updated {display.get('path', '')} with {display.get('added', 0)} addition{'s' if display.get('added', 0) != 1 else ''} and {display.get('removed', 0)} removal{'s' if display.get('removed', 0) != 1 else ''}"
-    if kind == "create":
-        return f"Created {display.get('path', '')} ({display.get('lines', 0)} lines)"
-    if kind == "bash":
-        code = display.get("exit_code")
-        if display.get("timed_out"):
-            return "Timed out"
-        lines = text.strip().splitlines()
-        first = lines[0] if lines else "(no output)"
-        more = f" (+{len(lines) - 1} lines)" if len(lines) > 1 else ""
-        prefix = f"exit {code}: " if code not in (0, None) else ""
-        return f"{prefix}{first}{more}"
-    if kind == "glob":
-        return f"Found {display.get('total', 0)} files"
-    if kind == "grep":
-        return f"Found {display.get('results', 0)} results"
-    lines = text.strip().splitlines()
-    if not lines:
+    line = summary_of(display, text) or first_line(text)
+    if line is None:
         return "Done" if status == "done" else status.capitalize()
-    return lines[0][:200] + (f" (+{len(lines) - 1} lines)" if len(lines) > 1 else "")
+    return line
 
 
 class ToolPane(Vertical, can_focus=True):
@@ -130,20 +120,20 @@ class ToolPane(Vertical, can_focus=True):
         self._header = Static(self._header_text(), classes="tool-header")
         self._body = Static("", classes="tool-body")
         self._body.display = False
-        self._diff: DiffView | None = None
+        self._detail: Widget | None = None  # the display's body (an edit's diff)
         # Set at the end of on_mount. A call can finish at any point of the
         # pane's own start-up (before compose, between compose and mount), so
-        # the diff is mounted by whichever of `finish` and `on_mount` runs last.
+        # the detail is mounted by whichever of `finish` and `on_mount` runs last.
         self._started = False
 
-    def compose(self):
+    def compose(self) -> ComposeResult:
         yield self._header
         yield self._body
 
     def on_mount(self) -> None:
         self._started = True
-        if self._diff is not None and self._diff.parent is None:
-            self.mount(self._diff)
+        if self._detail is not None and self._detail.parent is None:
+            self.mount(self._detail)
 
     def _header_text(self) -> Text:
         text = Text()
@@ -165,14 +155,18 @@ class ToolPane(Vertical, can_focus=True):
         self._lines.extend(self._decoder.feed(chunk))
         self._show_body()
 
-    def finish(self, status: str, result: dict[str, Any], display: Any) -> None:
+    def finish(self, status: str, result: dict[str, Any], display: ToolDisplay | None) -> None:
+        from agentcli.ui.renderers import body_of
+
         self._result = terminal_text(result_text(result))
-        self._summary = summary_line(self.tool_name, status, display, self._result.plain)
+        self._summary = summary_line(status, display, self._result.plain)
         self.set_state(status)
-        if isinstance(display, dict) and display.get("kind") == "diff" and status == "done":
-            self._diff = DiffView(display, classes="tool-diff")
+        if status == "done":
+            self._detail = body_of(display, MAX_DETAIL_LINES)
+        if self._detail is not None:
+            self._detail.add_class("tool-detail")
             if self._started:
-                self.mount(self._diff)
+                self.mount(self._detail)
         self._show_body()
 
     def action_toggle(self) -> None:
