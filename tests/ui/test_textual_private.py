@@ -54,7 +54,7 @@ def screen_text(app: App) -> str:
 def test_the_installed_textual_is_the_pinned_one():
     """These tests vouch for one Textual: the exact version pyproject.toml pins."""
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    pins = [d for d in project["dependencies"] if re.match(r"textual\b", d)]
+    pins = [d for d in project["dependencies"] if re.match(r"textual(?![\w.-])", d)]
     assert pins == [f"textual=={version('textual')}"]
 
 

@@ -232,20 +232,56 @@ def _is_attribute_call(node: ast.AST) -> bool:
     )
 
 
-def _findings() -> list[str]:
-    """Every use of a private Textual name outside the exempt files, as path:line: what."""
-    modules = _our_modules()
-    for module in modules:
-        _check_imports(module)
-        _check_attributes(module)
-        for node in ast.walk(module.tree):
-            if isinstance(node, ast.ClassDef):
-                _check_subclass(node, module)
-    return [finding for module in modules for finding in module.findings]
+def _check(module: _Module) -> list[str]:
+    _check_imports(module)
+    _check_attributes(module)
+    for node in ast.walk(module.tree):
+        if isinstance(node, ast.ClassDef):
+            _check_subclass(node, module)
+    return module.findings
 
 
 def test_no_module_but_textual_private_touches_textual_internals():
-    findings = _findings()
+    findings = [finding for module in _our_modules() for finding in _check(module)]
     assert not findings, (
         "Textual private API outside agentcli/ui/textual_private.py:\n" + "\n".join(findings)
     )
+
+
+SAMPLE = """\
+from textual._compositor import Compositor
+from textual.keys import _character_to_key
+from textual.widgets import Markdown, TextArea
+
+
+class Prompt(TextArea):
+    async def _on_key(self, event):
+        self._own = True
+
+    def _on_something(self):
+        return self._own
+
+
+class Body(Markdown):
+    def blocks(self, tokens):
+        return list(self._parse_markdown(tokens))
+
+
+def same(old, new):
+    return old._content == getattr(new, "_content")
+"""
+
+
+def test_the_check_finds_each_kind_of_private_use(tmp_path, monkeypatch):
+    (tmp_path / "sample_private_use.py").write_text(SAMPLE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    module = _Module("sample.py", "sample_private_use", ast.parse(SAMPLE))
+    assert _check(module) == [
+        "sample.py:1: imports from private module textual._compositor",
+        "sample.py:2: imports private textual.keys._character_to_key",
+        "sample.py:20: uses Textual's private _content",
+        "sample.py:20: uses Textual's private _content",
+        "sample.py:7: Prompt sets or overrides Textual's private _on_key",
+        "sample.py:10: Prompt._on_something: _on_* methods are Textual's private handlers",
+        "sample.py:16: Body uses Textual's private self._parse_markdown",
+    ]
