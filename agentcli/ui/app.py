@@ -154,7 +154,7 @@ class AgentApp(App):
         from agentcli.shutdown import TERMINATING_SIGNALS, on_signals
 
         self._undo_signals = on_signals(
-            asyncio.get_running_loop(), TERMINATING_SIGNALS, self._on_terminating_signal
+            asyncio.get_running_loop(), TERMINATING_SIGNALS, self._terminating_signal
         )
         self._apply_initial_theme()
         self.banner = Static(self.banner_text(), id="banner")
@@ -595,7 +595,7 @@ class AgentApp(App):
 
     # -- ending from outside ----------------------------------------------------------
 
-    def _on_terminating_signal(self, signum: int) -> None:
+    def _terminating_signal(self, signum: int) -> None:
         """SIGTERM or SIGHUP: stop the turn as Esc does (commands are killed, the
         transcript is marked), wait for it to end, then exit with 128 + signum."""
         if self.exit_signal is not None:

@@ -7,9 +7,8 @@ the main thread blocks forever, so agentcli could never finish the turn it
 was interrupting (and kill the commands it started) nor exit. The driver
 below writes through a stream that drops output once the terminal is gone.
 
-This relies on one private detail of Textual's `LinuxDriver`: the stream it
-writes to is `self._file`. `tests/ui/test_terminal_driver.py` checks that
-detail, so an upgrade that changes it fails there, in one obvious place.
+Textual has no public way to give the driver a stream, so this goes through
+`agentcli.ui.textual_private` (`driver_output`, `set_driver_output`).
 """
 
 from __future__ import annotations
@@ -17,6 +16,8 @@ from __future__ import annotations
 from typing import IO, Any
 
 from textual.drivers.linux_driver import LinuxDriver
+
+from agentcli.ui.textual_private import driver_output, set_driver_output
 
 
 class TerminalStream:
@@ -50,4 +51,4 @@ class SurvivingLinuxDriver(LinuxDriver):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._file = TerminalStream(self._file)  # type: ignore[assignment]
+        set_driver_output(self, TerminalStream(driver_output(self)))  # type: ignore[arg-type]

@@ -7,8 +7,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from textual.keys import _character_to_key
-
 from agentcli.permissions.types import PermissionMode
 from agentcli.ui.app import AgentApp
 from tests.engine.harness import make_engine
@@ -51,8 +49,8 @@ async def wait_for(pilot: Any, condition: Callable[[], Any], what: str = "condit
 
 
 async def type_text(pilot: Any, text: str) -> None:
-    keys = [_character_to_key(ch) for ch in text]
-    await pilot.press(*keys)
+    """Type `text` key by key (Pilot names each character's key: " " is "space")."""
+    await pilot.press(*text)
 
 
 async def send(pilot: Any, text: str) -> None:

@@ -14,6 +14,7 @@ from textual.widget import Widget
 from textual.widgets import Markdown
 from textual.widgets.markdown import MarkdownFence
 
+from agentcli.ui.textual_private import screen_lines
 from agentcli.ui.widgets.markdown_baked import BakedBlocks
 from agentcli.ui.widgets.streaming_markdown import StreamingMarkdown
 
@@ -81,10 +82,9 @@ class _Host(App[None]):
 
 
 def _screen_text(app: App) -> list[str]:
-    # The composited screen, as text: what a user would see on the next frame
-    # (pending layout applied first, as the screen's refresh timer does).
-    app.screen._on_timer_update()
-    return [strip.text.rstrip() for strip in app.screen._compositor.render_strips()]
+    # The composited screen, as text: what a user sees. (Call after
+    # `pilot.pause()`, which applies pending layout as the refresh timer does.)
+    return [strip.text.rstrip() for strip in screen_lines(app.screen)]
 
 
 async def _stock_render(source: str, size: tuple[int, int] = SIZE) -> list[str]:
@@ -167,7 +167,7 @@ async def test_frozen_widgets_are_not_touched_by_later_chunks() -> None:
         widget.append("# Title\n\nFirst paragraph.\n\nSecond paragraph\n")
         await widget.flush()
         heading, first = widget._live_frozen[:2]
-        content = first._content
+        content = first.content
         assert widget.frozen_block_count == 2
         for word in ["is", "streamed", "in,", "word", "by", "word,", "for", "a", "while."]:
             widget.append(word + " ")
@@ -176,7 +176,7 @@ async def test_frozen_widgets_are_not_touched_by_later_chunks() -> None:
         # No new block finished: nothing frozen was parsed again or changed;
         # the frozen widgets are still shown, or were baked as they were.
         assert widget.frozen_block_count == 2
-        assert first._content == content
+        assert first.content == content
         assert widget._live_frozen[:2] == [heading, first] or widget.query(BakedBlocks)
         assert "Second paragraph is streamed in, word by word, for a while." in "\n".join(
             _screen_text(app)

@@ -1,4 +1,7 @@
-"""The driver that survives a closed terminal, and the Textual detail it relies on."""
+"""The driver that survives a closed terminal.
+
+(The Textual internals it relies on are tested in test_textual_private.py.)
+"""
 
 from __future__ import annotations
 
@@ -6,10 +9,10 @@ import signal
 import sys
 
 from textual.app import App
-from textual.drivers._writer_thread import MAX_QUEUED_WRITES, WriterThread
 
 from agentcli.ui.app import AgentApp
 from agentcli.ui.terminal_driver import SurvivingLinuxDriver, TerminalStream
+from agentcli.ui.textual_private import driver_output
 
 
 class ClosedTerminal:
@@ -33,25 +36,16 @@ def test_writes_to_a_closed_terminal_are_dropped_not_raised():
     assert stream.fileno() == 2  # everything else passes through
 
 
-def test_textuals_writer_thread_keeps_draining_after_the_terminal_closed():
-    writer = WriterThread(TerminalStream(ClosedTerminal()))  # type: ignore[arg-type]
-    writer.start()
-    for _ in range(MAX_QUEUED_WRITES * 4):  # more than its queue holds: would block if it died
-        writer.write("frame")
-    writer.stop()
-    assert not writer.is_alive()
-
-
 async def test_the_driver_writes_through_the_surviving_stream():
-    """The private Textual detail: LinuxDriver writes to `self._file` (stderr)."""
     saved = {s: signal.getsignal(s) for s in (signal.SIGTSTP, signal.SIGCONT)}
     try:
         driver = SurvivingLinuxDriver(App())
     finally:
         for signum, handler in saved.items():
             signal.signal(signum, handler)
-    assert isinstance(driver._file, TerminalStream)
-    assert driver._file._stream is sys.__stderr__
+    stream = driver_output(driver)
+    assert isinstance(stream, TerminalStream)
+    assert stream.fileno() == sys.__stderr__.fileno()  # the terminal Textual writes to
 
 
 def test_the_app_picks_the_surviving_driver_on_linux():

@@ -7,8 +7,9 @@ and rendered by Textual, its lines never change (until the width or the theme
 does), so `BakedBlocks` keeps just those lines, for any number of blocks, in
 one widget: the cost of a frame no longer grows with the answer.
 
-The lines come from Textual's own compositor, run on the block alone, so the
-baked blocks look exactly as the live ones did, links included.
+The lines come from Textual's own compositor (a private API, used through
+`agentcli.ui.textual_private`), run on the block alone, so the baked blocks look
+exactly as the live ones did, links included.
 """
 
 from __future__ import annotations
@@ -21,12 +22,14 @@ from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets.markdown import MarkdownBlock
 
+from agentcli.ui.textual_private import render_lines
+
 
 def render_block_lines(block: MarkdownBlock) -> list[Strip] | None:
     """The lines a laid-out block shows, or None if it cannot be rendered alone.
 
-    Uses Textual's compositor (a private module: pinned textual < 9) on the
-    block as its root, at the size the screen gave it.
+    Renders the block on its own, at the size the screen gave it, with
+    Textual's compositor (see textual_private.py).
     """
     size = block.outer_size
     if not block.is_mounted or size.width <= 0:
@@ -34,12 +37,8 @@ def render_block_lines(block: MarkdownBlock) -> list[Strip] | None:
     if size.height == 0:
         return []
     try:
-        from textual._compositor import Compositor
-
-        compositor = Compositor()
-        compositor.reflow(block, Size(size.width, size.height))
-        return compositor.render_strips()
-    except Exception:  # an unexpected Textual change: keep the live widgets
+        return render_lines(block, Size(size.width, size.height))
+    except Exception:  # the compositor failed on it: keep the live widgets (slower, still right)
         return None
 
 

@@ -62,9 +62,9 @@ class PromptInput(TextArea):
         """Show a history entry; a long one folds like the paste it most likely was."""
         self.set_text(self.pastes.fold(entry) if is_long(entry) else entry)
 
-    async def _on_paste(self, event: events.Paste) -> None:
+    def on_paste(self, event: events.Paste) -> None:
         """Insert the paste, or its placeholder when it is long (instead of TextArea's own
-        handler, which would insert the text again)."""
+        handler, which would insert the text again: prevent_default skips it)."""
         event.prevent_default()
         if self.read_only:
             return
@@ -72,7 +72,9 @@ class PromptInput(TextArea):
         self.move_cursor(result.end_location)
         self.focus()
 
-    async def _on_key(self, event: events.Key) -> None:
+    def on_key(self, event: events.Key) -> None:
+        """Sending, new lines, history and popup keys; any other key goes on to
+        TextArea's own handler unless `prevent_default()` was called here."""
         key = event.key
         if self.popup_open and key in ("up", "down", "tab", "enter", "escape"):
             event.stop()
@@ -111,7 +113,6 @@ class PromptInput(TextArea):
                 else:  # back to the draft, exactly as it was left
                     self.set_text(entry)
                 return
-        await super()._on_key(event)
 
     def action_ctrl_d(self) -> None:
         if not self.text:

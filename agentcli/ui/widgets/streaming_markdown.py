@@ -15,7 +15,8 @@ before:
   reuses the placements of the unchanged blocks in front of the tail.
 
 The rendered blocks are the very widgets `Markdown` builds for the same source,
-so the answer looks the same as a `Markdown` showing the whole text.
+so the answer looks the same as a `Markdown` showing the whole text. Building
+and updating them uses Textual internals, through `agentcli.ui.textual_private`.
 
 The model's text is untrusted: each chunk goes through a `MarkdownCleaner`
 before anything else sees it, so no escape sequence or control character
@@ -37,6 +38,7 @@ from textual.widgets import Markdown
 from textual.widgets.markdown import MarkdownBlock, MarkdownFence
 
 from agentcli.terminal_text import MarkdownCleaner
+from agentcli.ui.textual_private import blocks_from_tokens, update_block
 from agentcli.ui.widgets.markdown_baked import BakedBlocks, render_block_lines
 from agentcli.ui.widgets.markdown_blocks import BlockSplitter
 
@@ -75,13 +77,14 @@ class MarkdownBody(Markdown):
         owner = self._owner_ref()
         return owner.source if owner is not None else ""
 
-    def _on_mount(self, event: events.Mount) -> None:
-        # Markdown would parse its (empty) initial document here: nothing to do.
+    def on_mount(self, event: events.Mount) -> None:
+        # Markdown's own handler would parse its (empty) initial document:
+        # nothing to do, so skip it (prevent_default skips base class handlers).
         event.prevent_default()
 
     def build_blocks(self, source: str, first_line: int) -> list[MarkdownBlock]:
         """Block widgets for a piece of the answer starting at line `first_line`."""
-        blocks = list(self._parse_markdown(_parser().parse(source)))
+        blocks = blocks_from_tokens(self, _parser().parse(source))
         if first_line:
             for block in blocks:
                 start, end = block.source_range
@@ -133,7 +136,7 @@ class StreamingMarkdown(Widget):
         yield self._body
 
     def on_mount(self) -> None:
-        self.app.theme_changed_signal.subscribe(self, self._on_theme_changed)
+        self.app.theme_changed_signal.subscribe(self, self._theme_changed)
         if self._chunks or self._splitter.closed:
             self._scheduled = False
             self._schedule()
@@ -198,7 +201,7 @@ class StreamingMarkdown(Widget):
         self._scheduled = False
         await self.flush()
 
-    def _on_theme_changed(self, _theme: object) -> None:
+    def _theme_changed(self, _theme: object) -> None:
         self._invalidate_baked()
 
     def _invalidate_baked(self) -> None:
@@ -265,7 +268,7 @@ class StreamingMarkdown(Widget):
                 break
             old.source_range = new.source_range
             if not _same_content(old, new):
-                await old._update_from_block(new)
+                await update_block(old, new)
             kept += 1
         await self._replace_tail(kept, new_tail[kept:])
         self._tail_widgets = old_tail[:kept] + new_tail[kept:]
@@ -321,6 +324,7 @@ class StreamingMarkdown(Widget):
 
 
 def _same_content(old: MarkdownBlock, new: MarkdownBlock) -> bool:
+    """Do two parses of a tail block show the same thing (so no update is needed)?"""
     if isinstance(old, MarkdownFence) and isinstance(new, MarkdownFence):
         return old.code == new.code and old.lexer == new.lexer
-    return old._content == new._content
+    return old.content == new.content  # a paragraph shows its inline Content
