@@ -23,6 +23,7 @@ test: install
 lint: install
 	$(BIN)/ruff check agentcli tests bench
 	$(BIN)/ruff format --check agentcli tests bench
+	$(BIN)/mypy
 
 bench: install
 	$(BIN)/python -m bench

@@ -69,12 +69,12 @@ async def _run(args: Any, prompt: str, importer: threading.Thread) -> int:
     for notice in resumed.notices if resumed else []:
         report(str(notice))
     engine = build_engine(options, provider=None, resumed=resumed)
-    for notice in engine_startup_notices(engine):  # skipped settings files, bypass warning
-        report(f"warning: {notice.text}")
+    for startup in engine_startup_notices(engine):  # skipped settings files, bypass warning
+        report(f"warning: {startup.text}")
     importer.join()
     tuning = ApiTuning.from_env()
-    for problem in tuning.problems:  # a malformed AGENTCLI_* timing: its default is used
-        report(f"warning: {problem}")
+    for malformed in tuning.problems:  # a malformed AGENTCLI_* timing: its default is used
+        report(f"warning: {malformed}")
     try:
         engine.connect(make_provider(tuning))
     except ModelError as error:

@@ -111,7 +111,9 @@ def report(message: str) -> None:
 class Output:
     """Writes one run's events in the chosen format."""
 
-    def __init__(self, fmt: str, session_id: str, out: TextIO | None = None, verbose=False):
+    def __init__(
+        self, fmt: str, session_id: str, out: TextIO | None = None, verbose: bool = False
+    ) -> None:
         self.fmt = fmt
         self.session_id = session_id
         self.out = out or sys.stdout

@@ -68,6 +68,15 @@ _SGR_PARAMS = re.compile(r"[0-9;:]{0,128}")
 _ESCAPE = re.compile(r"\x1b[\x20-\x2f]*([\x30-\x7e])?")
 # Control strings (OSC, DCS, SOS, PM, APC) run until BEL, ST, CAN, SUB or any ESC.
 _STRING_BODY = re.compile(r"[^\x07\x18\x1a\x1b\x9c]*")
+
+
+def _matched(pattern: re.Pattern[str], s: str, at: int) -> re.Match[str]:
+    """The match of a pattern that always matches where it is used (its start is known)."""
+    match = pattern.match(s, at)
+    assert match is not None, pattern.pattern
+    return match
+
+
 _STRING_INTRODUCERS = frozenset("]P_^X")
 _C1_STRINGS = frozenset("\x90\x98\x9d\x9e\x9f")
 # A held-back sequence longer than this is not a real one: it is dropped.
@@ -158,14 +167,14 @@ class _Scanner:
             self._in_string = True
             return self._string_end(s, at + 2, final)
         if char == ESC:
-            match = _ESCAPE.match(s, at)
+            match = _matched(_ESCAPE, s, at)
             if match.group(1) is None and match.end() == len(s):
                 return self._hold(s, at, final)
             return match.end()  # a whole sequence, or a malformed start: dropped
         return at + 1  # another C1 control
 
     def _csi(self, s: str, at: int, final: bool) -> int:
-        match = _CSI.match(s, at)
+        match = _matched(_CSI, s, at)
         final_byte = match.group(2)
         if final_byte is None:
             if match.end() == len(s):
@@ -177,7 +186,7 @@ class _Scanner:
 
     def _string_end(self, s: str, start: int, final: bool) -> int:
         """Skip a control string's body from `start`; the position after its end."""
-        stop = _STRING_BODY.match(s, start).end()
+        stop = _matched(_STRING_BODY, s, start).end()
         if stop == len(s):
             return stop  # still inside: the rest is dropped as it comes
         if s[stop] == ESC:

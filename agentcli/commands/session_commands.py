@@ -201,6 +201,8 @@ async def resume_command(ctx: CommandContext) -> None:
     except SessionNotFound as exc:
         ctx.error(str(exc))
         return
+    if loaded is None:  # only when no id is given, which is handled above
+        return
     opener = getattr(ctx.app, "resume_session", None)
     if opener is None:
         ctx.output(f"Restart with `agentcli --resume {loaded.session_id}` to open it.")

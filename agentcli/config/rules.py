@@ -67,7 +67,9 @@ def parse_tool_list(values: list[str] | None, source: str, base: Path | None = N
 
 
 def _split_top_level(text: str) -> list[str]:
-    parts, depth, current = [], 0, []
+    parts: list[str] = []
+    current: list[str] = []
+    depth = 0
     for char in text:
         if char == "(":
             depth += 1

@@ -40,8 +40,9 @@ def is_trusted(project: Path) -> bool:
     folders = _folders()
     for folder in (real, *real.parents):
         entry = folders.get(str(folder))
-        if isinstance(entry, dict) and isinstance(entry.get("trusted"), bool):
-            return entry["trusted"]
+        trusted = entry.get("trusted") if isinstance(entry, dict) else None
+        if isinstance(trusted, bool):
+            return trusted
     return False
 
 

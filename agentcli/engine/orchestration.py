@@ -136,7 +136,9 @@ class ToolRunner:
             call.safe = False
 
     def _may_start_early(self, call: ToolCall) -> bool:
-        if not call.safe or not all(c.safe and c.started for c in self.calls[:-1]):
+        if call.tool is None or not call.safe:
+            return False
+        if not all(c.safe and c.started for c in self.calls[:-1]):
             return False
         try:
             call.decision = self.gate.decide(call.tool, call.inp)
@@ -187,10 +189,10 @@ class ToolRunner:
                 yield event
             if self.abort.aborted or all(call.result is not None for call in batch):
                 return
-            event = await self._queue.get()
-            if event is None:  # the abort signal fired
+            queued = await self._queue.get()
+            if queued is None:  # the abort signal fired
                 return
-            yield event
+            yield queued
 
     async def stop(self, message: str) -> AsyncIterator[Event]:
         """Stop everything still pending and fill in its result (interrupt or model error)."""

@@ -131,7 +131,8 @@ def _retry_after(exc: BaseException) -> str | None:
             return str(float(millis) / 1000)
         except ValueError:
             pass
-    return headers.get("retry-after")
+    after = headers.get("retry-after")
+    return after if isinstance(after, str) else None
 
 
 def _is_transport_error(exc: BaseException) -> bool:

@@ -35,7 +35,7 @@ class RetryPolicy:
 
     def backoff(self, retry: int) -> float:
         """Seconds to wait before retry number `retry` (1-based), with jitter."""
-        full = min(self.base_delay_s * (2 ** (retry - 1)), self.max_delay_s)
+        full = min(self.base_delay_s * 2.0 ** (retry - 1), self.max_delay_s)
         return full * (1 - 0.25 * random.random())
 
 

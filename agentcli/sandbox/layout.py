@@ -24,7 +24,7 @@ and the seccomp filter that refuses Unix sockets (seccomp.py).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -144,5 +144,5 @@ def _within_any(path: Path, folders: Sequence[Path]) -> bool:
     return any(path.is_relative_to(folder) for folder in folders)
 
 
-def _unique(paths) -> list[Path]:
+def _unique(paths: Iterable[Path]) -> list[Path]:
     return list(dict.fromkeys(paths))

@@ -28,7 +28,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, TypeGuard
 
 from agentcli.core.messages import INTERRUPTED_MESSAGE, user_message
 from agentcli.core.pricing import cost_usd
@@ -136,7 +136,8 @@ class _Parser:
             if not _valid_message(message, kind):
                 self.bad_lines.append(number)
                 return
-            meta = record.get("meta") if isinstance(record.get("meta"), dict) else {}
+            recorded = record.get("meta")
+            meta: dict[str, Any] = recorded if isinstance(recorded, dict) else {}
             self.count(kind, meta)
             message = {"role": kind, "content": message["content"]}
             loaded.messages.append(message)
@@ -207,7 +208,7 @@ class _Parser:
             )
 
 
-def _valid_message(message: Any, role: str) -> bool:
+def _valid_message(message: object, role: str) -> TypeGuard[dict[str, Any]]:
     if not isinstance(message, dict) or message.get("role", role) != role:
         return False
     content = message.get("content")
@@ -231,15 +232,16 @@ def _repair(loaded: LoadedSession) -> None:
             if open_ids:
                 interrupted += len(open_ids)
                 fixed.append(_interrupted(open_ids))
-            open_ids = [b.get("id") for b in _blocks(message) if b.get("type") == "tool_use"]
+            open_ids = [b["id"] for b in _blocks(message) if _is_tool_use_with_id(b)]
             fixed.append(message)
             continue
         blocks = _blocks(message)
         kept = []
         for block in blocks:
             if block.get("type") == "tool_result":
-                if block.get("tool_use_id") in open_ids:
-                    open_ids.remove(block.get("tool_use_id"))
+                answered = block.get("tool_use_id")
+                if isinstance(answered, str) and answered in open_ids:
+                    open_ids.remove(answered)
                 else:
                     dropped_results += 1
                     continue
@@ -284,6 +286,10 @@ def _interrupted(ids: list[str]) -> dict[str, Any]:
             for tool_id in ids
         ]
     )
+
+
+def _is_tool_use_with_id(block: dict[str, Any]) -> bool:
+    return block.get("type") == "tool_use" and isinstance(block.get("id"), str)
 
 
 def _blocks(message: dict[str, Any]) -> list[dict[str, Any]]:

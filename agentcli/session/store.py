@@ -13,6 +13,7 @@ import uuid
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from agentcli.config.paths import agentcli_home, project_dir
 from agentcli.core.messages import text_of
@@ -76,8 +77,8 @@ def summarize(path: Path) -> SessionSummary | None:
             if kind == records.SESSION and started is None:
                 started = _parse_time(record.get("created"))
             elif kind in records.MESSAGE_TYPES:
-                meta = record.get("meta") if isinstance(record.get("meta"), dict) else {}
-                if meta.get("kept") or meta.get("synthetic"):
+                meta = record.get("meta")
+                if isinstance(meta, dict) and (meta.get("kept") or meta.get("synthetic")):
                     continue
                 count += 1
                 message = record.get("message")
@@ -134,7 +135,7 @@ def find_session(project: Path, session_id: str) -> Path | None:
     return None
 
 
-def _prompt_text(message: dict) -> str:
+def _prompt_text(message: dict[str, Any]) -> str:
     text = " ".join(text_of(message).split())
     return text[:FIRST_PROMPT_CHARS]
 

@@ -276,7 +276,8 @@ class FileTool(Tool):
 @cache
 def input_schema(model: type[BaseModel]) -> dict[str, Any]:
     """The model's JSON schema, without pydantic's cosmetic `title` keys."""
-    return _strip_titles(model.model_json_schema())
+    schema: dict[str, Any] = _strip_titles(model.model_json_schema())
+    return schema
 
 
 def _strip_titles(node: Any) -> Any:

@@ -26,7 +26,7 @@ import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -398,7 +398,7 @@ class _Shell:
     async def wait(self, timeout: float, abort: AbortSignal) -> Outcome:
         """Wait for the shell to exit, the timeout, or the abort signal."""
         loop = asyncio.get_running_loop()
-        exited = asyncio.ensure_future(self.proc.wait())
+        exited: asyncio.Future[int] = asyncio.ensure_future(self.proc.wait())
         aborted: asyncio.Future[None] = loop.create_future()
 
         def on_abort() -> None:
@@ -407,7 +407,8 @@ class _Shell:
 
         unsubscribe = abort.on_abort(on_abort)
         try:
-            await asyncio.wait({exited, aborted}, timeout=timeout, return_when="FIRST_COMPLETED")
+            waits: set[asyncio.Future[Any]] = {exited, aborted}
+            await asyncio.wait(waits, timeout=timeout, return_when="FIRST_COMPLETED")
         finally:
             unsubscribe()
             aborted.cancel()

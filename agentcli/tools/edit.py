@@ -174,7 +174,7 @@ def _fold_crlf(text: str) -> tuple[str, list[int]]:
     """`text` with CRLF as LF, and the offsets (in the folded text) of the folded LFs."""
     if "\r\n" not in text:
         return text, []
-    positions = []
+    positions: list[int] = []
     at = text.find("\r\n")
     while at != -1:
         positions.append(at - len(positions))

@@ -48,6 +48,7 @@ from agentcli.ui.widgets.prompt_input import PromptInput
 from agentcli.ui.widgets.status import StatusBar, StatusLine
 
 if TYPE_CHECKING:
+    from agentcli.engine.query_engine import QueryEngine
     from agentcli.permissions.question import PermissionQuestion
     from agentcli.ui.widgets.permission_prompt import PermissionPrompt
 
@@ -57,7 +58,7 @@ QUIT_WINDOW_S = 2.0
 RESUMED_MESSAGES_SHOWN = 200
 
 
-class AgentApp(App):
+class AgentApp(App[None]):
     CSS_PATH = [Path(__file__).parent / "app.tcss", *theme_files()]  # noqa: RUF012
     TITLE = "agentcli"
     BINDINGS = [  # noqa: RUF012
@@ -71,7 +72,7 @@ class AgentApp(App):
         args: Any = None,
         *,
         cwd: Path | None = None,
-        engine: Any = None,
+        engine: QueryEngine | None = None,
         first_prompt: str | None = None,
         load_provider: bool = True,
         permission_guard_s: float | None = None,
@@ -148,7 +149,7 @@ class AgentApp(App):
             return self.engine.config.model
         import os
 
-        return getattr(self.args, "model", None) or os.environ.get("AGENTCLI_MODEL") or "…"
+        return str(getattr(self.args, "model", None) or os.environ.get("AGENTCLI_MODEL") or "…")
 
     def on_mount(self) -> None:
         from agentcli.shutdown import TERMINATING_SIGNALS, on_signals
@@ -224,10 +225,11 @@ class AgentApp(App):
             engine = build_engine(options, provider=None, resumed=resumed, carry_totals=True)
             self.call_from_thread(self._engine_built, engine)
             self.call_from_thread(self._show_startup_notices)
+            # (Textual's signature for call_from_thread loses a coroutine's type: ignored.)
             if resumed is not None:
-                self.call_from_thread(self._show_resumed, resumed)
+                self.call_from_thread(self._show_resumed, resumed)  # type: ignore[arg-type]
             elif getattr(options, "resume", None) == "":  # `--resume` with no id: pick one
-                self.call_from_thread(self.pick_session)
+                self.call_from_thread(self.pick_session)  # type: ignore[arg-type]
         if not self.load_provider:
             self.call_from_thread(self._engine_ready)
             return
@@ -350,7 +352,7 @@ class AgentApp(App):
             hidden = len(history) - RESUMED_MESSAGES_SHOWN
             self.note(f"… {hidden} earlier messages are in the transcript, not shown here")
             history = history[-RESUMED_MESSAGES_SHOWN:]
-        engine = self.engine
+        engine = self.built_engine()
         await render_history(
             self.conversation, history, loaded.displays, engine.tools, engine.workspace
         )
@@ -359,7 +361,13 @@ class AgentApp(App):
         self.note(f"Resumed conversation {loaded.session_id} · {len(loaded.history)} messages")
         self.refresh_status()
 
-    def _engine_built(self, engine: Any) -> None:
+    def built_engine(self) -> QueryEngine:
+        """The engine, where the flow guarantees it is built (after `_engine_built`)."""
+        if self.engine is None:
+            raise RuntimeError("the engine is not built yet")
+        return self.engine
+
+    def _engine_built(self, engine: QueryEngine) -> None:
         self.engine = engine
         self._initial_mode = str(engine.gate.policy.mode)
         self.banner.update(self.banner_text())
@@ -369,7 +377,7 @@ class AgentApp(App):
         """Skipped settings files, protection uncertain, the bypass warning: as on stderr."""
         from agentcli.bootstrap import engine_startup_notices
 
-        for notice in engine_startup_notices(self.engine):
+        for notice in engine_startup_notices(self.built_engine()):
             self.note(notice.text, notice.level)
 
     def _engine_ready(self) -> None:
@@ -383,7 +391,7 @@ class AgentApp(App):
 
     def _provider_loaded(self, provider: Any) -> None:
         """On the app's thread: the loader thread built the provider; the engine gets it."""
-        self.engine.connect(provider)
+        self.built_engine().connect(provider)
         self._engine_ready()
 
     def _provider_failed(self, message: str) -> None:
@@ -434,7 +442,7 @@ class AgentApp(App):
             offset = sum(len(line) + 1 for line in text.split("\n")[:row]) + col
             items = file_completions(text, offset, self.files)
         self.popup.show(items)
-        self.prompt.popup_open = self.popup.visible
+        self.prompt.popup_open = self.popup.showing
 
     def on_prompt_input_navigate(self, event: PromptInput.Navigate) -> None:
         if event.key == "up":
@@ -539,7 +547,7 @@ class AgentApp(App):
         full = self.prompt.pastes.expand(text)  # the conversation shows `text`, folded
         content: Any = [*blocks, {"type": "text", "text": full}] if blocks else full
         try:
-            async for event in self.engine.submit_message(content):
+            async for event in self.built_engine().submit_message(content):
                 await self.view.show(event)
                 if isinstance(event, AssistantMessage | TurnEnded):
                     self.refresh_status()

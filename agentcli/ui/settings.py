@@ -8,6 +8,7 @@ overwritten; the file is private (0600), like everything under AGENTCLI_HOME.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from agentcli.config.json_store import JsonStoreError, read_json_object, update_json_object
 from agentcli.config.paths import agentcli_home
@@ -35,7 +36,7 @@ def load_theme() -> tuple[str | None, str | None]:
 def save_theme(name: str) -> str | None:
     """Remember the theme; returns a problem message instead of raising."""
 
-    def mutate(data: dict) -> None:
+    def mutate(data: dict[str, Any]) -> None:
         data["theme"] = name
 
     try:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from agentcli.config.credentials import child_env
@@ -46,7 +46,7 @@ class ShellRun:
         self.proc: asyncio.subprocess.Process | None = None
         self.killed = False
 
-    async def run(self, on_output) -> tuple[str, int | None]:
+    async def run(self, on_output: Callable[[str], object]) -> tuple[str, int | None]:
         self.proc = await asyncio.create_subprocess_shell(
             self.command,
             cwd=self.cwd,

@@ -51,4 +51,7 @@ class SurvivingLinuxDriver(LinuxDriver):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        set_driver_output(self, TerminalStream(driver_output(self)))  # type: ignore[arg-type]
+        stream = driver_output(self)
+        if stream is not None:  # (None only without a stderr: then there is nothing to guard)
+            # A TerminalStream is a text stream by duck typing (it forwards the rest).
+            set_driver_output(self, TerminalStream(stream))  # type: ignore[arg-type]

@@ -50,7 +50,7 @@ the public `Static.content`; tests type with `Pilot.press(*text)`.
 
 from __future__ import annotations
 
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, Any
 
 from textual._compositor import Compositor
 
@@ -105,16 +105,16 @@ def render_lines(root: Widget, size: Size) -> list[Strip]:
     return compositor.render_strips()
 
 
-def driver_output(driver: LinuxDriver) -> IO[str]:
+def driver_output(driver: LinuxDriver) -> IO[str] | None:
     """The stream `driver` writes the screen to (its writer thread's file)."""
     return driver._file
 
 
 def set_driver_output(driver: LinuxDriver, stream: IO[str]) -> None:
     """Make `driver` write the screen to `stream`; call before the app starts."""
-    driver._file = stream
+    driver._file = stream  # type: ignore[assignment]  # Textual types it TextIOWrapper
 
 
-def screen_lines(screen: Screen) -> list[Strip]:
+def screen_lines(screen: Screen[Any]) -> list[Strip]:
     """The lines of the frame `screen` last composed: what a person sees (for tests)."""
     return screen._compositor.render_strips()

@@ -9,7 +9,9 @@ The choice is remembered in settings.json ("theme").
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+from textual.app import App
 from textual.theme import Theme
 
 THEMES_DIR = Path(__file__).resolve().parent.parent / "themes"
@@ -46,7 +48,7 @@ def theme_names() -> list[str]:
     return [path.stem for path in theme_files() if path.stem in BASE_THEMES]
 
 
-def apply_theme(app, name: str) -> None:
+def apply_theme(app: App[Any], name: str) -> None:
     """Switch the running app to theme `name` (must be in theme_names())."""
     for other in BASE_THEMES:
         app.set_class(other == name, f"theme-{other}")

@@ -19,7 +19,7 @@ async def test_slash_popup_filters_as_you_type_and_tab_completes(tmp_path):
     app = make_app(ScriptedProvider(), tmp_path)
     async with app.run_test(size=(100, 40)) as pilot:
         await type_text(pilot, "/")
-        await wait_for(pilot, lambda: app.popup.visible, "the popup")
+        await wait_for(pilot, lambda: app.popup.showing, "the popup")
         everything = [c.value.strip() for c in app.popup.items]
         assert {
             "/help",
@@ -34,14 +34,14 @@ async def test_slash_popup_filters_as_you_type_and_tab_completes(tmp_path):
         await type_text(pilot, "pe")
         assert [c.value.strip() for c in app.popup.items] == ["/permissions"]
         await pilot.press("tab")
-        assert app.prompt.text == "/permissions " and not app.popup.visible
+        assert app.prompt.text == "/permissions " and not app.popup.showing
 
 
 async def test_enter_in_the_popup_runs_a_command_without_arguments(tmp_path):
     app = make_app(ScriptedProvider(), tmp_path)
     async with app.run_test(size=(100, 40)) as pilot:
         await type_text(pilot, "/cos")
-        await wait_for(pilot, lambda: app.popup.visible, "the popup")
+        await wait_for(pilot, lambda: app.popup.showing, "the popup")
         await pilot.press("enter")
         await wait_for(pilot, lambda: "Total cost" in last_output(app), "the /cost output")
         assert app.prompt.text == ""
@@ -51,9 +51,9 @@ async def test_escape_closes_the_popup_and_keeps_the_text(tmp_path):
     app = make_app(ScriptedProvider(), tmp_path)
     async with app.run_test() as pilot:
         await type_text(pilot, "/he")
-        await wait_for(pilot, lambda: app.popup.visible, "the popup")
+        await wait_for(pilot, lambda: app.popup.showing, "the popup")
         await pilot.press("escape")
-        assert not app.popup.visible and app.prompt.text == "/he"
+        assert not app.popup.showing and app.prompt.text == "/he"
 
 
 async def test_at_completes_project_files_fuzzily_respecting_gitignore(tmp_path):
@@ -68,7 +68,7 @@ async def test_at_completes_project_files_fuzzily_respecting_gitignore(tmp_path)
         await wait_for(pilot, lambda: app.files, "the file list")
         assert "ignored.py" not in app.files
         await type_text(pilot, "look at @smm")
-        await wait_for(pilot, lambda: app.popup.visible, "the popup")
+        await wait_for(pilot, lambda: app.popup.showing, "the popup")
         assert app.popup.items[0].label == "src/main_module.py"
         await pilot.press("tab")
         assert app.prompt.text == "look at @src/main_module.py "

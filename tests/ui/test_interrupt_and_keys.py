@@ -220,3 +220,26 @@ async def test_status_bar_percent_follows_the_models_window(tmp_path, monkeypatc
         await send(pilot, "hi")
         await idle(pilot, app)
         assert "context 50.0k (50%)" in str(app.status_bar.render())
+
+
+async def test_enter_on_a_focused_tool_pane_expands_and_collapses_it(tmp_path):
+    """The keyboard way to read a call's whole result (the pane's own action, not
+    Textual's built-in `toggle`, which takes an attribute name)."""
+    (tmp_path / "notes.txt").write_text("first line\nsecond line\n")
+    provider = ScriptedProvider(
+        Response([tool_use("Read", {"file_path": str(tmp_path / "notes.txt")}, "toolu_r")]),
+        Response([text("Read it.")]),
+    )
+    app = make_app(provider, tmp_path, [builtin_tools().get("Read")])
+    async with app.run_test(size=(100, 40)) as pilot:
+        await send(pilot, "read notes")
+        await idle(pilot, app)
+        pane = app.conversation.pane("toolu_r")
+        assert pane.state == "done" and not pane.expanded
+        pane.focus()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert pane.expanded and "second line" in str(pane._body.content)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert not pane.expanded and "second line" not in str(pane._body.content)

@@ -226,7 +226,7 @@ async def test_file_names_and_diff_lines_show_their_controls_as_symbols(tmp_path
         await wait_for(pilot, lambda: app.files is not None, "the file list")
         app.files = ["evil\x1b]0;PWNED\x07.txt"]
         await type_text(pilot, "@evil")
-        await wait_for(pilot, lambda: app.popup.visible, "the popup")
+        await wait_for(pilot, lambda: app.popup.showing, "the popup")
         shown = rendered(app.popup)[0]
         assert CONTROL.search(shown) is None and "evil␛]0;PWNED␇.txt" in shown
         diff = build_diff("a.txt", "old\n", "new \x1b[2J\x9b31m\n")

@@ -92,7 +92,8 @@ class _Walker:
         method = getattr(self, "_" + kind, None)
         if method is None:
             return self.children(node, scope)
-        return method(node, scope, pending)
+        after: Scope = method(node, scope, pending)
+        return after
 
     def children(self, node: Node, scope: Scope) -> Scope:
         """Walk what is inside a node we do not model, only to find commands for deny rules."""

@@ -33,6 +33,8 @@ def cd_target(args: tuple[Arg, ...], scope: Scope) -> tuple[Path, ...] | None:
         return None
     if args:
         target = args[0]
+        if target is None:  # checked above; said again for the type checker
+            return None
     else:
         home, _ = scope.lookup("HOME")
         if home is None:

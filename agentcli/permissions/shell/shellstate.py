@@ -60,7 +60,11 @@ def name_problems(argv: Sequence[Arg], env: Mapping[str, str]) -> list[str]:
         problems.append(f"`{base}` is a shell function from the environment")
     if base in SHELL_STATE:
         problems.append(SHELL_STATE[base])
-    args = list(argv[1:])
-    if base == "set" and args and not (None not in args and is_read_only_argv(["set", *args])):
+    args = [arg for arg in argv[1:] if arg is not None]
+    if (
+        base == "set"
+        and argv[1:]
+        and not (len(args) == len(argv) - 1 and is_read_only_argv(["set", *args]))
+    ):
         problems.append("`set` with these options changes how the shell reads what follows")
     return problems

@@ -358,7 +358,7 @@ def _first_brace(chars: list[_Char]) -> tuple[int, int, list[list[_Char]]] | Non
     for start, (c, q) in enumerate(chars):
         if c != "{" or q or (start > 0 and chars[start - 1] == ("$", False)):
             continue
-        depth, commas = 0, []
+        depth, commas = 0, list[int]()
         for end in range(start, len(chars)):
             ch, quoted = chars[end]
             if quoted:

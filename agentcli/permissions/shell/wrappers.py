@@ -109,7 +109,10 @@ def _not_exact(name: str, rest: tuple[Arg, ...]) -> Unwrapped:
 
 
 def _skip_options(
-    rest: tuple[Arg, ...], flags: set[str], with_value: set[str], long_value: set[str] = frozenset()
+    rest: tuple[Arg, ...],
+    flags: set[str],
+    with_value: set[str],
+    long_value: frozenset[str] | set[str] = frozenset(),
 ) -> tuple[Arg, ...] | None:
     """The words after a wrapper's options; None when an option is not understood."""
     i = 0

@@ -8,6 +8,8 @@ is shown as a symbol, never sent to the terminal.
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.text import Text
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
@@ -17,7 +19,7 @@ from agentcli.ui.completers import Completion
 
 
 class CompletionPopup(OptionList, can_focus=False):
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.items: list[Completion] = []
         self.display = False
@@ -43,7 +45,8 @@ class CompletionPopup(OptionList, can_focus=False):
         self.display = False
 
     @property
-    def visible(self) -> bool:
+    def showing(self) -> bool:
+        """Open with something to pick (not Textual's `visible`, which this must not hide)."""
         return bool(self.display and self.items)
 
     def move(self, delta: int) -> None:

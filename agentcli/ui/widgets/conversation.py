@@ -17,6 +17,7 @@ from collections import deque
 from typing import Any
 
 from rich.text import Text
+from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Static
@@ -63,7 +64,7 @@ class Conversation(VerticalScroll, can_focus=False):
         self._pruned_label = Static("", classes="pruned")
         self._pruned_label.display = False
 
-    def compose(self):
+    def compose(self) -> ComposeResult:
         yield self._pruned_label
 
     def on_mount(self) -> None:

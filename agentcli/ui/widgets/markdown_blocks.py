@@ -241,7 +241,7 @@ class BlockSplitter:
         lines = self._lines
         tokens = _block_parser().parse("".join(lines))
         last = next((t for t in reversed(tokens) if t.level == 0 and t.map), None)
-        if last is None:
+        if last is None or last.map is None:
             return _CUT
         start, end = last.map
         if last.type == "fence":

@@ -10,11 +10,14 @@ completion popup shows they move in the popup instead.
 
 from __future__ import annotations
 
+from typing import Any
+
 from textual import events
 from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import TextArea
 
+from agentcli.ui.history import PromptHistory
 from agentcli.ui.pastes import PastedTexts, is_long
 
 PLACEHOLDER = "Type a message · / for commands · @ for files · ! for shell"
@@ -39,7 +42,7 @@ class PromptInput(TextArea):
             super().__init__()
             self.key = key
 
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, **kwargs: Any) -> None:
         super().__init__(
             "",
             soft_wrap=True,
@@ -50,7 +53,7 @@ class PromptInput(TextArea):
             highlight_cursor_line=False,
             **kwargs,
         )
-        self.prompt_history = None  # a PromptHistory, set by the app
+        self.prompt_history: PromptHistory | None = None  # set by the app
         self.popup_open = False  # set by the app when the completion popup shows
         self.pastes = PastedTexts()
 

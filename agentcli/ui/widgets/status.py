@@ -14,6 +14,7 @@ import time
 from typing import Any
 
 from rich.text import Text
+from textual.timer import Timer
 from textual.widgets import Static
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
@@ -34,7 +35,7 @@ class StatusLine(Static):
         self.verb = "Working"
         self.output_tokens = 0
         self._frame = 0
-        self._timer = None
+        self._timer: Timer | None = None
         self.display = False
 
     def start(self, verb: str = "Working") -> None:

@@ -103,7 +103,7 @@ def _summary(status: str, display: ToolDisplay | None, text: str) -> str:
 class ToolPane(Vertical, can_focus=True):
     """A tool call's pane. States are CSS classes (`-running`, `-done`, ...)."""
 
-    BINDINGS = [("enter", "toggle", "Expand")]  # noqa: RUF012
+    BINDINGS = [("enter", "toggle_detail", "Expand")]  # noqa: RUF012
 
     def __init__(self, tool_use_id: str, name: str, inp: dict[str, Any], summary: str = "") -> None:
         super().__init__(classes="tool-pane -queued")
@@ -169,12 +169,12 @@ class ToolPane(Vertical, can_focus=True):
                 self.mount(self._detail)
         self._show_body()
 
-    def action_toggle(self) -> None:
+    def action_toggle_detail(self) -> None:
         self.expanded = not self.expanded
         self._show_body()
 
     def on_click(self) -> None:
-        self.action_toggle()
+        self.action_toggle_detail()
 
     def _show_body(self) -> None:
         self._body.display = True
