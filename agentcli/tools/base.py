@@ -88,7 +88,7 @@ class ToolResult:
 
     content: str | list[dict[str, Any]]
     is_error: bool = False
-    display: Any = None
+    display: ToolDisplay | None = None  # tools/display.py
 
 
 @dataclass(frozen=True, slots=True)
