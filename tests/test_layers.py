@@ -37,6 +37,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "agentcli.commands",
             "agentcli.shutdown",  # signals end a front end's run
             "agentcli.terminal_text",  # what may reach a terminal
+            "agentcli.mcp_command",  # `agentcli mcp add|add-json|list|get|remove`
         ),
     ),
     ("engine", ("agentcli.engine",)),  # the loop, its events, context care
@@ -49,6 +50,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "agentcli.providers",
             "agentcli.session",
             "agentcli.sandbox",
+            "agentcli.mcp",  # MCP servers: connections, their tools and resources
         ),
     ),
     ("config", ("agentcli.config",)),  # settings files, paths, trust
