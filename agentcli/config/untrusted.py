@@ -24,8 +24,9 @@ from agentcli.config.hooks import HooksConfig
 from agentcli.config.salvage import Salvage
 from agentcli.config.settings_schema import SettingsFile
 
-# The keys an untrusted project file may still set (besides permissions' deny and ask).
-HARMLESS_KEYS = frozenset({"schema_", "model", "theme"})
+# The keys an untrusted project file may still set (besides permissions' deny and ask);
+# `disabledMcpjsonServers` only ever turns a server off.
+HARMLESS_KEYS = frozenset({"schema_", "model", "theme", "disabledMcpjsonServers"})
 # Keys listed one item at a time below; any other key is listed whole.
 _ITEMISED = frozenset({"permissions", "env", "hooks"})
 # Modes that enable more than `default` does.

@@ -1,0 +1,121 @@
+"""Which MCP servers this session has, from every place they can be configured.
+
+Sources, lowest to highest (a later one wins on the same name):
+  user          $AGENTCLI_HOME/settings.json          `mcpServers`
+  project       <project>/.mcp.json                   (shared, committed)
+  local         <project>/.agentcli/settings.local.json  `mcpServers`
+  command line  --mcp-config FILE...                  (only these with `strict`)
+
+The project's files come with the folder, so in a folder the person has not
+trusted (config/trust.py) neither `.mcp.json` nor the local file's servers
+are read at all (the trust question lists the local file's `mcpServers` as
+something trusting would enable). In a trusted folder each `.mcp.json`
+server still waits for the person's yes (config/mcp_approval.py): until then
+it is listed with `approved=False`, and the client must not start it; one
+they said no to is left out. `${VAR}` and `${VAR:-default}` are expanded here
+(config/mcp_expand.py). Every broken file or entry is a one-line problem
+naming the file and the server, and everything else still loads.
+
+This is the contract with the MCP client (agentcli/mcp/): see
+docs/mcp-config.md for the file formats.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from agentcli.config.mcp_approval import ProjectApprovals, project_servers_file
+from agentcli.config.mcp_expand import expand_spec
+from agentcli.config.mcp_files import ServerFile, read_server_file, skipped_server
+from agentcli.config.mcp_specs import HttpServer, ServerSpec, SseServer, StdioServer
+from agentcli.config.paths import agentcli_home
+
+__all__ = [
+    "ConfiguredServer",
+    "HttpServer",
+    "McpServers",
+    "Scope",
+    "ServerSpec",
+    "SseServer",
+    "StdioServer",
+    "load_mcp_servers",
+    "pending_approval",
+    "server_files",
+]
+
+Scope = Literal["user", "project", "local", "command line"]
+
+
+@dataclass(frozen=True)
+class ConfiguredServer:
+    name: str
+    spec: ServerSpec  # ${VAR} and ${VAR:-default} already expanded
+    scope: Scope
+    source: str  # the file it came from, for messages and `/mcp`
+    approved: bool  # False: a project .mcp.json server not (yet) approved here;
+    # the client must not start it
+
+
+@dataclass(frozen=True)
+class McpServers:
+    servers: dict[str, ConfiguredServer]  # by name; later layers win on the same name
+    problems: list[str]  # bad files/entries, each a clear one-line message
+
+
+def server_files(project: Path, *, trusted: bool) -> list[tuple[Scope, Path]]:
+    """The files that may configure servers for `project`, lowest first (the command
+    line's aside). In a folder not trusted, the project's own files are not read."""
+    files: list[tuple[Scope, Path]] = [("user", agentcli_home() / "settings.json")]
+    if trusted:
+        files.append(("project", project_servers_file(project)))
+        files.append(("local", project / ".agentcli" / "settings.local.json"))
+    return files
+
+
+def load_mcp_servers(
+    project: Path,
+    *,
+    trusted: bool,
+    extra_files: Sequence[Path] = (),
+    strict: bool = False,
+) -> McpServers:
+    """Every configured server, expanded, with the problems found on the way.
+    `extra_files`: `--mcp-config`; `strict`: use only those."""
+    project = project.resolve()
+    read: list[tuple[Scope, ServerFile]] = []
+    if not strict:
+        read += [
+            (scope, read_server_file(path))
+            for scope, path in server_files(project, trusted=trusted)
+        ]
+    read += [("command line", read_server_file(path, required=True)) for path in extra_files]
+    approvals = ProjectApprovals.of(project) if any(s == "project" for s, _ in read) else None
+    servers: dict[str, ConfiguredServer] = {}
+    problems: list[str] = []
+    for scope, found in read:
+        problems += found.problems
+        for name, spec in found.servers.items():
+            approved = True
+            if scope == "project":
+                assert approvals is not None
+                state = approvals.state(name, spec)
+                if state == "rejected":
+                    continue
+                approved = state == "approved"
+            try:
+                expanded = expand_spec(spec, os.environ)
+            except ValueError as exc:
+                problems.append(skipped_server(found.path, name, str(exc)))
+                continue
+            servers[name] = ConfiguredServer(name, expanded, scope, str(found.path), approved)
+    return McpServers(servers, problems)
+
+
+def pending_approval(servers: McpServers) -> list[ConfiguredServer]:
+    """The project's servers waiting for the person's yes or no, in file order: what
+    to ask about (config/mcp_approval.py remembers the answer)."""
+    return [server for server in servers.servers.values() if not server.approved]
