@@ -111,6 +111,10 @@ def config_command(argv: list[str]) -> int:
 def run(argv: list[str]) -> int:
     if argv[:1] == ["config"]:  # `agentcli config [flags]`: the merged settings and their sources
         return config_command(argv[1:])
+    if argv[:1] == ["mcp"]:  # `agentcli mcp add|add-json|list|get|remove`: MCP server files
+        from agentcli.mcp_command import main as mcp_main
+
+        return mcp_main(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.print_mode:
