@@ -98,8 +98,9 @@ def _scope_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-s", "--scope", choices=SCOPES, default="local")
 
 
-def main(argv: list[str], cwd: Path | None = None) -> int:
-    project = (cwd or Path.cwd()).resolve()
+def main(argv: list[str]) -> int:
+    """Run `agentcli mcp ARGV` for the project in the current folder; the exit status."""
+    project = Path.cwd().resolve()
     try:
         args = build_parser().parse_args(argv)
         return _run(args, project)
@@ -219,7 +220,7 @@ def _remove(project: Path, scope: WritableScope | None, name: str) -> int:
 
 
 def _list(listing: Listing) -> int:
-    if not listing.servers:
+    if not listing.servers and not listing.problems:
         print("No MCP servers configured. Add one with: agentcli mcp add NAME -- COMMAND [ARGS...]")
     for server in listing.servers:
         print(f"{_shown(server.name)}: {_target(server.spec)}  [{_where(server)}]")

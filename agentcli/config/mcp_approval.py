@@ -20,6 +20,7 @@ own servers. A no beats a yes wherever each comes from.
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,7 +48,8 @@ def project_servers_file(project: Path) -> Path:
 
 def fingerprint(spec: ServerSpec) -> str:
     """A short digest of an entry as written (variables not expanded)."""
-    return hashlib.sha256(spec.model_dump_json().encode()).hexdigest()[:16]
+    written = json.dumps(spec.model_dump(), sort_keys=True)
+    return hashlib.sha256(written.encode()).hexdigest()[:16]
 
 
 @dataclass(frozen=True)

@@ -93,7 +93,8 @@ def load_mcp_servers(
             for scope, path in server_files(project, trusted=trusted)
         ]
     read += [("command line", read_server_file(path, required=True)) for path in extra_files]
-    approvals = ProjectApprovals.of(project) if any(s == "project" for s, _ in read) else None
+    has_project = any(scope == "project" and found.servers for scope, found in read)
+    approvals = ProjectApprovals.of(project) if has_project else None
     servers: dict[str, ConfiguredServer] = {}
     problems: list[str] = []
     for scope, found in read:

@@ -113,3 +113,14 @@ def test_an_unreadable_answers_file_means_asking_again(project):
     approve_project_servers(project, ["db"])
     approvals_file().write_text("{broken")
     assert approved(project) == {"db": False, "web": False}
+
+
+def test_rewriting_an_entry_the_same_way_keeps_the_approval(project):
+    _write(
+        project / ".mcp.json",
+        {"mcpServers": {"db": {"command": "db-mcp", "env": {"A": "1", "B": "2"}}}},
+    )
+    approve_project_servers(project, ["db"])
+    same = {"type": "stdio", "env": {"B": "2", "A": "1"}, "args": [], "command": "db-mcp"}
+    _write(project / ".mcp.json", {"mcpServers": {"db": same}})
+    assert approved(project) == {"db": True}
