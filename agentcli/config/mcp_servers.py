@@ -28,11 +28,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from agentcli.config.mcp_approval import ProjectApprovals, project_servers_file
+from agentcli.config.mcp_approval import ProjectApprovals
 from agentcli.config.mcp_expand import expand_spec
 from agentcli.config.mcp_files import ServerFile, read_server_file, skipped_server
+from agentcli.config.mcp_scopes import scope_file
 from agentcli.config.mcp_specs import HttpServer, ServerSpec, SseServer, StdioServer
-from agentcli.config.paths import agentcli_home
 
 __all__ = [
     "ConfiguredServer",
@@ -69,10 +69,9 @@ class McpServers:
 def server_files(project: Path, *, trusted: bool) -> list[tuple[Scope, Path]]:
     """The files that may configure servers for `project`, lowest first (the command
     line's aside). In a folder not trusted, the project's own files are not read."""
-    files: list[tuple[Scope, Path]] = [("user", agentcli_home() / "settings.json")]
+    files: list[tuple[Scope, Path]] = [("user", scope_file("user", project))]
     if trusted:
-        files.append(("project", project_servers_file(project)))
-        files.append(("local", project / ".agentcli" / "settings.local.json"))
+        files += [(scope, scope_file(scope, project)) for scope in ("project", "local")]
     return files
 
 
@@ -100,13 +99,9 @@ def load_mcp_servers(
     for scope, found in read:
         problems += found.problems
         for name, spec in found.servers.items():
-            approved = True
-            if scope == "project":
-                assert approvals is not None
-                state = approvals.state(name, spec)
-                if state == "rejected":
-                    continue
-                approved = state == "approved"
+            approved = _approved(scope, name, spec, approvals)
+            if approved is None:  # a project server the person said no to
+                continue
             try:
                 expanded = expand_spec(spec, os.environ)
             except ValueError as exc:
@@ -114,6 +109,17 @@ def load_mcp_servers(
                 continue
             servers[name] = ConfiguredServer(name, expanded, scope, str(found.path), approved)
     return McpServers(servers, problems)
+
+
+def _approved(
+    scope: Scope, name: str, spec: ServerSpec, approvals: ProjectApprovals | None
+) -> bool | None:
+    """Whether the server may start; None when the person rejected it."""
+    if scope != "project":
+        return True
+    assert approvals is not None
+    state = approvals.state(name, spec)
+    return None if state == "rejected" else state == "approved"
 
 
 def pending_approval(servers: McpServers) -> list[ConfiguredServer]:
