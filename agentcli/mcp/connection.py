@@ -12,7 +12,9 @@ Changes to the lists arrive two ways: legacy (handshake-era) servers send
 `notifications/*/list_changed`, modern (2026-07-28) ones answer a
 `subscriptions/listen` stream. Either marks a kind dirty; one refresher
 task refetches it, so a notification is never answered inside the SDK's
-read loop. `on_change` hears of every change of state or lists.
+read loop. `on_change` hears of every change of state or lists. A tool call
+that changed the lists returns once they are refetched, so the model's next
+request already has the new tools.
 
 Calls never raise (but for cancellation): a timeout, a server that died, a
 protocol error each end in an error result with words the model can act on.
@@ -63,6 +65,7 @@ if TYPE_CHECKING:
 Kind = Literal["tools", "prompts", "resources"]
 KINDS: tuple[Kind, ...] = ("tools", "prompts", "resources")
 RELISTEN_DELAY_S = 1.0
+CATCH_UP_S = 5.0  # the longest a call waits for the lists it changed to be refetched
 CALL_TAIL_LINES = 5  # of a dead server's stderr, in the result the model reads
 CLIENT_INFO = Implementation(name="agentcli", version=__version__)
 
@@ -102,6 +105,8 @@ class Connection:
         self._closing = False
         self._dirty: set[Kind] = set()
         self._poke = anyio.Event()
+        self._caught_up = asyncio.Event()  # no change waits to be refetched
+        self._caught_up.set()
 
     # -- life ---------------------------------------------------------------------
 
@@ -237,6 +242,7 @@ class Connection:
 
     def _mark(self, kind: Kind) -> None:
         self._dirty.add(kind)
+        self._caught_up.clear()
         self._poke.set()
 
     async def _refresher(self, client: Client) -> None:
@@ -251,6 +257,18 @@ class Connection:
                     except Exception:  # the old list stands; the next change tries again
                         continue
             self._on_change()
+            if not self._dirty:
+                self._caught_up.set()
+
+    async def _catch_up(self) -> None:
+        """After a call: let the changes it announced be refetched (bounded), so the
+        next request already shows them. The server sends a change before the result
+        it belongs to; one turn of the loop lets its handler mark it."""
+        await asyncio.sleep(0)
+        try:
+            await asyncio.wait_for(self._caught_up.wait(), CATCH_UP_S)
+        except TimeoutError:
+            pass
 
     async def _on_message(self, message: IncomingMessage) -> None:
         """Legacy servers' notifications (called in the SDK's read loop: no awaiting)."""
@@ -301,6 +319,7 @@ class Connection:
             return ToolResult(self._call_failure(exc, f"tool {tool}"), is_error=True)
         except Exception as exc:
             return ToolResult(f"MCP server {self.name}: {describe_failure(exc)}", is_error=True)
+        await self._catch_up()
         return tool_result(self.name, tool, result)
 
     async def read_resource(self, uri: str) -> list[dict[str, Any]]:

@@ -42,6 +42,7 @@ async def test_over_http_a_changed_tool_list_is_seen(mcp_manager):
 
         await run_tool(tool_named(manager, "mcp__remote__grow"), {})
 
+        # The change travels on its own HTTP stream: it comes, not necessarily first.
         await until(manager, lambda: "mcp__remote__extra" in {t.name for t in manager.tools()})
         await manager.close()
 
