@@ -49,6 +49,7 @@ from agentcli.ui.widgets.status import StatusBar, StatusLine
 
 if TYPE_CHECKING:
     from agentcli.engine.query_engine import QueryEngine
+    from agentcli.mcp.manager import McpManager
     from agentcli.permissions.question import PermissionQuestion
     from agentcli.ui.widgets.permission_prompt import PermissionPrompt
 
@@ -165,13 +166,15 @@ class AgentApp(App[None]):
         self.refresh_status()
         self.call_after_refresh(self._after_first_frame)
 
-    def on_unmount(self) -> None:
+    async def on_unmount(self) -> None:
         """Sync and close the transcript, which releases the session for other processes;
-        give the signals back."""
+        end the MCP servers' processes; give the signals back."""
         from agentcli.composition import finish_session
 
         if self.engine is not None:
             finish_session(self.engine)
+            if self.engine.mcp is not None:
+                await self.engine.mcp.close()
         if self._undo_signals is not None:
             self._undo_signals()
 
@@ -335,8 +338,9 @@ class AgentApp(App[None]):
             return
         old = self.engine
         provider = old.provider if old is not None else None
+        mcp = old.mcp if old is not None else None  # the servers stay connected
         engine = await asyncio.to_thread(
-            build_engine, self._options(), provider, loaded, carry_totals=True
+            build_engine, self._options(), provider, loaded, carry_totals=True, mcp=mcp
         )
         if old is not None:
             finish_session(old)
@@ -372,6 +376,31 @@ class AgentApp(App[None]):
         self._initial_mode = str(engine.gate.policy.mode)
         self.banner.update(self.banner_text())
         self.refresh_status()
+        if engine.mcp is not None and engine.mcp.configured:  # no-op for one already started
+            self.run_worker(self._load_mcp_in_thread, thread=True, group="mcp", exit_on_error=False)
+
+    def _load_mcp_in_thread(self) -> None:
+        """Import the MCP SDK off the UI thread, then start the servers on the app's loop
+        (their connections live there, beside the engine that calls them)."""
+        from agentcli.mcp.manager import load_sdk
+
+        load_sdk()
+        mcp = self.built_engine().mcp
+        if mcp is not None:
+            self.call_from_thread(self._start_mcp, mcp)
+
+    def _start_mcp(self, mcp: McpManager) -> None:
+        """On the app's thread: start the servers; a server that fails is said in a note."""
+        said: set[tuple[str, str | None]] = set()
+
+        def note_failures() -> None:
+            for server in mcp.status():
+                if server.state == "failed" and (server.name, server.error) not in said:
+                    said.add((server.name, server.error))
+                    self.note(f"MCP server {server.name} failed: {server.error}", "warning")
+
+        mcp.on_change(note_failures)
+        self.run_worker(mcp.start(), group="mcp", exit_on_error=False)
 
     def _show_startup_notices(self) -> None:
         """Skipped settings files, protection uncertain, the bypass warning: as on stderr."""
