@@ -7,8 +7,8 @@ import uuid
 
 from agentcli.cli import build_parser
 from agentcli.ui.app import AgentApp
-from tests.mcp.support import REPO, TEST_SERVER, tagged_processes
 from agentcli.ui.widgets.conversation import Note
+from tests.mcp.support import REPO, TEST_SERVER, tagged_processes
 from tests.ui.helpers import texts, wait_for
 
 
