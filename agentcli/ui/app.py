@@ -210,15 +210,15 @@ class AgentApp(App[None]):
             self.run_worker(self._load_in_thread, thread=True, group="load", exit_on_error=False)
         else:
             self._engine_ready()
+            self.run_worker(self._load_mcp_in_thread, thread=True, group="mcp", exit_on_error=False)
         self.run_worker(self._load_files(), group="files", exit_on_error=False)
 
     # -- background loading -------------------------------------------------------
 
     def _load_in_thread(self) -> None:
-        """Build the engine, then the provider (slow SDK import), off the UI thread."""
-        from agentcli.bootstrap import build_engine, make_provider
-        from agentcli.providers.base import ModelError
-        from agentcli.providers.tuning import ApiTuning
+        """Build the engine, then the provider (slow SDK import), then start the MCP
+        servers, off the UI thread."""
+        from agentcli.bootstrap import build_engine
 
         if self.engine is None:
             options = self._options()
@@ -233,9 +233,18 @@ class AgentApp(App[None]):
                 self.call_from_thread(self._show_resumed, resumed)  # type: ignore[arg-type]
             elif getattr(options, "resume", None) == "":  # `--resume` with no id: pick one
                 self.call_from_thread(self.pick_session)  # type: ignore[arg-type]
-        if not self.load_provider:
+        if self.load_provider:
+            self._load_provider()
+        else:
             self.call_from_thread(self._engine_ready)
-            return
+        self._load_mcp_in_thread()
+
+    def _load_provider(self) -> None:
+        """In the loader thread: the provider (the SDK's import is slow), handed over."""
+        from agentcli.bootstrap import make_provider
+        from agentcli.providers.base import ModelError
+        from agentcli.providers.tuning import ApiTuning
+
         tuning = ApiTuning.from_env()
         for problem in tuning.problems:  # a malformed AGENTCLI_* timing: its default is used
             self.call_from_thread(self.note, problem, "warning")
@@ -376,18 +385,19 @@ class AgentApp(App[None]):
         self._initial_mode = str(engine.gate.policy.mode)
         self.banner.update(self.banner_text())
         self.refresh_status()
-        if engine.mcp is not None and engine.mcp.configured:  # no-op for one already started
-            self.run_worker(self._load_mcp_in_thread, thread=True, group="mcp", exit_on_error=False)
 
     def _load_mcp_in_thread(self) -> None:
         """Import the MCP SDK off the UI thread, then start the servers on the app's loop
-        (their connections live there, beside the engine that calls them)."""
+        (their connections live there, beside the engine that calls them). Run after the
+        provider's import, not beside it: two imports at once hold the GIL long enough
+        to delay the first frame's write."""
         from agentcli.mcp.manager import load_sdk
 
+        mcp = self.engine.mcp if self.engine is not None else None
+        if mcp is None or not mcp.configured:
+            return
         load_sdk()
-        mcp = self.built_engine().mcp
-        if mcp is not None:
-            self.call_from_thread(self._start_mcp, mcp)
+        self.call_from_thread(self._start_mcp, mcp)
 
     def _start_mcp(self, mcp: McpManager) -> None:
         """On the app's thread: start the servers; a server that fails is said in a note."""
