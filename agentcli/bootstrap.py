@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agentcli.composition import assemble
+from agentcli.config.mcp_servers import load_mcp_servers
 from agentcli.config.notices import Notice, startup_notices
 from agentcli.config.paths import project_dir
 from agentcli.config.settings import CliSettings, Settings, load_settings
@@ -33,6 +34,8 @@ from agentcli.engine.context import Environment, system_prompt
 from agentcli.engine.memory import load_memory
 from agentcli.engine.parts import DEFAULT_MODEL, EngineConfig
 from agentcli.engine.query_engine import QueryEngine
+from agentcli.mcp.manager import McpManager
+from agentcli.mcp.timeouts import McpTimeouts
 from agentcli.permissions.policy import LOCKED, PermissionPolicy
 from agentcli.permissions.types import PermissionMode
 from agentcli.providers.base import Provider
@@ -61,6 +64,8 @@ class Options:
     # Whether the project's own settings files apply in full; None: as remembered
     # (config/trust.py). -p passes True: running it in a folder is trusting it.
     trusted: bool | None = None
+    mcp_config: list[str] | None = None  # --mcp-config FILE...: more MCP servers
+    strict_mcp_config: bool = False  # --strict-mcp-config: only those
 
     @classmethod
     def from_args(cls, args: argparse.Namespace, cwd: Path | None = None) -> Options:
@@ -75,6 +80,8 @@ class Options:
             continue_session=bool(getattr(args, "continue_session", False)),
             resume=getattr(args, "resume", None),
             sandbox=bool(getattr(args, "sandbox", False)),
+            mcp_config=getattr(args, "mcp_config", None),
+            strict_mcp_config=bool(getattr(args, "strict_mcp_config", False)),
         )
 
 
@@ -96,13 +103,15 @@ def build_engine(
     resumed: LoadedSession | None = None,
     *,
     carry_totals: bool = False,
+    mcp: McpManager | None = None,
 ) -> QueryEngine:
     """A session's engine from the command line and the settings files. Permission
     questions come on its event stream for the front end to answer. `resumed`: a session
     from `session.resume.resolve_resumed()` to continue; the engine starts with its last
     request's usage (the context size). `carry_totals`: start from the tokens and cost
     the session has used so far (the TUI shows the session's cost; headless reports
-    each run's)."""
+    each run's). `mcp`: the MCP servers of an engine this one replaces (a resumed
+    session keeps the connections); by default the configured ones, not yet started."""
     settings = settings_for(options)
     workspace = Workspace(
         root=options.cwd,
@@ -135,7 +144,29 @@ def build_engine(
         resumed=resumed,
         carry_totals=carry_totals,
         compactor=Compactor(),
+        mcp=mcp or mcp_manager(options, settings, workspace),
     )
+
+
+def mcp_manager(options: Options, settings: Settings, workspace: Workspace) -> McpManager:
+    """The session's MCP servers (config/mcp_servers.py), not yet started: a front end
+    starts them once the SDK is imported (`McpManager.start()`)."""
+    servers = load_mcp_servers(
+        options.cwd,
+        trusted=_trusted(options),
+        extra_files=[Path(name) for name in options.mcp_config or []],
+        strict=options.strict_mcp_config,
+    )
+    timeouts = McpTimeouts.from_env()
+    manager = McpManager(
+        servers,
+        startup_timeout_s=timeouts.startup_s,
+        tool_timeout_s=timeouts.tool_s,
+        cwd=workspace.root,
+        env=settings.env_values(),
+    )
+    manager.problems.extend(timeouts.problems)
+    return manager
 
 
 def settings_for(options: Options) -> Settings:
@@ -148,8 +179,11 @@ def settings_for(options: Options) -> Settings:
         add_dirs=list(options.add_dirs or []),
         sandbox=options.sandbox,
     )
-    trusted = options.trusted if options.trusted is not None else is_trusted(options.cwd)
-    return load_settings(options.cwd, cli, trusted=trusted)
+    return load_settings(options.cwd, cli, trusted=_trusted(options))
+
+
+def _trusted(options: Options) -> bool:
+    return options.trusted if options.trusted is not None else is_trusted(options.cwd)
 
 
 def mode_of(settings: Settings) -> PermissionMode:
@@ -197,7 +231,9 @@ def engine_startup_notices(engine: QueryEngine) -> list[Notice]:
     settings = engine.settings
     mode = engine.gate.policy.mode
     notices = startup_notices(settings, mode) if settings is not None else []
-    return notices + sandbox_notices(engine.workspace)
+    mcp = engine.mcp
+    mcp_problems = [Notice(problem, "warning") for problem in mcp.problems] if mcp else []
+    return notices + sandbox_notices(engine.workspace) + mcp_problems
 
 
 def sandbox_notices(workspace: Workspace) -> list[Notice]:

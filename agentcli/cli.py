@@ -66,6 +66,19 @@ def build_parser() -> argparse.ArgumentParser:
         "(settings: sandbox.enabled, sandbox.network, sandbox.autoAllowBashIfSandboxed)",
     )
     parser.add_argument(
+        "--mcp-config",
+        dest="mcp_config",
+        nargs="+",
+        action="extend",
+        metavar="FILE",
+        help='MCP servers to add, from JSON files ({"mcpServers": {...}}, as .mcp.json)',
+    )
+    parser.add_argument(
+        "--strict-mcp-config",
+        action="store_true",
+        help="use only the MCP servers of --mcp-config, none from the settings or .mcp.json",
+    )
+    parser.add_argument(
         "-c",
         "--continue",
         dest="continue_session",

@@ -34,6 +34,7 @@ from agentcli.engine.parts import (
 )
 from agentcli.engine.query_engine import QueryEngine
 from agentcli.hooks.events import Hooks
+from agentcli.mcp.manager import McpManager
 from agentcli.permissions.gate import PermissionGate
 from agentcli.permissions.policy import PermissionPolicy
 from agentcli.providers.base import Provider
@@ -57,6 +58,7 @@ def assemble(
     persist: bool = True,
     compactor: Compactor | None = None,
     shape_requests: bool = True,
+    mcp: McpManager | None = None,
 ) -> QueryEngine:
     """A QueryEngine on these parts, with its session wired in.
 
@@ -67,7 +69,8 @@ def assemble(
     `persist`: write a transcript. `compactor`: compacts when the context fills
     up (None: only `/compact`, with a one-off one). `shape_requests`: the
     tool-result budget and prompt-cache breakpoints on every request.
-    `provider` may come later, through `engine.connect()`.
+    `provider` may come later, through `engine.connect()`. `mcp`: the session's MCP
+    servers (a front end starts them, and closes them at exit).
     """
     workspace = policy.workspace
     start = _session_start(resumed, carry_totals)
@@ -92,6 +95,7 @@ def assemble(
         shape_request=_request_shaper(workspace) if shape_requests else None,
         settings=settings,
         transcript=transcript,
+        mcp=mcp,
     )
     return QueryEngine(parts, start)
 

@@ -16,12 +16,15 @@ import signal
 import sys
 import threading
 import time
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from agentcli.bootstrap import Options
+    from agentcli.core.abort import AbortSignal
+    from agentcli.engine.query_engine import QueryEngine
+    from agentcli.mcp.manager import McpManager
     from agentcli.session.loader import LoadedSession
 
 EXIT_OK, EXIT_ERROR = 0, 1
@@ -46,16 +49,10 @@ def _import_sdk() -> None:
 
 
 async def _run(args: Any, prompt: str, importer: threading.Thread) -> int:
-    from agentcli.bootstrap import Options, build_engine, engine_startup_notices, make_provider
-    from agentcli.composition import finish_session
+    from agentcli.bootstrap import Options, build_engine, engine_startup_notices
     from agentcli.core.abort import AbortSignal
-    from agentcli.engine.events import ToolPermissionRequested
-    from agentcli.headless_output import Output, RunSummary, report
-    from agentcli.permissions.gate import headless_answer
-    from agentcli.providers.base import ModelError, close_provider
-    from agentcli.providers.tuning import ApiTuning
+    from agentcli.headless_output import report
     from agentcli.session.resume import SessionNotFound
-    from agentcli.shutdown import exit_status
 
     started = time.monotonic()
     abort = AbortSignal()  # the turn's, made now so a signal during set-up stops it too
@@ -71,7 +68,61 @@ async def _run(args: Any, prompt: str, importer: threading.Thread) -> int:
     engine = build_engine(options, provider=None, resumed=resumed)
     for startup in engine_startup_notices(engine):  # skipped settings files, bypass warning
         report(f"warning: {startup.text}")
-    importer.join()
+    mcp = engine.mcp
+    try:
+        if mcp is not None and mcp.configured:  # its servers start while the SDK loads
+            await _start_mcp(mcp)
+        await asyncio.to_thread(importer.join)  # the loop runs on: servers are connecting
+        run = _Run(args, prompt, abort, started, stopped_by, resumed=resumed is not None)
+        return await _run_engine(engine, run)
+    finally:
+        if mcp is not None:
+            await mcp.close()  # every stdio server's process ends with the run
+
+
+async def _start_mcp(mcp: McpManager) -> None:
+    from agentcli.mcp.manager import load_sdk
+
+    await asyncio.to_thread(load_sdk)
+    await mcp.start()
+
+
+async def _wait_for_servers(mcp: McpManager, abort: AbortSignal) -> None:
+    """Until every server is connected or failed (MCP_TIMEOUT at most), or Ctrl+C."""
+    waiting = asyncio.ensure_future(mcp.wait_ready())
+    remove = abort.on_abort(waiting.cancel)
+    try:
+        await waiting
+    except asyncio.CancelledError:
+        if not abort.aborted:
+            raise
+    finally:
+        remove()
+
+
+@dataclass
+class _Run:
+    """What the command line and the set-up hand the run."""
+
+    args: Any
+    prompt: str
+    abort: AbortSignal
+    started: float  # time.monotonic() at start
+    stopped_by: list[int]  # SIGTERM / SIGHUP, once one arrived
+    resumed: bool
+
+
+async def _run_engine(engine: QueryEngine, run: _Run) -> int:
+    """Connect the provider, wait for the MCP servers, run the prompt to its end."""
+    from agentcli.bootstrap import make_provider
+    from agentcli.composition import finish_session
+    from agentcli.engine.events import ToolPermissionRequested
+    from agentcli.headless_output import Output, RunSummary, report
+    from agentcli.permissions.gate import headless_answer
+    from agentcli.providers.base import ModelError, close_provider
+    from agentcli.providers.tuning import ApiTuning
+    from agentcli.shutdown import exit_status
+
     tuning = ApiTuning.from_env()
     for malformed in tuning.problems:  # a malformed AGENTCLI_* timing: its default is used
         report(f"warning: {malformed}")
@@ -80,18 +131,25 @@ async def _run(args: Any, prompt: str, importer: threading.Thread) -> int:
     except ModelError as error:
         report(f"error: {error.message}")
         return EXIT_ERROR
+    if engine.mcp is not None:  # a one-shot run uses its servers: wait for each (bounded)
+        await _wait_for_servers(engine.mcp, run.abort)
+        for server in engine.mcp.status():
+            if server.state == "failed":
+                report(f"warning: MCP server {server.name} failed: {server.error}")
 
+    args = run.args
     output = Output(args.output_format, engine.session_id, verbose=args.verbose)
     output.init(
         engine.config.model,
         engine.visible_tools().names(),
         str(engine.workspace.root),
         engine.gate.policy.mode.value,
+        mcp_servers=[(s.name, s.state) for s in engine.mcp.status()] if engine.mcp else [],
     )
     summary = RunSummary(session_id=engine.session_id)
-    for notice in await engine.start_session("resume" if resumed else "startup"):
+    for notice in await engine.start_session("resume" if run.resumed else "startup"):
         report(f"hook: {notice}")
-    async for event in engine.submit_message(prompt, abort=abort):
+    async for event in engine.submit_message(run.prompt, abort=run.abort):
         if isinstance(event, ToolPermissionRequested):  # nobody can answer: refuse, say why
             event.question.answer(headless_answer(event.question.request))
         output.event(event, summary)
@@ -104,13 +162,13 @@ async def _run(args: Any, prompt: str, importer: threading.Thread) -> int:
     summary.num_turns = engine.turns
     summary.usage = engine.usage.to_dict()
     summary.total_cost_usd = engine.cost_usd
-    summary.duration_ms = int((time.monotonic() - started) * 1000)
+    summary.duration_ms = int((time.monotonic() - run.started) * 1000)
     try:
         output.finish(summary)
     except OSError:  # the terminal or the reader is gone (SIGHUP, a closed pipe)
         pass
-    if stopped_by:
-        return exit_status(stopped_by[0])
+    if run.stopped_by:
+        return exit_status(run.stopped_by[0])
     return EXIT_ERROR if summary.is_error else EXIT_OK
 
 

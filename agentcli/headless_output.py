@@ -119,7 +119,15 @@ class Output:
         self.out = out or sys.stdout
         self.verbose = verbose
 
-    def init(self, model: str, tools: list[str], cwd: str, permission_mode: str) -> None:
+    def init(
+        self,
+        model: str,
+        tools: list[str],
+        cwd: str,
+        permission_mode: str,
+        mcp_servers: list[tuple[str, str]] | None = None,
+    ) -> None:
+        """`mcp_servers`: each configured MCP server's name and state."""
         if self.fmt == "stream-json":
             self._line(
                 {
@@ -128,6 +136,9 @@ class Output:
                     "session_id": self.session_id,
                     "model": model,
                     "tools": tools,
+                    "mcp_servers": [
+                        {"name": name, "status": status} for name, status in mcp_servers or []
+                    ],
                     "cwd": cwd,
                     "permissionMode": permission_mode,
                 }

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.fakeapi.fixtures import fake_api  # noqa: F401  (re-exported fixture)
+from tests.mcp.everything import needs_everything  # noqa: F401  (re-exported fixture)
 from tests.sandbox_support import needs_bwrap  # noqa: F401  (re-exported fixture)
 
 
@@ -24,6 +25,8 @@ def isolated_home(tmp_path_factory, monkeypatch):
         "AGENTCLI_RETRY_MAX_TOTAL_MS",
         "AGENTCLI_STREAM_IDLE_TIMEOUT_MS",
         "API_TIMEOUT_MS",
+        "MCP_TIMEOUT",
+        "MCP_TOOL_TIMEOUT",
     ):
         monkeypatch.delenv(name, raising=False)
     return home

@@ -7,6 +7,10 @@ the specifiers of file tools are paths (see permissions/path_rules.py),
 relative to `base`, the project root of the settings file the rule came
 from. A bare `Read` covers every call of the tool. `Edit(...)` rules speak for every tool that edits files,
 and `Read(...)` rules with a path for every tool that reads them.
+
+MCP tools are named `mcp__<server>__<tool>` (agentcli/mcp/names.py). As in
+Claude Code, `mcp__server` and `mcp__server__*` speak for every tool of that
+server, `mcp__server__tool` for one; `*` is taken nowhere else.
 """
 
 from __future__ import annotations
@@ -17,8 +21,23 @@ from pathlib import Path
 
 EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
 READ_TOOLS = frozenset({"Read", "Grep", "Glob", "NotebookRead"})
+MCP_PREFIX = "mcp__"
+_SERVER = re.compile(r"[\w-]+")
 
-_RULE = re.compile(r"^\s*([A-Za-z_][\w-]*)\s*(?:\((.*)\))?\s*$", re.DOTALL)
+_RULE = re.compile(r"^\s*([A-Za-z_][\w-]*(?:__\*)?)\s*(?:\((.*)\))?\s*$", re.DOTALL)
+
+
+def is_mcp_tool(tool_name: str) -> bool:
+    """A tool of an MCP server (`mcp__server__tool`)."""
+    return tool_name.startswith(MCP_PREFIX)
+
+
+def mcp_server_of(tool_name: str) -> str | None:
+    """The server part of `mcp__server__tool` (or of a rule's `mcp__server`)."""
+    if not is_mcp_tool(tool_name):
+        return None
+    server = tool_name[len(MCP_PREFIX) :].split("__", 1)[0]
+    return server if _SERVER.fullmatch(server) else None
 
 
 class RuleSyntaxError(ValueError):
@@ -38,6 +57,8 @@ class Rule:
         if not match:
             raise RuleSyntaxError(f"not a permission rule: {text!r} (expected Tool or Tool(...))")
         tool, spec = match.group(1), match.group(2)
+        if tool.endswith("*") and not _whole_server(tool):
+            raise RuleSyntaxError(f"not a permission rule: {text!r} (`*` only in mcp__server__*)")
         spec = spec.strip() if spec is not None else None
         if spec in ("*", "**"):  # `Bash(*)` means the whole tool
             spec = None
@@ -50,10 +71,21 @@ class Rule:
         """Does this rule speak about `tool_name` at all?"""
         if self.tool == tool_name:
             return True
+        if self.names_whole_server():
+            return mcp_server_of(tool_name) == mcp_server_of(self.tool)
         if self.tool == "Edit" and tool_name in EDIT_TOOLS:
             return True
         # `Read(./.env)` also keeps Grep and Glob out; a bare `Read` is about Read only.
         return self.tool == "Read" and self.specifier is not None and tool_name in READ_TOOLS
+
+    def names_whole_server(self) -> bool:
+        """`mcp__server` or `mcp__server__*`: every tool of one MCP server."""
+        return _whole_server(self.tool)
+
+
+def _whole_server(tool: str) -> bool:
+    server = mcp_server_of(tool)
+    return server is not None and tool in (f"{MCP_PREFIX}{server}", f"{MCP_PREFIX}{server}__*")
 
 
 def parse_tool_list(values: list[str] | None, source: str, base: Path | None = None) -> list[Rule]:

@@ -103,6 +103,8 @@ class QueryParams:
     before_request: BeforeRequest | None = None
     request_extra: dict[str, Any] = field(default_factory=dict)
     hooks: Hooks | None = None  # PreToolUse/PostToolUse/Stop (agentcli/hooks)
+    # Read before each request when the tools may change during a run (MCP servers).
+    tools_at_request: Callable[[], ToolRegistry] | None = None
 
 
 async def query(params: QueryParams) -> AsyncGenerator[Event, None]:
@@ -139,6 +141,10 @@ def _turn(run: _Run, runners: list[ToolRunner]) -> Iterator[AsyncGenerator[Event
     """One turn: the steps to run, in order. Each step has run to its end before the
     next one is chosen, so the choice can depend on what it found."""
     yield _checkpoint(run)
+    if (
+        run.params.tools_at_request is not None
+    ):  # a server's tools changed: the next request sees it
+        run.params.tools = run.params.tools_at_request()
     runner = _new_runner(run.params)
     runners.append(runner)
     reply = Reply()

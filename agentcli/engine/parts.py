@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from agentcli.config.settings import Settings
     from agentcli.engine.compaction import Compactor
     from agentcli.hooks.events import Hooks
+    from agentcli.mcp.manager import McpManager
     from agentcli.permissions.gate import PermissionGate
     from agentcli.providers.base import Provider
     from agentcli.tools.base import Workspace
@@ -82,6 +83,7 @@ class EngineParts:
     shape_request: RequestShaper | None = None
     settings: Settings | None = None  # what the session was built from (`/status`)
     transcript: Transcript | None = None
+    mcp: McpManager | None = None  # MCP servers: their tools join `tools` at each request
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -56,7 +56,9 @@ from agentcli.tools.display import ToolDisplay
 from agentcli.tools.registry import ToolRegistry
 
 if TYPE_CHECKING:
+    from agentcli.config.rules import Rule
     from agentcli.config.settings import Settings
+    from agentcli.mcp.manager import McpManager
 
 
 class QueryEngine:
@@ -64,6 +66,7 @@ class QueryEngine:
         self._parts = parts
         self._abort: AbortSignal | None = None
         self._displays: dict[str, ToolDisplay] = {}  # of calls whose results are not out yet
+        self._visible: tuple[tuple[int, tuple[Rule, ...]], ToolRegistry] | None = None
         self._begin(start or SessionStart())
 
     def _begin(self, start: SessionStart) -> None:
@@ -120,6 +123,10 @@ class QueryEngine:
     def transcript(self) -> Transcript | None:
         return self._parts.transcript
 
+    @property
+    def mcp(self) -> McpManager | None:
+        return self._parts.mcp
+
     def connect(self, provider: Provider) -> None:
         """Hand over the model provider once a front end has loaded it (the SDK import
         is slow, so front ends build the engine first). Call it on the thread that
@@ -140,9 +147,16 @@ class QueryEngine:
             self._abort.abort(reason)
 
     def visible_tools(self) -> ToolRegistry:
-        """The tools the model is shown: a bare deny rule hides a tool."""
-        hidden = self.gate.policy.hidden_tools()
-        return self.tools.without(hidden) if hidden else self.tools
+        """The tools the model is shown now: the built-in ones, then the MCP servers'
+        (sorted: the list is part of the cached prompt prefix); a bare deny rule hides
+        a tool. The same registry until a server's tools change."""
+        mcp = self.mcp
+        key = (mcp.generation if mcp is not None else 0, tuple(self.gate.policy.deny))
+        if self._visible is None or self._visible[0] != key:
+            tools = [*self.tools, *(mcp.tools() if mcp is not None else [])]
+            policy = self.gate.policy
+            self._visible = (key, ToolRegistry(t for t in tools if not policy.hides(t.name)))
+        return self._visible[1]
 
     async def submit_message(
         self, prompt: str | list[Block], *, abort: AbortSignal | None = None
@@ -185,6 +199,7 @@ class QueryEngine:
             messages=self.messages,
             provider=provider,
             tools=self.visible_tools(),
+            tools_at_request=self.visible_tools if self.mcp is not None else None,
             gate=self.gate,
             workspace=self.workspace,
             model=self.config.model,

@@ -19,7 +19,8 @@ Otherwise, in order, first hit wins:
    unless the line names a protected place (an always-asked path, a file a
    Read deny rule covers), which the sandbox does not hide;
 8. the mode's defaults: reads inside the project are free, edits there are
-   free in acceptEdits, everything else asks.
+   free in acceptEdits, everything else asks; an MCP server's tool always
+   asks (its read-only hint lets it run beside other calls, not unasked).
 
 For Bash, deny and ask rules match every command the line runs (shell/), a
 deny rule that cannot be checked on a line asks (in every mode), and a
@@ -36,7 +37,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agentcli.config.credentials import child_env
-from agentcli.config.rules import EDIT_TOOLS, Rule
+from agentcli.config.rules import EDIT_TOOLS, Rule, is_mcp_tool
 from agentcli.permissions.path_rules import compile_path_pattern, real_path
 from agentcli.permissions.search_filter import RuleSearchFilter
 from agentcli.permissions.special_paths import special_path_reason
@@ -64,6 +65,16 @@ class PermissionPolicy:
     def hidden_tools(self) -> set[str]:
         """Tools denied outright: the model is not even shown them."""
         return {rule.tool for rule in self.deny if rule.specifier is None}
+
+    def hides(self, tool_name: str) -> bool:
+        """Is this tool denied outright (by name, or all its MCP server's tools)?"""
+        return any(
+            rule.specifier is None
+            and (
+                rule.tool == tool_name or (rule.names_whole_server() and rule.applies_to(tool_name))
+            )
+            for rule in self.deny
+        )
 
     def read_denied_predicate(self) -> Callable[[Path], bool] | None:
         """Is a path covered by a `Read(...)` deny rule? None when there are none."""
@@ -143,6 +154,8 @@ def _decide(policy: PermissionPolicy, tool: Tool, inp: Any) -> Decision:
 def _mode_default(
     mode: PermissionMode, workspace: Workspace, tool: Tool, read_only: bool, call: _PathCall
 ) -> Decision:
+    if is_mcp_tool(tool.name):  # a server's own word that it only reads is not ours
+        return Decision("ask", f"{tool.name} is an MCP server's tool")
     inside = call.inside(workspace)
     if read_only:
         if inside:

@@ -211,7 +211,7 @@ class Tool(ABC):
     depends on its input (Bash running `ls`) overrides `is_read_only()`.
     """
 
-    name: ClassVar[str]
+    name: str  # a class attribute, or per instance (an MCP server's tool)
     input_model: ClassVar[type[ToolInput]]
     read_only: ClassVar[bool] = False
     concurrency_safe: ClassVar[bool] = False

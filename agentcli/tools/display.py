@@ -141,3 +141,14 @@ class LiveOutput(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     text: str
+
+
+class McpCallDisplay(ToolDisplay):
+    """An MCP server's tool (agentcli/mcp): which one, and what came back besides text."""
+
+    type: Literal["mcp"] = "mcp"
+    server: str
+    tool: str
+    images: int = 0
+    resources: int = 0  # embedded resources and resource links
+    structured: bool = False  # the result carried structuredContent

@@ -80,7 +80,7 @@ class EditInput(ToolInput):
 
 
 class EditTool(FileTool):
-    name: ClassVar[str] = "Edit"
+    name = "Edit"
     input_model: ClassVar[type[ToolInput]] = EditInput
     read_only: ClassVar[bool] = False
     concurrency_safe: ClassVar[bool] = False

@@ -85,7 +85,7 @@ class ReadInput(ToolInput):
 
 
 class ReadTool(FileTool):
-    name: ClassVar[str] = "Read"
+    name = "Read"
     input_model: ClassVar[type[ToolInput]] = ReadInput
     read_only: ClassVar[bool] = True
     concurrency_safe: ClassVar[bool] = True

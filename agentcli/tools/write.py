@@ -43,7 +43,7 @@ class WriteInput(ToolInput):
 
 
 class WriteTool(FileTool):
-    name: ClassVar[str] = "Write"
+    name = "Write"
     input_model: ClassVar[type[ToolInput]] = WriteInput
     read_only: ClassVar[bool] = False
     concurrency_safe: ClassVar[bool] = False

@@ -49,6 +49,7 @@ from agentcli.ui.widgets.status import StatusBar, StatusLine
 
 if TYPE_CHECKING:
     from agentcli.engine.query_engine import QueryEngine
+    from agentcli.mcp.manager import McpManager
     from agentcli.permissions.question import PermissionQuestion
     from agentcli.ui.widgets.permission_prompt import PermissionPrompt
 
@@ -165,13 +166,15 @@ class AgentApp(App[None]):
         self.refresh_status()
         self.call_after_refresh(self._after_first_frame)
 
-    def on_unmount(self) -> None:
+    async def on_unmount(self) -> None:
         """Sync and close the transcript, which releases the session for other processes;
-        give the signals back."""
+        end the MCP servers' processes; give the signals back."""
         from agentcli.composition import finish_session
 
         if self.engine is not None:
             finish_session(self.engine)
+            if self.engine.mcp is not None:
+                await self.engine.mcp.close()
         if self._undo_signals is not None:
             self._undo_signals()
 
@@ -207,15 +210,15 @@ class AgentApp(App[None]):
             self.run_worker(self._load_in_thread, thread=True, group="load", exit_on_error=False)
         else:
             self._engine_ready()
+            self.run_worker(self._load_mcp_in_thread, thread=True, group="mcp", exit_on_error=False)
         self.run_worker(self._load_files(), group="files", exit_on_error=False)
 
     # -- background loading -------------------------------------------------------
 
     def _load_in_thread(self) -> None:
-        """Build the engine, then the provider (slow SDK import), off the UI thread."""
-        from agentcli.bootstrap import build_engine, make_provider
-        from agentcli.providers.base import ModelError
-        from agentcli.providers.tuning import ApiTuning
+        """Build the engine, then the provider (slow SDK import), then start the MCP
+        servers, off the UI thread."""
+        from agentcli.bootstrap import build_engine
 
         if self.engine is None:
             options = self._options()
@@ -230,9 +233,18 @@ class AgentApp(App[None]):
                 self.call_from_thread(self._show_resumed, resumed)  # type: ignore[arg-type]
             elif getattr(options, "resume", None) == "":  # `--resume` with no id: pick one
                 self.call_from_thread(self.pick_session)  # type: ignore[arg-type]
-        if not self.load_provider:
+        if self.load_provider:
+            self._load_provider()
+        else:
             self.call_from_thread(self._engine_ready)
-            return
+        self._load_mcp_in_thread()
+
+    def _load_provider(self) -> None:
+        """In the loader thread: the provider (the SDK's import is slow), handed over."""
+        from agentcli.bootstrap import make_provider
+        from agentcli.providers.base import ModelError
+        from agentcli.providers.tuning import ApiTuning
+
         tuning = ApiTuning.from_env()
         for problem in tuning.problems:  # a malformed AGENTCLI_* timing: its default is used
             self.call_from_thread(self.note, problem, "warning")
@@ -335,8 +347,9 @@ class AgentApp(App[None]):
             return
         old = self.engine
         provider = old.provider if old is not None else None
+        mcp = old.mcp if old is not None else None  # the servers stay connected
         engine = await asyncio.to_thread(
-            build_engine, self._options(), provider, loaded, carry_totals=True
+            build_engine, self._options(), provider, loaded, carry_totals=True, mcp=mcp
         )
         if old is not None:
             finish_session(old)
@@ -372,6 +385,32 @@ class AgentApp(App[None]):
         self._initial_mode = str(engine.gate.policy.mode)
         self.banner.update(self.banner_text())
         self.refresh_status()
+
+    def _load_mcp_in_thread(self) -> None:
+        """Import the MCP SDK off the UI thread, then start the servers on the app's loop
+        (their connections live there, beside the engine that calls them). Run after the
+        provider's import, not beside it: two imports at once hold the GIL long enough
+        to delay the first frame's write."""
+        from agentcli.mcp.manager import load_sdk
+
+        mcp = self.engine.mcp if self.engine is not None else None
+        if mcp is None or not mcp.configured:
+            return
+        load_sdk()
+        self.call_from_thread(self._start_mcp, mcp)
+
+    def _start_mcp(self, mcp: McpManager) -> None:
+        """On the app's thread: start the servers; a server that fails is said in a note."""
+        said: set[tuple[str, str | None]] = set()
+
+        def note_failures() -> None:
+            for server in mcp.status():
+                if server.state == "failed" and (server.name, server.error) not in said:
+                    said.add((server.name, server.error))
+                    self.note(f"MCP server {server.name} failed: {server.error}", "warning")
+
+        mcp.on_change(note_failures)
+        self.run_worker(mcp.start(), group="mcp", exit_on_error=False)
 
     def _show_startup_notices(self) -> None:
         """Skipped settings files, protection uncertain, the bypass warning: as on stderr."""

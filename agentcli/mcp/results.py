@@ -1,0 +1,133 @@
+"""An MCP tool's result as the Messages API's tool_result content, faithfully.
+
+| MCP content | what the model gets |
+| --- | --- |
+| text | a text block |
+| image (JPEG, PNG, GIF, WebP) | an image block; another type, or data that is not base64, a note |
+| audio | a note (the API takes no audio) |
+| embedded resource, text | a text block, `[Resource from <server> at <uri>] ...` |
+| embedded resource, image blob | an image block after that line |
+| embedded resource, other blob | a note with its type and size |
+| resource link | `[Resource link: <name>] <uri> (<description>)` |
+| structuredContent | its JSON, unless a text block already says it |
+| isError | is_error |
+
+A note stands where the content was, so the model knows something came back
+that it cannot see. Big text goes through the engine's tool-result budget
+like any tool's.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from mcp_types import (
+    AudioContent,
+    BlobResourceContents,
+    CallToolResult,
+    ContentBlock,
+    EmbeddedResource,
+    ImageContent,
+    ResourceLink,
+    TextContent,
+    TextResourceContents,
+)
+
+from agentcli.tools.base import ToolResult
+from agentcli.tools.display import McpCallDisplay
+
+API_IMAGE_TYPES = frozenset({"image/jpeg", "image/png", "image/gif", "image/webp"})
+MAX_IMAGE_BYTES = 5 * 1024 * 1024  # the API's limit for one image
+
+Block = dict[str, Any]
+
+
+def tool_result(server: str, tool: str, result: CallToolResult) -> ToolResult:
+    """The ToolResult (content, is_error, display) for one call's result."""
+    blocks = content_blocks(server, result.content)
+    structured = result.structured_content
+    if structured is not None and not _already_said(blocks, structured):
+        blocks.append(_text(json.dumps(structured, ensure_ascii=False)))
+    display = McpCallDisplay(
+        server=server,
+        tool=tool,
+        images=sum(block["type"] == "image" for block in blocks),
+        resources=sum(isinstance(item, EmbeddedResource | ResourceLink) for item in result.content),
+        structured=structured is not None,
+    )
+    return ToolResult(blocks, is_error=result.is_error, display=display)
+
+
+def content_blocks(server: str, items: Iterable[ContentBlock]) -> list[Block]:
+    """MCP content (a tool result's, a prompt message's) as API content blocks."""
+    return [block for item in items for block in _blocks(server, item)]
+
+
+def _blocks(server: str, item: ContentBlock) -> list[Block]:
+    match item:
+        case TextContent(text=text):
+            return [_text(text)]
+        case ImageContent(data=data, mime_type=mime):
+            return [_image(data, mime, "image")]
+        case AudioContent(data=data, mime_type=mime):
+            return [_text(f"[audio ({mime}, {_size(data)}): not shown to the model]")]
+        case EmbeddedResource(resource=resource):
+            return resource_blocks(server, resource)
+        case ResourceLink(name=name, uri=uri, description=description):
+            about = f" ({description})" if description else ""
+            return [_text(f"[Resource link: {name}] {uri}{about}")]
+    kind = getattr(item, "type", type(item).__name__)  # a content type this version does not know
+    return [_text(f"[{kind} content: not shown to the model]")]
+
+
+def resource_blocks(
+    server: str, resource: TextResourceContents | BlobResourceContents
+) -> list[Block]:
+    """A resource's contents as blocks (embedded in a result, or read with a tool)."""
+    head = f"[Resource from {server} at {resource.uri}]"
+    if isinstance(resource, TextResourceContents):
+        return [_text(f"{head} {resource.text}")]
+    mime = resource.mime_type or "application/octet-stream"
+    if mime in API_IMAGE_TYPES:
+        return [_text(head), _image(resource.blob, mime, "resource")]
+    return [_text(f"{head} binary {mime}, {_size(resource.blob)}: not shown to the model")]
+
+
+def _image(data: str, mime: str, what: str) -> Block:
+    if mime not in API_IMAGE_TYPES:
+        return _text(f"[{what} of type {mime}: not shown; the model takes JPEG, PNG, GIF and WebP]")
+    try:
+        size = len(base64.b64decode(data, validate=True))
+    except (binascii.Error, ValueError):
+        return _text(f"[{what} ({mime}) whose data is not valid base64: not shown]")
+    if size > MAX_IMAGE_BYTES:
+        return _text(f"[{what} ({mime}, {size:,} bytes): too big to show the model]")
+    return {"type": "image", "source": {"type": "base64", "media_type": mime, "data": data}}
+
+
+def _already_said(blocks: list[Block], structured: Any) -> bool:
+    """Servers are asked to repeat structured content as JSON text; some (FastMCP)
+    wrap a plain return value as {"result": value} and send the value as text."""
+    texts = [b["text"] for b in blocks if b["type"] == "text"]
+    for text in texts:
+        try:
+            if json.loads(text) == structured:
+                return True
+        except ValueError:
+            pass
+    if isinstance(structured, dict) and list(structured) == ["result"] and len(texts) == 1:
+        value = structured["result"]
+        return bool(texts[0] == value or texts[0] == json.dumps(value, ensure_ascii=False))
+    return False
+
+
+def _text(text: str) -> Block:
+    return {"type": "text", "text": text}
+
+
+def _size(data: str) -> str:
+    return f"{len(data) * 3 // 4:,} bytes"
