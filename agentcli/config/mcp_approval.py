@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from agentcli.config.json_store import JsonStoreError, read_json_object, update_json_object
-from agentcli.config.mcp_files import read_server_file
+from agentcli.config.mcp_files import PROJECT_FILE, read_server_file
 from agentcli.config.mcp_specs import ServerSpec
 from agentcli.config.paths import agentcli_home
 from agentcli.config.settings import settings_files
@@ -43,7 +43,7 @@ def approvals_file() -> Path:
 
 def project_servers_file(project: Path) -> Path:
     """The project's shared server list: `.mcp.json` at its root."""
-    return project / ".mcp.json"
+    return project / PROJECT_FILE
 
 
 def fingerprint(spec: ServerSpec) -> str:

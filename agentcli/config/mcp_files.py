@@ -19,6 +19,7 @@ from agentcli.config.key_positions import KeyPositions
 from agentcli.config.mcp_specs import ServerSpec, SpecError, parse_spec
 
 KEY = "mcpServers"
+PROJECT_FILE = ".mcp.json"  # a project's shared servers, at its root
 
 
 @dataclass(frozen=True)

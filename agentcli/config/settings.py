@@ -33,11 +33,17 @@ from pydantic import ValidationError
 
 from agentcli.config.hooks import HooksConfig
 from agentcli.config.json_store import JsonStoreError, parse_json_object, read_json_text
+from agentcli.config.mcp_files import PROJECT_FILE
 from agentcli.config.paths import agentcli_home
 from agentcli.config.rules import Rule, RuleSyntaxError
 from agentcli.config.salvage import Salvage, salvage
 from agentcli.config.settings_schema import SettingsFile, describe_errors
-from agentcli.config.untrusted import Withheld, protective_parts, withheld
+from agentcli.config.untrusted import (
+    Withheld,
+    mcp_servers_withheld,
+    protective_parts,
+    withheld,
+)
 
 
 @dataclass
@@ -136,6 +142,8 @@ def load_settings(
             _merge(settings, layer.data, name, base)
         elif kept is not None:
             _merge_salvage(settings, kept, name, base)
+    if not trusted:  # its servers wait for trust, then for their own yes (mcp_approval.py)
+        settings.withheld += mcp_servers_withheld(project / PROJECT_FILE)
     if cli is not None:
         _merge_cli(settings, cli, project)
     return settings

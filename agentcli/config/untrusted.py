@@ -10,17 +10,22 @@ withheld: hooks (commands agentcli would run), `env` (given to every command
 and hook), a looser `defaultMode`, allow rules, `additionalDirectories`, and
 any other key, so a key added to the settings later is withheld until someone
 decides it is safe. `withheld()` lists each of those, as the trust question
-shows them.
+shows them. The project's `.mcp.json` comes with the folder too: each of its
+servers is a program (or a remote endpoint) that trusting would let the person
+approve, so `mcp_servers_withheld()` lists them for the same question.
 """
 
 from __future__ import annotations
 
 import json
+import shlex
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
 from agentcli.config.hooks import HooksConfig
+from agentcli.config.mcp_files import read_server_file
+from agentcli.config.mcp_specs import ServerSpec, StdioServer
 from agentcli.config.salvage import Salvage
 from agentcli.config.settings_schema import SettingsFile
 
@@ -85,6 +90,21 @@ def withheld(
     elif kept is not None and kept.hooks is not None:
         items += _hooks(kept.hooks)
     return [Withheld(key, _shown(value), source, path) for key, value in items]
+
+
+def mcp_servers_withheld(path: Path) -> list[Withheld]:
+    """The servers of a project's `.mcp.json` at `path`, each as what it would run."""
+    found = read_server_file(path)
+    return [
+        Withheld("mcpServers", _shown(f"{name}: {_endpoint(spec)}"), "project (.mcp.json)", path)
+        for name, spec in found.servers.items()
+    ]
+
+
+def _endpoint(spec: ServerSpec) -> str:
+    if isinstance(spec, StdioServer):
+        return shlex.join([spec.command, *spec.args])
+    return spec.url
 
 
 def _hooks(hooks: HooksConfig) -> list[tuple[str, str]]:

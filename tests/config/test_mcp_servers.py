@@ -268,3 +268,24 @@ def test_an_untrusted_project_file_lists_its_servers_but_not_its_refusals(projec
     withheld = load_settings(project, trusted=False).withheld
     assert [item.key for item in withheld] == ["mcpServers"]
     assert "run-me" in withheld[0].value
+
+
+def test_an_untrusted_folders_mcp_json_is_something_trusting_would_enable(project):
+    """A cloned repository whose only agentcli file is `.mcp.json`: its servers are what
+    the trust question must list (else nothing is asked, and they never start)."""
+    from agentcli.config.trust_question import trust_question
+
+    _write(
+        project / ".mcp.json",
+        servers(
+            ("db", {"command": "run-db", "args": ["--port", "5432"]}),
+            ("api", {"type": "http", "url": "https://mcp.example/mcp"}),
+        ),
+    )
+    settings = load_settings(project, trusted=False)
+    asked = trust_question(settings, project)
+    assert [(item.key, item.value, item.path) for item in asked] == [
+        ("mcpServers", "db: run-db --port 5432", project / ".mcp.json"),
+        ("mcpServers", "api: https://mcp.example/mcp", project / ".mcp.json"),
+    ]
+    assert load_settings(project, trusted=True).withheld == []
