@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -32,7 +33,7 @@ from textual.widgets import Static
 
 from agentcli import __version__
 from agentcli.commands.registry import REGISTRY, CommandContext, parse_command_line
-from agentcli.ui.completers import command_completions, file_completions
+from agentcli.ui.completers import command_completions, file_completions, resource_completions
 from agentcli.ui.events_view import EventsView
 from agentcli.ui.history import PromptHistory
 from agentcli.ui.themes import (
@@ -50,12 +51,22 @@ from agentcli.ui.widgets.status import StatusBar, StatusLine
 if TYPE_CHECKING:
     from agentcli.engine.query_engine import QueryEngine
     from agentcli.permissions.question import PermissionQuestion
+    from agentcli.ui.mcp_link import McpLink
     from agentcli.ui.widgets.permission_prompt import PermissionPrompt
 
 MODE_CYCLE = ["default", "acceptEdits", "plan"]
+COMMAND_PUNCTUATION = str.maketrans("", "", "-_:")  # in a command's name (`/mcp__s__p`)
 QUIT_WINDOW_S = 2.0
 # A resumed conversation shows its latest messages; the rest stay in the transcript.
 RESUMED_MESSAGES_SHOWN = 200
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A message whose content is already made (an MCP prompt's), shown as `text`."""
+
+    text: str
+    content: list[dict[str, Any]]
 
 
 class AgentApp(App[None]):
@@ -92,7 +103,7 @@ class AgentApp(App[None]):
         # the same screen render two ways depending on when it is captured.
         self.cursor_blink = cursor_blink
         self.provider_error: str | None = None
-        self.queue: list[str] = []
+        self.queue: list[str | Prepared] = []
         self.pending_context: list[dict[str, Any]] = []
         self.registry = REGISTRY
         self.history = PromptHistory(None)
@@ -100,6 +111,7 @@ class AgentApp(App[None]):
         self.commands_loaded = False
         self.shell_run: Any = None
         self.permission_prompt: PermissionPrompt | None = None
+        self.mcp_link: McpLink | None = None  # once the engine has MCP servers
         self._last_ctrl_c = 0.0
         self._initial_theme = theme_name
         self.theme_name = DEFAULT_THEME
@@ -172,6 +184,8 @@ class AgentApp(App[None]):
 
         if self.engine is not None:
             finish_session(self.engine)
+        if self.mcp_link is not None:
+            self.mcp_link.close()
         if self._undo_signals is not None:
             self._undo_signals()
 
@@ -203,6 +217,8 @@ class AgentApp(App[None]):
         self.prompt.prompt_history = self.history
         if self.history.problem:
             self.note(self.history.problem, "warning")
+        if self.engine is not None:
+            self._link_mcp()
         if self.engine is None or (self.engine.provider is None and self.load_provider):
             self.run_worker(self._load_in_thread, thread=True, group="load", exit_on_error=False)
         else:
@@ -372,6 +388,23 @@ class AgentApp(App[None]):
         self._initial_mode = str(engine.gate.policy.mode)
         self.banner.update(self.banner_text())
         self.refresh_status()
+        self._link_mcp()
+
+    def _link_mcp(self) -> None:
+        """Follow the engine's MCP servers (a new engine may keep the same ones); ask
+        about the project's servers waiting for approval, once per set of servers."""
+        manager = self.built_engine().mcp
+        if self.mcp_link is not None:
+            if self.mcp_link.manager is manager:
+                return
+            self.mcp_link.close()
+            self.mcp_link = None
+        if manager is None or not manager.configured:
+            return
+        from agentcli.ui.mcp_link import McpLink
+
+        self.mcp_link = McpLink(self, manager)
+        self.mcp_link.ask_about_new_servers(self.permission_guard_s)
 
     def _show_startup_notices(self) -> None:
         """Skipped settings files, protection uncertain, the bypass warning: as on stderr."""
@@ -437,10 +470,12 @@ class AgentApp(App[None]):
     def _update_completion(self) -> None:
         text = self.prompt.text
         items = command_completions(text, self.registry)
-        if not items and "@" in text and self.files:
+        if not items and "@" in text:
             row, col = self.prompt.cursor_location
             offset = sum(len(line) + 1 for line in text.split("\n")[:row]) + col
-            items = file_completions(text, offset, self.files)
+            resources = self.mcp_link.resources() if self.mcp_link is not None else []
+            items = resource_completions(text, offset, resources)
+            items += file_completions(text, offset, self.files or [])
         self.popup.show(items)
         self.prompt.popup_open = self.popup.showing
 
@@ -486,7 +521,7 @@ class AgentApp(App[None]):
         command = parse_command_line(text)
         if command is not None and command[0] in self.registry:
             await self.run_command(command[0], self.prompt.pastes.expand(command[1]))
-        elif command is not None and command[0].replace("-", "").replace(":", "").isalnum():
+        elif command is not None and command[0].translate(COMMAND_PUNCTUATION).isalnum():
             self.note(f"Unknown command: /{command[0]} · /help lists the commands", "warning")
         elif text.startswith("!") and text[1:].strip():
             self.run_worker(self._run_shell(full[1:].strip()), group="shell", exit_on_error=False)
@@ -512,16 +547,22 @@ class AgentApp(App[None]):
 
     # -- turns --------------------------------------------------------------------
 
-    def send(self, text: str) -> None:
-        """Send a message, or queue it while starting up or while a turn runs."""
+    def send(self, text: str, *, content: list[dict[str, Any]] | None = None) -> None:
+        """Send a message, or queue it while starting up or while a turn runs.
+        `content`: the message's blocks, made already (it is shown as `text`)."""
+        self._send(text if content is None else Prepared(text, content))
+
+    def _send(self, message: str | Prepared) -> None:
         if not self.ready or self.busy:
-            self.queue.append(text)
+            self.queue.append(message)
             if self.provider_error:
                 self.note(self.provider_error, "error")
             else:
                 self.note("Queued: it will be sent when agentcli is ready.", "queued")
             return
-        self.turn_worker = self.run_worker(self._run_turn(text), group="turn", exit_on_error=False)
+        self.turn_worker = self.run_worker(
+            self._run_turn(message), group="turn", exit_on_error=False
+        )
 
     @property
     def busy(self) -> bool:
@@ -529,23 +570,23 @@ class AgentApp(App[None]):
 
     def _drain_queue(self) -> None:
         if self.queue and self.ready and not self.busy:
-            self.send(self.queue.pop(0))
+            self._send(self.queue.pop(0))
 
-    async def _run_turn(self, text: str) -> None:
+    async def _run_turn(self, message: str | Prepared) -> None:
         from agentcli.engine.events import AssistantMessage, TurnEnded
-        from agentcli.ui.attachments import attach, find_mentions
 
+        text = message.text if isinstance(message, Prepared) else message
         self.conversation.add_user(text)
         self.status_line.start()
         blocks = list(self.pending_context)
         self.pending_context.clear()
-        if find_mentions(text):
-            files, notes = await asyncio.to_thread(attach, text, self.cwd)
-            blocks.extend(files)
-            for line in notes:
-                self.note(line, "attachment")
-        full = self.prompt.pastes.expand(text)  # the conversation shows `text`, folded
-        content: Any = [*blocks, {"type": "text", "text": full}] if blocks else full
+        content: Any
+        if isinstance(message, Prepared):
+            content = [*blocks, *message.content]
+        else:
+            blocks.extend(await self._attachments(text))
+            full = self.prompt.pastes.expand(text)  # the conversation shows `text`, folded
+            content = [*blocks, {"type": "text", "text": full}] if blocks else full
         try:
             async for event in self.built_engine().submit_message(content):
                 await self.view.show(event)
@@ -558,6 +599,20 @@ class AgentApp(App[None]):
             self.status_line.stop()
             self.refresh_status()
             self.call_later(self._drain_queue)
+
+    async def _attachments(self, text: str) -> list[dict[str, Any]]:
+        """The files (`@path`) and MCP resources (`@server:uri`) the text mentions."""
+        from agentcli.ui.attachments import attach, find_mentions
+
+        if not find_mentions(text):
+            return []
+        blocks, notes = await asyncio.to_thread(attach, text, self.cwd)
+        if self.mcp_link is not None:
+            resources, more = await self.mcp_link.attach(text)
+            blocks, notes = blocks + resources, notes + more
+        for line in notes:
+            self.note(line, "attachment")
+        return blocks
 
     async def _run_shell(self, command: str) -> None:
         from agentcli.tools.display import CommandDisplay
