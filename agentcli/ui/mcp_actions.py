@@ -35,6 +35,7 @@ async def approve(manager: McpManager, project: Path, names: Sequence[str]) -> s
         await asyncio.to_thread(approve_project_servers, project, names)
     except (OSError, ValueError) as exc:
         return f"Could not remember approving {', '.join(names)}: {exc}"
+    await _sdk_loaded()
     for name in names:
         server = manager.configured.get(name)
         if server is not None:  # Interim: McpManager.approve(name)
@@ -62,6 +63,7 @@ async def reconnect(manager: McpManager, name: str) -> str | None:
     """Connect the server again (a failed, connected or disabled one)."""
     from agentcli.mcp.errors import McpCallError
 
+    await _sdk_loaded()
     try:
         await manager.reconnect(name)
     except McpCallError as exc:
@@ -78,6 +80,14 @@ async def disable(manager: McpManager, name: str) -> str | None:
     except McpCallError as exc:
         return str(exc)
     return None
+
+
+async def _sdk_loaded() -> None:
+    """Connecting imports the SDK (about a second): done off the UI thread first, in
+    case the person acts before the app's loader has imported it."""
+    from agentcli.mcp.manager import load_sdk
+
+    await asyncio.to_thread(load_sdk)
 
 
 async def fetch_prompt(
