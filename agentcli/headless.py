@@ -120,6 +120,9 @@ async def _run_engine(engine: QueryEngine, run: _Run) -> int:
         return EXIT_ERROR
     if engine.mcp is not None:  # a one-shot run uses its servers: wait for each (bounded)
         await engine.mcp.wait_ready()
+        for server in engine.mcp.status():
+            if server.state == "failed":
+                report(f"warning: MCP server {server.name} failed: {server.error}")
 
     args = run.args
     output = Output(args.output_format, engine.session_id, verbose=args.verbose)

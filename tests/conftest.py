@@ -24,6 +24,8 @@ def isolated_home(tmp_path_factory, monkeypatch):
         "AGENTCLI_RETRY_MAX_TOTAL_MS",
         "AGENTCLI_STREAM_IDLE_TIMEOUT_MS",
         "API_TIMEOUT_MS",
+        "MCP_TIMEOUT",
+        "MCP_TOOL_TIMEOUT",
     ):
         monkeypatch.delenv(name, raising=False)
     return home

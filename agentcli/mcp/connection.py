@@ -199,7 +199,7 @@ class Connection:
                 await self._wake.wait()
                 group.cancel_scope.cancel()
             self._client = None
-            if self._lost.is_set() and not self._closing:
+            if self._lost.is_set() and not self._closing and self.state != "failed":
                 self._fail(self._lost_reason())
 
     async def _watch_lost(self) -> None:
@@ -362,6 +362,9 @@ class Connection:
                 "(MCP_TOOL_TIMEOUT); the server was asked to cancel it"
             )
         if exc.code == CONNECTION_CLOSED:
+            self._lost.set()
+            if not self._closing and self.state == "connected":  # the next request knows
+                self._fail(self._lost_reason())
             text = f"MCP server {self.name}: {self._lost_reason()} during {what}"
             tail = self._stderr.tail(CALL_TAIL_LINES) if self._stderr is not None else ""
             return f"{text}. Its last words on stderr:\n{tail}" if tail else text

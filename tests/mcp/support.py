@@ -150,3 +150,13 @@ async def run_tool(tool: Tool, arguments: dict[str, Any], root: Path | None = No
     """Run a tool as the engine does after permission: validated input, a context."""
     inp = tool.input_model.model_validate(arguments)
     return await tool.run(inp, ToolContext(Workspace(root or REPO), AbortSignal()))
+
+
+def eventually_sync(check: Callable[[], bool], timeout: float = 30.0) -> None:
+    """`eventually` for a test that is not async (a subprocess it watches)."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, "the condition never held"
+        time.sleep(0.02)
