@@ -11,14 +11,16 @@ Arguments are positional: the words after the command fill the prompt's
 declared arguments in order, quotes group words (`"two words"`), and the
 last argument takes whatever words are left. A missing required argument,
 or words for a prompt that takes none, is a clear message and nothing is
-sent.
+sent. The prompt is fetched when the message's turn starts (ui/outgoing.py),
+so Esc stops a server slow to answer, and one queued behind a turn keeps its
+place.
 """
 
 from __future__ import annotations
 
 import re
 import shlex
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from agentcli.commands.registry import Command, CommandContext, CommandRegistry
 
@@ -69,26 +71,17 @@ def prompt_command(prompt: PromptInfo, manager: McpManager) -> Command:
     hint = argument_hint(prompt)
 
     async def run(ctx: CommandContext) -> None:
-        from agentcli.mcp.errors import McpCallError
-        from agentcli.ui.mcp_actions import fetch_prompt
-
         usage = f"/{name}" + (f" {hint}" if hint else "")
         try:
             arguments = prompt_arguments(prompt, ctx.args)
         except PromptArgumentsError as problem:
             ctx.error(f"/{name}: {problem} · usage: {usage}")
             return
-        try:
-            messages = await fetch_prompt(manager, prompt.server, prompt.name, arguments)
-        except McpCallError as problem:
-            ctx.error(f"/{name}: {problem}")
-            return
-        content = [block for message in messages for block in message["content"]]
-        if not content:
-            ctx.error(f"/{name}: the server's prompt {prompt.name} has no content")
-            return
-        shown = f"/{name} {ctx.args}".rstrip()
-        ctx.app.send(shown, content=content)
+
+        async def make() -> list[dict[str, Any]]:
+            return await prompt_content(manager, prompt, arguments, f"/{name}")
+
+        ctx.app.send(f"/{name} {ctx.args}".rstrip(), make=make)
 
     about = prompt.description.strip().splitlines()[0] if prompt.description.strip() else ""
     return Command(
@@ -98,6 +91,25 @@ def prompt_command(prompt: PromptInfo, manager: McpManager) -> Command:
         argument_hint=hint,
         source=SOURCE,
     )
+
+
+async def prompt_content(
+    manager: McpManager, prompt: PromptInfo, arguments: dict[str, str], command: str
+) -> list[dict[str, Any]]:
+    """The prompt's messages, fetched now, as one user message's content blocks.
+    Raises NotSent (ui/outgoing.py) with the reason."""
+    from agentcli.mcp.errors import McpCallError
+    from agentcli.ui.mcp_actions import fetch_prompt
+    from agentcli.ui.outgoing import NotSent
+
+    try:
+        messages = await fetch_prompt(manager, prompt.server, prompt.name, arguments)
+    except McpCallError as problem:
+        raise NotSent(f"{command}: {problem}") from None
+    content = [block for message in messages for block in message["content"]]
+    if not content:
+        raise NotSent(f"{command}: the server's prompt {prompt.name} has no content")
+    return content
 
 
 class PromptCommands:

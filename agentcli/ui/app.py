@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -36,6 +36,7 @@ from agentcli.commands.registry import REGISTRY, CommandContext, parse_command_l
 from agentcli.ui.completers import command_completions, file_completions, resource_completions
 from agentcli.ui.events_view import EventsView
 from agentcli.ui.history import PromptHistory
+from agentcli.ui.outgoing import Blocks, NotSent, Prepared
 from agentcli.ui.themes import (
     DEFAULT_THEME,
     HIGH_CONTRAST,
@@ -59,14 +60,7 @@ COMMAND_PUNCTUATION = str.maketrans("", "", "-_:")  # in a command's name (`/mcp
 QUIT_WINDOW_S = 2.0
 # A resumed conversation shows its latest messages; the rest stay in the transcript.
 RESUMED_MESSAGES_SHOWN = 200
-
-
-@dataclass(frozen=True)
-class Prepared:
-    """A message whose content is already made (an MCP prompt's), shown as `text`."""
-
-    text: str
-    content: list[dict[str, Any]]
+NOT_SENT = "Interrupted before the message was sent: nothing went to the model."
 
 
 class AgentApp(App[None]):
@@ -116,6 +110,7 @@ class AgentApp(App[None]):
         self._initial_theme = theme_name
         self.theme_name = DEFAULT_THEME
         self.turn_worker: Any = None
+        self.making_message = False  # the turn is still making its message's content
         self.exit_signal: int | None = None  # SIGTERM / SIGHUP, once one arrived
         self.trusted: bool | None = None  # the answer to the trust question; None: not asked
         self._undo_signals: Any = None
@@ -547,10 +542,11 @@ class AgentApp(App[None]):
 
     # -- turns --------------------------------------------------------------------
 
-    def send(self, text: str, *, content: list[dict[str, Any]] | None = None) -> None:
+    def send(self, text: str, *, make: Callable[[], Awaitable[Blocks]] | None = None) -> None:
         """Send a message, or queue it while starting up or while a turn runs.
-        `content`: the message's blocks, made already (it is shown as `text`)."""
-        self._send(text if content is None else Prepared(text, content))
+        `make`: gives the message's content when its turn starts (it is shown as
+        `text`); see ui/outgoing.py."""
+        self._send(text if make is None else Prepared(text, make))
 
     def _send(self, message: str | Prepared) -> None:
         if not self.ready or self.busy:
@@ -580,13 +576,19 @@ class AgentApp(App[None]):
         self.status_line.start()
         blocks = list(self.pending_context)
         self.pending_context.clear()
-        content: Any
-        if isinstance(message, Prepared):
-            content = [*blocks, *message.content]
-        else:
-            blocks.extend(await self._attachments(text))
-            full = self.prompt.pastes.expand(text)  # the conversation shows `text`, folded
-            content = [*blocks, {"type": "text", "text": full}] if blocks else full
+        self.making_message = True
+        try:
+            content = await self._content(message, blocks)
+        except NotSent as problem:
+            self.note(str(problem), "error")
+            self._turn_over()
+            return
+        except asyncio.CancelledError:  # Esc while reading attachments or fetching a prompt
+            self.note(NOT_SENT, "interrupted")
+            self._turn_over()
+            raise
+        finally:
+            self.making_message = False
         try:
             async for event in self.built_engine().submit_message(content):
                 await self.view.show(event)
@@ -596,11 +598,23 @@ class AgentApp(App[None]):
             await self.conversation.finish_answer()
             self.note(f"Error: {type(exc).__name__}: {exc}", "error")
         finally:
-            self.status_line.stop()
-            self.refresh_status()
-            self.call_later(self._drain_queue)
+            self._turn_over()
 
-    async def _attachments(self, text: str) -> list[dict[str, Any]]:
+    def _turn_over(self) -> None:
+        self.status_line.stop()
+        self.refresh_status()
+        self.call_later(self._drain_queue)
+
+    async def _content(self, message: str | Prepared, blocks: Blocks) -> Any:
+        """What goes to the model: the blocks before it (`!` output), then the
+        message's own content, made now."""
+        if isinstance(message, Prepared):
+            return [*blocks, *await message.make()]
+        blocks = [*blocks, *await self._attachments(message)]
+        full = self.prompt.pastes.expand(message)  # the conversation shows it folded
+        return [*blocks, {"type": "text", "text": full}] if blocks else full
+
+    async def _attachments(self, text: str) -> Blocks:
         """The files (`@path`) and MCP resources (`@server:uri`) the text mentions."""
         from agentcli.ui.attachments import attach, find_mentions
 
@@ -688,6 +702,8 @@ class AgentApp(App[None]):
         if self.engine is not None and self.engine.busy:
             self.engine.interrupt()
             self.status_line.set_verb("Interrupting")
+        elif self.making_message:  # reading `@` attachments, fetching an MCP prompt
+            self.turn_worker.cancel()
 
     def action_ctrl_c(self) -> None:
         selected = self.screen.get_selected_text()

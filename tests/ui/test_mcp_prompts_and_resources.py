@@ -7,11 +7,17 @@ receives is read from the requests the scripted provider got.
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
+
+import pytest
+
 from agentcli.commands.mcp_prompts import PromptArgumentsError, prompt_arguments
 from agentcli.mcp.status import PromptArgument, PromptInfo, ResourceInfo
 from agentcli.ui.completers import resource_completions
-from tests.engine.scripted import Response, ScriptedProvider, text
-from tests.mcp.support import state_of, stdio
+from tests.engine.scripted import Probe, Response, ScriptedProvider, make_tool, text, tool_use
+from tests.mcp.support import run_tool, state_of, stdio, tool_named
 from tests.ui.helpers import idle, send, type_text, wait_for
 from tests.ui.mcp_support import mcp_app, notes
 
@@ -96,6 +102,30 @@ async def test_a_prompt_of_a_server_that_went_away_is_an_unknown_command(tmp_pat
 
         await wait_for(pilot, lambda: any("Unknown command" in n for n in notes(app)), "note")
         assert not provider.requests and not app.engine.messages
+
+
+async def test_a_prompt_queued_behind_a_turn_is_fetched_when_its_turn_comes(tmp_path, mcp_manager):
+    manager = await connected(mcp_manager)
+    probe = Probe()
+    provider = ScriptedProvider(
+        Response([tool_use("Wait", {"value": "x"}, "toolu_wait")]), Response([text("waited")])
+    )
+    wait = make_tool("Wait", probe, safe=True, behaviour="wait")
+    app = mcp_app(provider, tmp_path, manager, tools=[wait])
+    async with app.run_test(size=(100, 40)) as pilot:
+        await send(pilot, "wait")
+        await wait_for(pilot, lambda: probe.started.is_set(), "the first turn's tool")
+        await send(pilot, "/mcp__test__review the queue")
+        assert [str(item.text) for item in app.queue] == ["/mcp__test__review the queue"]
+        await manager.disable("test")  # the server goes before the prompt's turn comes
+
+        probe.release.set()
+
+        problem = "/mcp__test__review: MCP server test is not connected (disabled)"
+        await wait_for(pilot, lambda: problem in notes(app), "the prompt's failure")
+        await idle(pilot, app)
+        assert len(provider.requests) == 2  # the first turn's; nothing for the prompt
+        assert not app.queue
 
 
 def test_prompt_arguments_fill_the_declared_ones_in_order():
@@ -202,3 +232,35 @@ def test_resource_completions_only_for_servers_with_resources():
     uris = resource_completions("@docs:not", 9, resources)
     assert [(c.value, c.description) for c in uris] == [("@docs:file:///notes.md ", "notes")]
     assert resource_completions("@other:x", 8, resources) == []
+
+
+# -- a server that does not answer ---------------------------------------------------
+
+
+@contextlib.asynccontextmanager
+async def stopped(manager, name: str = "test"):
+    """The server's process stopped (SIGSTOP): connected, but it answers nothing."""
+    pid = int((await run_tool(tool_named(manager, f"mcp__{name}__pid"), {})).content[0]["text"])
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        yield
+    finally:
+        os.kill(pid, signal.SIGCONT)
+
+
+@pytest.mark.parametrize("message", ["/mcp__test__review the code", "read @test:test://greeting"])
+async def test_esc_stops_waiting_for_a_server_that_does_not_answer(tmp_path, mcp_manager, message):
+    manager = await connected(mcp_manager)
+    provider = ScriptedProvider(Response([text("ok")]))
+    app = mcp_app(provider, tmp_path, manager)
+    async with app.run_test(size=(100, 40)) as pilot, stopped(manager):
+        await type_text(pilot, message)
+        await pilot.press("escape", "enter")  # (the first Esc closes the `@` popup)
+        await wait_for(pilot, lambda: app.making_message, "the server to be asked")
+
+        await pilot.press("escape")
+
+        await wait_for(pilot, lambda: not app.busy, "the turn to end")
+        assert "Interrupted before the message was sent: nothing went to the model." in notes(app)
+        assert not provider.requests and not app.engine.messages
+        assert app.status_line.display is False  # the spinner stopped with it
