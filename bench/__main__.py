@@ -18,6 +18,7 @@ BENCHMARKS = (
     "caching_bench",
     "ui_bench",
     "ui_session_bench",
+    "mcp_bench",
 )
 
 

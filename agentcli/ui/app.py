@@ -51,6 +51,7 @@ from agentcli.ui.widgets.status import StatusBar, StatusLine
 
 if TYPE_CHECKING:
     from agentcli.engine.query_engine import QueryEngine
+    from agentcli.mcp.manager import McpManager
     from agentcli.permissions.question import PermissionQuestion
     from agentcli.ui.mcp_link import McpLink
     from agentcli.ui.widgets.permission_prompt import PermissionPrompt
@@ -172,13 +173,15 @@ class AgentApp(App[None]):
         self.refresh_status()
         self.call_after_refresh(self._after_first_frame)
 
-    def on_unmount(self) -> None:
+    async def on_unmount(self) -> None:
         """Sync and close the transcript, which releases the session for other processes;
-        give the signals back."""
+        end the MCP servers' processes; give the signals back."""
         from agentcli.composition import finish_session
 
         if self.engine is not None:
             finish_session(self.engine)
+            if self.engine.mcp is not None:
+                await self.engine.mcp.close()
         if self.mcp_link is not None:
             self.mcp_link.close()
         if self._undo_signals is not None:
@@ -218,15 +221,15 @@ class AgentApp(App[None]):
             self.run_worker(self._load_in_thread, thread=True, group="load", exit_on_error=False)
         else:
             self._engine_ready()
+            self.run_worker(self._load_mcp_in_thread, thread=True, group="mcp", exit_on_error=False)
         self.run_worker(self._load_files(), group="files", exit_on_error=False)
 
     # -- background loading -------------------------------------------------------
 
     def _load_in_thread(self) -> None:
-        """Build the engine, then the provider (slow SDK import), off the UI thread."""
-        from agentcli.bootstrap import build_engine, make_provider
-        from agentcli.providers.base import ModelError
-        from agentcli.providers.tuning import ApiTuning
+        """Build the engine, then the provider (slow SDK import), then start the MCP
+        servers, off the UI thread."""
+        from agentcli.bootstrap import build_engine
 
         if self.engine is None:
             options = self._options()
@@ -241,9 +244,18 @@ class AgentApp(App[None]):
                 self.call_from_thread(self._show_resumed, resumed)  # type: ignore[arg-type]
             elif getattr(options, "resume", None) == "":  # `--resume` with no id: pick one
                 self.call_from_thread(self.pick_session)  # type: ignore[arg-type]
-        if not self.load_provider:
+        if self.load_provider:
+            self._load_provider()
+        else:
             self.call_from_thread(self._engine_ready)
-            return
+        self._load_mcp_in_thread()
+
+    def _load_provider(self) -> None:
+        """In the loader thread: the provider (the SDK's import is slow), handed over."""
+        from agentcli.bootstrap import make_provider
+        from agentcli.providers.base import ModelError
+        from agentcli.providers.tuning import ApiTuning
+
         tuning = ApiTuning.from_env()
         for problem in tuning.problems:  # a malformed AGENTCLI_* timing: its default is used
             self.call_from_thread(self.note, problem, "warning")
@@ -346,8 +358,9 @@ class AgentApp(App[None]):
             return
         old = self.engine
         provider = old.provider if old is not None else None
+        mcp = old.mcp if old is not None else None  # the servers stay connected
         engine = await asyncio.to_thread(
-            build_engine, self._options(), provider, loaded, carry_totals=True
+            build_engine, self._options(), provider, loaded, carry_totals=True, mcp=mcp
         )
         if old is not None:
             finish_session(old)
@@ -386,8 +399,8 @@ class AgentApp(App[None]):
         self._link_mcp()
 
     def _link_mcp(self) -> None:
-        """Follow the engine's MCP servers (a new engine may keep the same ones); ask
-        about the project's servers waiting for approval, once per set of servers."""
+        """Follow the engine's MCP servers (prompt commands, failures, `@` resources);
+        a new engine may keep the same ones (ui/mcp_link.py)."""
         manager = self.built_engine().mcp
         if self.mcp_link is not None:
             if self.mcp_link.manager is manager:
@@ -399,7 +412,27 @@ class AgentApp(App[None]):
         from agentcli.ui.mcp_link import McpLink
 
         self.mcp_link = McpLink(self, manager)
-        self.mcp_link.ask_about_new_servers(self.permission_guard_s)
+
+    def _load_mcp_in_thread(self) -> None:
+        """Import the MCP SDK off the UI thread, then start the servers on the app's loop
+        (their connections live there, beside the engine that calls them). Run after the
+        provider's import, not beside it: two imports at once hold the GIL long enough
+        to delay the first frame's write."""
+        from agentcli.mcp.manager import load_sdk
+
+        mcp = self.engine.mcp if self.engine is not None else None
+        if mcp is None or not mcp.configured:
+            return
+        load_sdk()
+        self.call_from_thread(self._start_mcp, mcp)  # type: ignore[arg-type]
+
+    async def _start_mcp(self, mcp: McpManager) -> None:
+        """On the app's thread: start the servers (a failure is a note: ui/mcp_link.py),
+        then ask about the project's servers waiting for approval, once: an approved
+        one starts when the answer comes."""
+        await mcp.start()
+        if self.mcp_link is not None and self.mcp_link.manager is mcp:
+            self.mcp_link.ask_about_new_servers(self.permission_guard_s)
 
     def _show_startup_notices(self) -> None:
         """Skipped settings files, protection uncertain, the bypass warning: as on stderr."""

@@ -30,6 +30,7 @@ class McpLink:
         self.manager = manager
         self.prompt_commands = PromptCommands(app.registry, manager)
         self._states: dict[str, str] = {}
+        self._asked = False
         self._undo = manager.on_change(self._changed)
         self._changed()
 
@@ -56,11 +57,13 @@ class McpLink:
     # -- the project's servers waiting for a yes ---------------------------------------
 
     def ask_about_new_servers(self, guard_s: float | None) -> None:
-        """The approval question, if a `.mcp.json` server waits for one."""
+        """The approval question, if a `.mcp.json` server waits for one; once. Asked
+        once the manager is started, so an approved server is started exactly once."""
         from agentcli.ui.screens.mcp_approval import GUARD_S, McpApprovalQuestion
 
         waiting = [server for server in self.manager.configured.values() if not server.approved]
-        if waiting:
+        if waiting and not self._asked:
+            self._asked = True
             question = McpApprovalQuestion(waiting, guard_s=GUARD_S if guard_s is None else guard_s)
             self.app.push_screen(question, callback=self._answered)
 

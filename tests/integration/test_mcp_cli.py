@@ -276,3 +276,38 @@ def test_strict_mcp_config_uses_only_the_files_given(fake_api, tmp_path):
 
     init = json.loads(done.stdout.splitlines()[0])
     assert [server["name"] for server in init["mcp_servers"]] == ["given"]
+
+
+def test_ctrl_c_while_waiting_for_a_slow_server_ends_the_run(fake_api, tmp_path):
+    tag = uuid.uuid4().hex
+    config = mcp_config(tmp_path, "--delay", "120", "--tag", tag)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "agentcli",
+            "-p",
+            "hi",
+            "--output-format=json",
+            "--mcp-config",
+            str(config),
+        ],
+        cwd=tmp_path,
+        env=cli_env(fake_api, MCP_TIMEOUT="600000"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        eventually_sync(lambda: bool(tagged_processes(tag)))
+
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+    assert json.loads(out)["is_error"] is True, err
+    assert fake_api.requests == []
+    assert tagged_processes(tag) == []

@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import signal
 import socket
 import sys
 import threading
@@ -119,7 +120,8 @@ async def slow(seconds: float, mark: str = "") -> str:
 def crash() -> str:
     """Ends the server's process in the middle of the call."""
     print("about to crash: out of cheese", file=sys.stderr, flush=True)
-    os._exit(3)
+    os.kill(os.getpid(), signal.SIGKILL)
+    return "never"
 
 
 @mcp.tool()

@@ -1,13 +1,14 @@
 """Snapshots of the MCP screens: the start-up question and `/mcp`.
 
-Only what holds still is pictured: servers that are never started (waiting for
-approval, disabled) and one whose command fails at once with a fixed message, so
-no path of this machine and no timing shows. Update with `--snapshot-update` and
+Only what holds still is pictured: servers that never run (waiting for approval,
+disabled) and one whose command fails at once with a fixed message, so no path of
+this machine and no timing shows. Update with `--snapshot-update` and
 look at the report before committing the new SVGs.
 """
 
 from __future__ import annotations
 
+import socket
 from pathlib import Path
 
 from agentcli.config.mcp_servers import ConfiguredServer, HttpServer, StdioServer
@@ -46,8 +47,10 @@ def test_the_question_about_new_project_servers(snap_compare, tmp_path):
 def test_the_mcp_screen(snap_compare, tmp_path):
     load_sdk()
     failing = StdioServer(command="sh", args=["-c", "echo 'no config at ~/.tickets' >&2; exit 1"])
+    silent = socket.create_server(("127.0.0.1", 0))  # takes the connection, never answers
+    port = silent.getsockname()[1]
     search = HttpServer(
-        type="http", url="https://mcp.example.com/mcp", headers={"Authorization": "Bearer x"}
+        type="http", url=f"http://127.0.0.1:{port}/mcp", headers={"Authorization": "Bearer x"}
     )
     manager = McpManager(
         servers(
@@ -64,12 +67,12 @@ def test_the_mcp_screen(snap_compare, tmp_path):
 
     async def run_before(pilot):
         await wait_for(pilot, lambda: app.screen is not app.screen_stack[0], "the question")
-        await pilot.press("escape")
-        await manager.disable("search")
-        await manager.reconnect("tickets")
         await wait_for(pilot, lambda: state_of(manager, "tickets").state == "failed", "failure")
+        await manager.disable("search")  # still connecting: it never fails
+        await pilot.press("escape")  # (the app started the servers before it asked)
         await send(pilot, "/mcp")
         await wait_for(pilot, lambda: app.screen is not app.screen_stack[0], "/mcp")
         await pilot.pause()
 
-    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+    with silent:
+        assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
