@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 import shlex
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from agentcli.commands.registry import Command, CommandContext, CommandRegistry
@@ -77,10 +78,7 @@ def prompt_command(prompt: PromptInfo, manager: McpManager) -> Command:
         except PromptArgumentsError as problem:
             ctx.error(f"/{name}: {problem} · usage: {usage}")
             return
-
-        async def make() -> list[dict[str, Any]]:
-            return await prompt_content(manager, prompt, arguments, f"/{name}")
-
+        make = partial(prompt_content, manager, prompt, arguments, f"/{name}")
         ctx.app.send(f"/{name} {ctx.args}".rstrip(), make=make)
 
     about = prompt.description.strip().splitlines()[0] if prompt.description.strip() else ""

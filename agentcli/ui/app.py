@@ -178,12 +178,12 @@ class AgentApp(App[None]):
         end the MCP servers' processes; give the signals back."""
         from agentcli.composition import finish_session
 
+        if self.mcp_link is not None:  # no more notes or commands from the servers
+            self.mcp_link.close()
         if self.engine is not None:
             finish_session(self.engine)
             if self.engine.mcp is not None:
                 await self.engine.mcp.close()
-        if self.mcp_link is not None:
-            self.mcp_link.close()
         if self._undo_signals is not None:
             self._undo_signals()
 
