@@ -10,8 +10,6 @@ from agentcli.config.mcp_servers import ConfiguredServer
 from agentcli.mcp.manager import McpManager, load_sdk
 from tests.mcp.support import REPO, servers
 
-Factory = Callable[..., "McpManager"]
-
 
 @pytest.fixture
 async def mcp_manager() -> AsyncIterator[Callable[..., McpManager]]:

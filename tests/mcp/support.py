@@ -38,7 +38,7 @@ def stdio(
 ) -> ConfiguredServer:
     """The test server over stdio, with extra command-line `args` (--legacy, --delay S)."""
     spec = StdioServer(command=TEST_SERVER[0], args=[*TEST_SERVER[1:], *args], env=_pythonpath())
-    return ConfiguredServer(name, spec, scope, "test", approved)  # type: ignore[arg-type]
+    return ConfiguredServer(name, spec, scope, "test", approved)
 
 
 def command(name: str, command: str, *args: str) -> ConfiguredServer:
