@@ -168,6 +168,7 @@ COMMAND_MODULES = (
     "agentcli.commands.builtin",
     "agentcli.commands.session_commands",
     "agentcli.commands.trust_command",
+    "agentcli.commands.mcp_servers",
 )
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Awaitable, Callable
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -32,9 +33,10 @@ from textual.widgets import Static
 
 from agentcli import __version__
 from agentcli.commands.registry import REGISTRY, CommandContext, parse_command_line
-from agentcli.ui.completers import command_completions, file_completions
+from agentcli.ui.completers import command_completions, file_completions, resource_completions
 from agentcli.ui.events_view import EventsView
 from agentcli.ui.history import PromptHistory
+from agentcli.ui.outgoing import Blocks, NotSent, Prepared
 from agentcli.ui.themes import (
     DEFAULT_THEME,
     HIGH_CONTRAST,
@@ -51,12 +53,15 @@ if TYPE_CHECKING:
     from agentcli.engine.query_engine import QueryEngine
     from agentcli.mcp.manager import McpManager
     from agentcli.permissions.question import PermissionQuestion
+    from agentcli.ui.mcp_link import McpLink
     from agentcli.ui.widgets.permission_prompt import PermissionPrompt
 
 MODE_CYCLE = ["default", "acceptEdits", "plan"]
+COMMAND_PUNCTUATION = str.maketrans("", "", "-_:")  # in a command's name (`/mcp__s__p`)
 QUIT_WINDOW_S = 2.0
 # A resumed conversation shows its latest messages; the rest stay in the transcript.
 RESUMED_MESSAGES_SHOWN = 200
+NOT_SENT = "Interrupted before the message was sent: nothing went to the model."
 
 
 class AgentApp(App[None]):
@@ -93,7 +98,7 @@ class AgentApp(App[None]):
         # the same screen render two ways depending on when it is captured.
         self.cursor_blink = cursor_blink
         self.provider_error: str | None = None
-        self.queue: list[str] = []
+        self.queue: list[str | Prepared] = []
         self.pending_context: list[dict[str, Any]] = []
         self.registry = REGISTRY
         self.history = PromptHistory(None)
@@ -101,10 +106,12 @@ class AgentApp(App[None]):
         self.commands_loaded = False
         self.shell_run: Any = None
         self.permission_prompt: PermissionPrompt | None = None
+        self.mcp_link: McpLink | None = None  # once the engine has MCP servers
         self._last_ctrl_c = 0.0
         self._initial_theme = theme_name
         self.theme_name = DEFAULT_THEME
         self.turn_worker: Any = None
+        self.making_message = False  # the turn is still making its message's content
         self.exit_signal: int | None = None  # SIGTERM / SIGHUP, once one arrived
         self.trusted: bool | None = None  # the answer to the trust question; None: not asked
         self._undo_signals: Any = None
@@ -171,6 +178,8 @@ class AgentApp(App[None]):
         end the MCP servers' processes; give the signals back."""
         from agentcli.composition import finish_session
 
+        if self.mcp_link is not None:  # no more notes or commands from the servers
+            self.mcp_link.close()
         if self.engine is not None:
             finish_session(self.engine)
             if self.engine.mcp is not None:
@@ -206,6 +215,8 @@ class AgentApp(App[None]):
         self.prompt.prompt_history = self.history
         if self.history.problem:
             self.note(self.history.problem, "warning")
+        if self.engine is not None:
+            self._link_mcp()
         if self.engine is None or (self.engine.provider is None and self.load_provider):
             self.run_worker(self._load_in_thread, thread=True, group="load", exit_on_error=False)
         else:
@@ -385,6 +396,22 @@ class AgentApp(App[None]):
         self._initial_mode = str(engine.gate.policy.mode)
         self.banner.update(self.banner_text())
         self.refresh_status()
+        self._link_mcp()
+
+    def _link_mcp(self) -> None:
+        """Follow the engine's MCP servers (prompt commands, failures, `@` resources);
+        a new engine may keep the same ones (ui/mcp_link.py)."""
+        manager = self.built_engine().mcp
+        if self.mcp_link is not None:
+            if self.mcp_link.manager is manager:
+                return
+            self.mcp_link.close()
+            self.mcp_link = None
+        if manager is None or not manager.configured:
+            return
+        from agentcli.ui.mcp_link import McpLink
+
+        self.mcp_link = McpLink(self, manager)
 
     def _load_mcp_in_thread(self) -> None:
         """Import the MCP SDK off the UI thread, then start the servers on the app's loop
@@ -397,20 +424,15 @@ class AgentApp(App[None]):
         if mcp is None or not mcp.configured:
             return
         load_sdk()
-        self.call_from_thread(self._start_mcp, mcp)
+        self.call_from_thread(self._start_mcp, mcp)  # type: ignore[arg-type]
 
-    def _start_mcp(self, mcp: McpManager) -> None:
-        """On the app's thread: start the servers; a server that fails is said in a note."""
-        said: set[tuple[str, str | None]] = set()
-
-        def note_failures() -> None:
-            for server in mcp.status():
-                if server.state == "failed" and (server.name, server.error) not in said:
-                    said.add((server.name, server.error))
-                    self.note(f"MCP server {server.name} failed: {server.error}", "warning")
-
-        mcp.on_change(note_failures)
-        self.run_worker(mcp.start(), group="mcp", exit_on_error=False)
+    async def _start_mcp(self, mcp: McpManager) -> None:
+        """On the app's thread: start the servers (a failure is a note: ui/mcp_link.py),
+        then ask about the project's servers waiting for approval, once: an approved
+        one starts when the answer comes."""
+        await mcp.start()
+        if self.mcp_link is not None and self.mcp_link.manager is mcp:
+            self.mcp_link.ask_about_new_servers(self.permission_guard_s)
 
     def _show_startup_notices(self) -> None:
         """Skipped settings files, protection uncertain, the bypass warning: as on stderr."""
@@ -476,10 +498,12 @@ class AgentApp(App[None]):
     def _update_completion(self) -> None:
         text = self.prompt.text
         items = command_completions(text, self.registry)
-        if not items and "@" in text and self.files:
+        if not items and "@" in text:
             row, col = self.prompt.cursor_location
             offset = sum(len(line) + 1 for line in text.split("\n")[:row]) + col
-            items = file_completions(text, offset, self.files)
+            resources = self.mcp_link.resources() if self.mcp_link is not None else []
+            items = resource_completions(text, offset, resources)
+            items += file_completions(text, offset, self.files or [])
         self.popup.show(items)
         self.prompt.popup_open = self.popup.showing
 
@@ -525,7 +549,7 @@ class AgentApp(App[None]):
         command = parse_command_line(text)
         if command is not None and command[0] in self.registry:
             await self.run_command(command[0], self.prompt.pastes.expand(command[1]))
-        elif command is not None and command[0].replace("-", "").replace(":", "").isalnum():
+        elif command is not None and command[0].translate(COMMAND_PUNCTUATION).isalnum():
             self.note(f"Unknown command: /{command[0]} · /help lists the commands", "warning")
         elif text.startswith("!") and text[1:].strip():
             self.run_worker(self._run_shell(full[1:].strip()), group="shell", exit_on_error=False)
@@ -551,16 +575,23 @@ class AgentApp(App[None]):
 
     # -- turns --------------------------------------------------------------------
 
-    def send(self, text: str) -> None:
-        """Send a message, or queue it while starting up or while a turn runs."""
+    def send(self, text: str, *, make: Callable[[], Awaitable[Blocks]] | None = None) -> None:
+        """Send a message, or queue it while starting up or while a turn runs.
+        `make`: gives the message's content when its turn starts (it is shown as
+        `text`); see ui/outgoing.py."""
+        self._send(text if make is None else Prepared(text, make))
+
+    def _send(self, message: str | Prepared) -> None:
         if not self.ready or self.busy:
-            self.queue.append(text)
+            self.queue.append(message)
             if self.provider_error:
                 self.note(self.provider_error, "error")
             else:
                 self.note("Queued: it will be sent when agentcli is ready.", "queued")
             return
-        self.turn_worker = self.run_worker(self._run_turn(text), group="turn", exit_on_error=False)
+        self.turn_worker = self.run_worker(
+            self._run_turn(message), group="turn", exit_on_error=False
+        )
 
     @property
     def busy(self) -> bool:
@@ -568,23 +599,29 @@ class AgentApp(App[None]):
 
     def _drain_queue(self) -> None:
         if self.queue and self.ready and not self.busy:
-            self.send(self.queue.pop(0))
+            self._send(self.queue.pop(0))
 
-    async def _run_turn(self, text: str) -> None:
+    async def _run_turn(self, message: str | Prepared) -> None:
         from agentcli.engine.events import AssistantMessage, TurnEnded
-        from agentcli.ui.attachments import attach, find_mentions
 
+        text = message.text if isinstance(message, Prepared) else message
         self.conversation.add_user(text)
         self.status_line.start()
         blocks = list(self.pending_context)
         self.pending_context.clear()
-        if find_mentions(text):
-            files, notes = await asyncio.to_thread(attach, text, self.cwd)
-            blocks.extend(files)
-            for line in notes:
-                self.note(line, "attachment")
-        full = self.prompt.pastes.expand(text)  # the conversation shows `text`, folded
-        content: Any = [*blocks, {"type": "text", "text": full}] if blocks else full
+        self.making_message = True
+        try:
+            content = await self._content(message, blocks)
+        except NotSent as problem:
+            self.note(str(problem), "error")
+            self._turn_over()
+            return
+        except asyncio.CancelledError:  # Esc while reading attachments or fetching a prompt
+            self.note(NOT_SENT, "interrupted")
+            self._turn_over()
+            raise
+        finally:
+            self.making_message = False
         try:
             async for event in self.built_engine().submit_message(content):
                 await self.view.show(event)
@@ -594,9 +631,35 @@ class AgentApp(App[None]):
             await self.conversation.finish_answer()
             self.note(f"Error: {type(exc).__name__}: {exc}", "error")
         finally:
-            self.status_line.stop()
-            self.refresh_status()
-            self.call_later(self._drain_queue)
+            self._turn_over()
+
+    def _turn_over(self) -> None:
+        self.status_line.stop()
+        self.refresh_status()
+        self.call_later(self._drain_queue)
+
+    async def _content(self, message: str | Prepared, blocks: Blocks) -> Any:
+        """What goes to the model: the blocks before it (`!` output), then the
+        message's own content, made now."""
+        if isinstance(message, Prepared):
+            return [*blocks, *await message.make()]
+        blocks = [*blocks, *await self._attachments(message)]
+        full = self.prompt.pastes.expand(message)  # the conversation shows it folded
+        return [*blocks, {"type": "text", "text": full}] if blocks else full
+
+    async def _attachments(self, text: str) -> Blocks:
+        """The files (`@path`) and MCP resources (`@server:uri`) the text mentions."""
+        from agentcli.ui.attachments import attach, find_mentions
+
+        if not find_mentions(text):
+            return []
+        blocks, notes = await asyncio.to_thread(attach, text, self.cwd)
+        if self.mcp_link is not None:
+            resources, more = await self.mcp_link.attach(text)
+            blocks, notes = blocks + resources, notes + more
+        for line in notes:
+            self.note(line, "attachment")
+        return blocks
 
     async def _run_shell(self, command: str) -> None:
         from agentcli.tools.display import CommandDisplay
@@ -672,6 +735,8 @@ class AgentApp(App[None]):
         if self.engine is not None and self.engine.busy:
             self.engine.interrupt()
             self.status_line.set_verb("Interrupting")
+        elif self.making_message:  # reading `@` attachments, fetching an MCP prompt
+            self.turn_worker.cancel()
 
     def action_ctrl_c(self) -> None:
         selected = self.screen.get_selected_text()

@@ -1,4 +1,5 @@
-"""What the completion popup offers: slash commands after `/`, project files after `@`.
+"""What the completion popup offers: slash commands after `/`; after `@`, project
+files and MCP resources (`@server:` first, then that server's URIs).
 
 Pure functions over plain data (no textual), so they are easy to test. File
 paths come from `rg --files` (respects .gitignore, also outside git) once per
@@ -9,10 +10,15 @@ order, closer together and in the file name ranking higher).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agentcli.commands.registry import CommandRegistry
+
+if TYPE_CHECKING:
+    from agentcli.mcp.status import ResourceInfo
 
 MAX_ITEMS = 12
 MAX_COMMANDS = 100  # the popup scrolls
@@ -85,6 +91,44 @@ def file_completions(text: str, cursor: int, files: list[str]) -> list[Completio
             scored.append((score, path))
     scored.sort()
     return [Completion(f"@{path} ", path, "", start, cursor) for _, path in scored[:MAX_ITEMS]]
+
+
+def resource_completions(
+    text: str, cursor: int, resources: Sequence[ResourceInfo]
+) -> list[Completion]:
+    """`@do` -> `@docs:` (a server with resources); `@docs:no` -> `@docs:file:///notes.md`."""
+    token = at_token(text, cursor)
+    if token is None or not resources:
+        return []
+    start, partial = token
+    server, colon, rest = partial.partition(":")
+    if colon:
+        scored = []
+        for resource in resources:
+            score = fuzzy_score(rest, resource.uri) if resource.server == server else None
+            if score is not None:
+                scored.append((score, resource.uri, resource))
+        scored.sort(key=lambda item: item[:2])
+        return [
+            Completion(
+                f"@{server}:{r.uri} ", f"{server}:{r.uri}", r.description or r.name, start, cursor
+            )
+            for _, _, r in scored[:MAX_ITEMS]
+        ]
+    counts: dict[str, int] = {}
+    for resource in resources:
+        counts[resource.server] = counts.get(resource.server, 0) + 1
+    return [
+        Completion(
+            f"@{name}:",
+            f"{name}:",
+            f"MCP server · {count} resource{'s' * (count != 1)}",
+            start,
+            cursor,
+        )
+        for name, count in counts.items()
+        if fuzzy_score(partial, name) is not None
+    ]
 
 
 async def list_project_files(root: Path) -> list[str]:

@@ -2,11 +2,12 @@
 
 Tools describe what they did as data (agentcli/tools/display.py); this is the
 one place that knows how each model looks. `register()` maps a model class
-to its renderer. A model with none (a new tool's, an MCP tool's, a
-subagent's) and a call with no display at all get the generic view: the
-result's first line as the summary, no body. So a tool is added without
-touching the UI, and drawn better once it registers a renderer. A subclass
-of a registered model is drawn like its parent until it has its own.
+to its renderer. A model with none (a new tool's, a subagent's) and a call
+with no display at all get the generic view: the result's first line as the
+summary, no body. So a tool is added without touching the UI, and drawn
+better once it registers a renderer (an MCP call's line counts the images
+and resources that came back). A subclass of a registered model is drawn like its parent
+until it has its own.
 
 The tool pane (a finished call) and the permission prompt (a call's preview)
 both look here; neither knows any tool. Text from a display (a path, a plan)
@@ -32,6 +33,7 @@ from agentcli.tools.display import (
     CommandDisplay,
     CreatedDisplay,
     DiffDisplay,
+    McpCallDisplay,
     PlanDisplay,
     ReadDisplay,
     SearchDisplay,
@@ -133,6 +135,17 @@ def _command_summary(display: CommandDisplay, text: str) -> str:
     return f"{prefix}{first}{more}"
 
 
+def _mcp_summary(display: McpCallDisplay, text: str) -> str:
+    """`first line (+N lines) · 1 image · 2 resources`: what came back besides text
+    (an image the pane cannot show; the model got it)."""
+    facts = [first_line(text) or "Done"]
+    if display.images:
+        facts.append(_plural(display.images, "image"))
+    if display.resources:
+        facts.append(_plural(display.resources, "resource"))
+    return " · ".join(facts)
+
+
 register(ReadDisplay, summary=lambda d, _text: f"Read {_plural(d.lines, 'line')}")
 register(
     DiffDisplay,
@@ -145,3 +158,4 @@ register(CreatedDisplay, summary=lambda d, _text: f"Created {d.path} ({d.lines} 
 register(CommandDisplay, summary=_command_summary)
 register(SearchDisplay, summary=lambda d, _text: f"Found {d.found} {d.unit}")
 register(PlanDisplay, body=lambda d, max_lines: PlanView(d.plan, max_lines))
+register(McpCallDisplay, summary=_mcp_summary)

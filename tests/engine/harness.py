@@ -23,6 +23,7 @@ from agentcli.engine.compaction import Compactor
 from agentcli.engine.events import Event, ToolPermissionRequested, TurnEnded
 from agentcli.engine.parts import EngineConfig
 from agentcli.engine.query_engine import QueryEngine
+from agentcli.mcp.manager import McpManager
 from agentcli.permissions.gate import headless_answer
 from agentcli.permissions.policy import PermissionPolicy
 from agentcli.permissions.question import PermissionQuestion
@@ -50,11 +51,13 @@ def make_engine(
     session: bool = False,
     compactor: Compactor | None = None,
     resumed: LoadedSession | None = None,
+    mcp: McpManager | None = None,
 ) -> QueryEngine:
     """`hooks`: the settings' `hooks` object. `session`: what bootstrap also gives a
     front end's engine: a transcript, the request shaping (tool-result budget, cache
     breakpoints) and auto-compaction (`compactor`, or a default one). `resumed`: a
-    claimed session to go on with (written to only with `session`)."""
+    claimed session to go on with (written to only with `session`). `mcp`: the
+    session's MCP servers (the test starts and closes them)."""
     workspace = Workspace(root=root)
     policy = PermissionPolicy(
         workspace,
@@ -76,6 +79,7 @@ def make_engine(
         persist=session,
         shape_requests=session,
         compactor=(compactor or Compactor()) if session else compactor,
+        mcp=mcp,
     )
 
 
