@@ -17,7 +17,7 @@ they said no to is left out. `${VAR}` and `${VAR:-default}` are expanded here
 naming the file and the server, and everything else still loads.
 
 This is the contract with the MCP client (agentcli/mcp/): see
-docs/mcp-config.md for the file formats.
+docs/mcp.md ("Configuration") for the file formats.
 """
 
 from __future__ import annotations
