@@ -743,3 +743,14 @@ def test_scenario_format_and_echo() -> None:
     ):
         message = sdk.messages.create(model=MODEL, max_tokens=5, messages=[ask("ping me")])
     assert message.content[0].text == "Echo: ping me"
+
+
+def test_a_scenario_response_with_an_unknown_key_is_refused():
+    """A misspelt key ("content" for "blocks") would otherwise serve an empty answer."""
+    import pytest
+
+    from tests.fakeapi.scenario import ScenarioError, parse_response
+
+    with pytest.raises(ScenarioError, match=r"unknown response keys \['content'\]"):
+        parse_response({"content": [{"type": "text", "text": "hi"}]})
+    assert parse_response({"blocks": [{"type": "text", "text": "hi"}]}) is not None

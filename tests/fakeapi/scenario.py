@@ -79,12 +79,25 @@ def _parse_block(spec: Any) -> Block:
     raise ScenarioError(f"unknown block type {kind!r} (text, tool_use or thinking)")
 
 
+# Every key a response may have (README.md); any other is a mistake in the scenario.
+RESPONSE_KEYS = frozenset(
+    {
+        "text", "blocks", "stop_reason", "usage", "chunk_size", "error", "message", "type",
+        "retry_after", "retry_after_ms", "cut_after_events", "hang_after_events",
+        "hang_before_headers", "stream_error_after_events", "error_type",
+    }
+)  # fmt: skip
+
+
 def parse_response(spec: Any) -> Response:
     """One declarative response (see README.md); a bare string is a text reply."""
     if isinstance(spec, str):
         return reply(text(spec))
     if not isinstance(spec, Mapping):
         raise ScenarioError(f"a response must be an object or a string: {spec!r}")
+    unknown = sorted(set(spec) - RESPONSE_KEYS)
+    if unknown:  # e.g. "content" for "blocks": the answer would silently be empty
+        raise ScenarioError(f"unknown response keys {unknown} in {spec!r} (see README.md)")
     if "error" in spec:
         return http_error(
             int(spec["error"]),
