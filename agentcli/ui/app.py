@@ -61,6 +61,7 @@ COMMAND_PUNCTUATION = str.maketrans("", "", "-_:")  # in a command's name (`/mcp
 QUIT_WINDOW_S = 2.0
 # A resumed conversation shows its latest messages; the rest stay in the transcript.
 RESUMED_MESSAGES_SHOWN = 200
+SESSION_END_AFTER_SIGNAL_S = 5.0  # SessionEnd hooks' time when a signal ends the app
 NOT_SENT = "Interrupted before the message was sent: nothing went to the model."
 
 
@@ -108,6 +109,9 @@ class AgentApp(App[None]):
         self.permission_prompt: PermissionPrompt | None = None
         self.mcp_link: McpLink | None = None  # once the engine has MCP servers
         self._last_ctrl_c = 0.0
+        # SessionStart hooks ran for this engine / are running (prompts wait for them).
+        self._session_opened = False
+        self._opening_session = False
         self._initial_theme = theme_name
         self.theme_name = DEFAULT_THEME
         self.turn_worker: Any = None
@@ -181,6 +185,8 @@ class AgentApp(App[None]):
         if self.mcp_link is not None:  # no more notes or commands from the servers
             self.mcp_link.close()
         if self.engine is not None:
+            left = self.exit_signal is None  # else a signal ended the app
+            await self._close_session(self.engine, "prompt_input_exit" if left else "other")
             finish_session(self.engine)
             if self.engine.mcp is not None:
                 await self.engine.mcp.close()
@@ -363,10 +369,12 @@ class AgentApp(App[None]):
             build_engine, self._options(), provider, loaded, carry_totals=True, mcp=mcp
         )
         if old is not None:
+            await self._close_session(old, "other")
             finish_session(old)
         self._engine_built(engine)
         await self.clear_conversation()
         await self._show_resumed(loaded)
+        await self._open_session(engine)
 
     async def _show_resumed(self, loaded: Any) -> None:
         from agentcli.ui.history_view import render_history
@@ -448,7 +456,38 @@ class AgentApp(App[None]):
         if self.first_prompt:
             prompt, self.first_prompt = self.first_prompt, None
             self.queue.insert(0, prompt)
+        if self.engine is not None and not self._session_opened:
+            self._opening_session = True  # the queue waits for the SessionStart hooks
+            self.run_worker(self._open_session(self.engine), group="session", exit_on_error=False)
+            return
         self._drain_queue()
+
+    async def _open_session(self, engine: QueryEngine) -> None:
+        """SessionStart hooks, once per engine, before its first prompt goes (the context
+        they print travels with that prompt, as in `-p`)."""
+        self._session_opened = True
+        try:
+            source = "resume" if engine.messages else "startup"
+            for notice in await engine.start_session(source):
+                self.note(notice, "warning")
+        finally:
+            self._opening_session = False
+            self._drain_queue()
+
+    async def _close_session(self, engine: QueryEngine, reason: str) -> None:
+        """SessionEnd hooks, when the person leaves or switches sessions (or a signal
+        ends the app: then bounded, since whoever sent it is waiting)."""
+        if not self._session_opened:
+            return
+        self._session_opened = False
+        ending = engine.end_session(reason)
+        if self.exit_signal is None:
+            await ending
+            return
+        try:
+            await asyncio.wait_for(ending, SESSION_END_AFTER_SIGNAL_S)
+        except TimeoutError:
+            pass
 
     def _provider_loaded(self, provider: Any) -> None:
         """On the app's thread: the loader thread built the provider; the engine gets it."""
@@ -468,7 +507,8 @@ class AgentApp(App[None]):
 
     @property
     def ready(self) -> bool:
-        return self.engine is not None and self.engine.provider is not None
+        engine = self.engine
+        return engine is not None and engine.provider is not None and not self._opening_session
 
     # -- notes and status -------------------------------------------------------
 
