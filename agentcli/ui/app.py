@@ -374,7 +374,7 @@ class AgentApp(App[None]):
         self._engine_built(engine)
         await self.clear_conversation()
         await self._show_resumed(loaded)
-        await self._open_session(engine)
+        await self._open_session()
 
     async def _show_resumed(self, loaded: Any) -> None:
         from agentcli.ui.history_view import render_history
@@ -458,13 +458,20 @@ class AgentApp(App[None]):
             self.queue.insert(0, prompt)
         if self.engine is not None and not self._session_opened:
             self._opening_session = True  # the queue waits for the SessionStart hooks
-            self.run_worker(self._open_session(self.engine), group="session", exit_on_error=False)
+            # The method, not a coroutine: none is left unawaited if the app quits first.
+            # (Textual's signature cannot type an async method's result: ignored.)
+            self.run_worker(
+                self._open_session,  # type: ignore[arg-type]
+                group="session",
+                exit_on_error=False,
+            )
             return
         self._drain_queue()
 
-    async def _open_session(self, engine: QueryEngine) -> None:
+    async def _open_session(self) -> None:
         """SessionStart hooks, once per engine, before its first prompt goes (the context
         they print travels with that prompt, as in `-p`)."""
+        engine = self.built_engine()
         self._session_opened = True
         try:
             source = "resume" if engine.messages else "startup"
