@@ -2,16 +2,11 @@
 
 from __future__ import annotations
 
-import os
-import sys
-from pathlib import Path
-
 import pexpect
 import pytest
 
 from tests.fakeapi import reply, text
-
-BINARY = Path(sys.executable).parent / "agentcli"
+from tests.ui.pty_support import BINARY, terminal_env
 
 
 @pytest.mark.skipif(not BINARY.exists(), reason="agentcli is not installed in this venv")
@@ -19,15 +14,7 @@ def test_binary_answers_a_prompt_in_a_terminal_and_exits_cleanly(fake_api, tmp_p
     fake_api.enqueue(reply(text("Hello from the fake server")))
     project = tmp_path / "project"
     project.mkdir()
-    env = {
-        **os.environ,
-        "ANTHROPIC_API_KEY": "test",
-        "ANTHROPIC_BASE_URL": fake_api.base_url,
-        "AGENTCLI_HOME": str(isolated_home / ".agentcli"),
-        "HOME": str(isolated_home),
-        "TERM": "xterm-256color",
-    }
-    env.pop("NO_COLOR", None)
+    env = terminal_env(fake_api, isolated_home)
     child = pexpect.spawn(
         str(BINARY),
         [],

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import sys
 import threading
 import time
 from pathlib import Path
@@ -21,8 +20,7 @@ import pytest
 from agentcli.engine.loop import INTERRUPT_MARKER
 from tests.fakeapi import reply, tool_use
 from tests.tools.test_bash import _is_gone
-
-BINARY = Path(sys.executable).parent / "agentcli"
+from tests.ui.pty_support import BINARY, terminal_env
 
 
 def read_pid_while_draining(child: pexpect.spawn, fifo: Path) -> int:
@@ -45,14 +43,7 @@ def spawn_running_a_command(fake_api, tmp_path: Path, home: Path) -> tuple[pexpe
     fake_api.enqueue(reply(tool_use("Bash", {"command": f"echo $$ > {fifo}; sleep 600"})))
     project = tmp_path / "project"
     project.mkdir()
-    env = {
-        **os.environ,
-        "ANTHROPIC_API_KEY": "test",
-        "ANTHROPIC_BASE_URL": fake_api.base_url,
-        "AGENTCLI_HOME": str(home / ".agentcli"),
-        "HOME": str(home),
-        "TERM": "xterm-256color",
-    }
+    env = terminal_env(fake_api, home)
     child = pexpect.spawn(
         str(BINARY),
         ["--allowedTools=Bash", "run the command"],

@@ -8,16 +8,13 @@ the file's words arrive, its sequences never do.
 from __future__ import annotations
 
 import io
-import os
-import sys
-from pathlib import Path
 
 import pexpect
 import pytest
 
 from tests.fakeapi import reply, text, tool_use
+from tests.ui.pty_support import BINARY, terminal_env
 
-BINARY = Path(sys.executable).parent / "agentcli"
 # The first line is the one the finished pane's summary shows.
 HOSTILE_FILE = (
     b"visible-start \x1b]0;PWNED\x07\x1b]52;c;cm0gLXJmIH4=\x07\x1b[2J\x1b[H\xc2\x9b2J"
@@ -34,15 +31,7 @@ def test_a_command_printing_escapes_never_puts_them_on_the_terminal(
     (project / "notes.txt").write_bytes(HOSTILE_FILE)
     fake_api.enqueue(reply(tool_use("Bash", {"command": "cat notes.txt"})))
     fake_api.enqueue(reply(text("All-done-here")))
-    env = {
-        **os.environ,
-        "ANTHROPIC_API_KEY": "test",
-        "ANTHROPIC_BASE_URL": fake_api.base_url,
-        "AGENTCLI_HOME": str(isolated_home / ".agentcli"),
-        "HOME": str(isolated_home),
-        "TERM": "xterm-256color",
-    }
-    env.pop("NO_COLOR", None)
+    env = terminal_env(fake_api, isolated_home)
     received = io.BytesIO()
     child = pexpect.spawn(
         str(BINARY),
