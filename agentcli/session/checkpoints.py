@@ -188,6 +188,20 @@ class SessionCheckpoints:
                 states[entry.path] = entry.state
         return {p: s for p, s in states.items() if self.last_written(p) != _hash_of(s)}
 
+    def changed_since(self, prompt_id: str) -> list[Path]:
+        """The files the agent changed since `prompt_id` (what a list of prompts shows)."""
+        return list(self.states_before(prompt_id))
+
+    def find(self, prefix: str) -> PromptMark:
+        """A prompt by id or unique id prefix. Raises UnknownPrompt (saying why)."""
+        marks = {e.id: e for e in self._entries if isinstance(e, PromptMark)}
+        if prefix in marks:
+            return marks[prefix]
+        found = [mark for pid, mark in marks.items() if prefix and pid.startswith(prefix)]
+        if len(found) != 1:
+            raise UnknownPrompt(prefix if not found else f"{prefix} (more than one prompt)")
+        return found[0]
+
     def last_written(self, path: Path) -> str | None:
         """The hash of what the agent (or a rewind) last left in `path`; None: absent."""
         return self._after.get(path)
