@@ -51,11 +51,8 @@ def test_a_person_changed_file_stops_the_rewind_and_is_named(session):
     (session.root / "a.py").write_text("mine\n")
     before = session.files()
 
-    done = agentcli(
-        ["--resume", session.engine.session_id, "--rewind-to", session.prompt_ids[1]]
-        + ["--output-format", "json"],
-        session.root,
-    )
+    rewind = ["--rewind-to", session.prompt_ids[1], "--output-format", "json"]
+    done = agentcli(["--resume", session.engine.session_id, *rewind], session.root)
 
     assert done.returncode == 1
     assert session.files() == before
