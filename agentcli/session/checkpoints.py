@@ -206,6 +206,9 @@ class SessionCheckpoints:
         """The hash of what the agent (or a rewind) last left in `path`; None: absent."""
         return self._after.get(path)
 
+    def has_blob(self, state: FileState) -> bool:
+        return bool(state.sha256) and self.blobs.path_of(state.sha256 or "").is_file()
+
     def read_blob(self, state: FileState) -> bytes | None:
         return self.blobs.read(state.sha256) if state.stored and state.sha256 else None
 

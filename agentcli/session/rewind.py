@@ -70,6 +70,7 @@ class RewindReport:
     """What a code rewind did: every file it considered is in exactly one list."""
 
     prompt_id: str
+    dry_run: bool = False  # nothing was changed: the lists say what would be
     restored: list[Path] = field(default_factory=list)
     deleted: list[Path] = field(default_factory=list)
     conflicts: list[Path] = field(default_factory=list)  # left as the person had them
@@ -90,6 +91,7 @@ class RewindReport:
     def to_json(self) -> dict[str, Any]:
         return {
             "promptId": self.prompt_id,
+            "dryRun": self.dry_run,
             "restored": [str(p) for p in self.restored],
             "deleted": [str(p) for p in self.deleted],
             "conflicts": [str(p) for p in self.conflicts],
@@ -108,11 +110,16 @@ def plan_rewind(checkpoints: SessionCheckpoints, prompt_id: str) -> RewindPlan:
 
 
 def apply_rewind(
-    checkpoints: SessionCheckpoints, plan: RewindPlan, *, on_conflict: OnConflict
+    checkpoints: SessionCheckpoints,
+    plan: RewindPlan,
+    *,
+    on_conflict: OnConflict,
+    dry_run: bool = False,
 ) -> RewindReport:
     """Restore the plan's files. `on_conflict`: overwrite the person's changes too,
-    keep those files as they are (restoring the rest), or refuse (change nothing)."""
-    report = RewindReport(plan.prompt.id)
+    keep those files as they are (restoring the rest), or refuse (change nothing).
+    `dry_run`: report what would be done, and change nothing."""
+    report = RewindReport(plan.prompt.id, dry_run=dry_run)
     conflicts = set(plan.conflicts)
     if conflicts and on_conflict == "refuse":
         report.conflicts = plan.conflicts
@@ -123,17 +130,36 @@ def apply_rewind(
         if change.path in conflicts and on_conflict == "keep":
             report.conflicts.append(change.path)
             continue
-        _restore(checkpoints, change, report)
+        if dry_run:
+            _would_restore(checkpoints, change, report)
+        else:
+            _restore(checkpoints, change, report)
     return report
 
 
 def rewind_files(
-    checkpoints: SessionCheckpoints, prompt_id: str, *, on_conflict: OnConflict = "refuse"
+    checkpoints: SessionCheckpoints,
+    prompt_id: str,
+    *,
+    on_conflict: OnConflict = "refuse",
+    dry_run: bool = False,
 ) -> RewindReport:
     """Restore code to before `prompt_id` and say what happened (front ends, the SDK's
     `rewind_files`). By default a conflict leaves every file as it is. Raises
     UnknownPrompt."""
-    return apply_rewind(checkpoints, plan_rewind(checkpoints, prompt_id), on_conflict=on_conflict)
+    plan = plan_rewind(checkpoints, prompt_id)
+    return apply_rewind(checkpoints, plan, on_conflict=on_conflict, dry_run=dry_run)
+
+
+def _would_restore(
+    checkpoints: SessionCheckpoints, change: FileChange, report: RewindReport
+) -> None:
+    if not change.before.exists:
+        report.deleted.append(change.path)
+    elif change.before.stored and checkpoints.has_blob(change.before):
+        report.restored.append(change.path)
+    else:
+        report.not_restored.append((change.path, _why_not(change.before)))
 
 
 def _restore(checkpoints: SessionCheckpoints, change: FileChange, report: RewindReport) -> None:
@@ -146,18 +172,19 @@ def _restore(checkpoints: SessionCheckpoints, change: FileChange, report: Rewind
             return
         data = checkpoints.read_blob(before)
         if data is None:
-            why = (
-                "it is over 10 MB, so only its hash was recorded"
-                if not before.stored
-                else "its saved copy is missing (pruned?)"
-            )
-            report.not_restored.append((path, why))
+            report.not_restored.append((path, _why_not(before)))
             return
         _write(path, data, before.mode)
         checkpoints.restored(path, before.sha256)
         report.restored.append(path)
     except OSError as exc:
         report.not_restored.append((path, exc.strerror or str(exc)))
+
+
+def _why_not(before: FileState) -> str:
+    if not before.stored:
+        return "it is over 10 MB, so only its hash was recorded"
+    return "its saved copy is missing (pruned?)"
 
 
 def _write(path: Path, data: bytes, mode: int) -> None:

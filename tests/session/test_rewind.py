@@ -16,6 +16,7 @@ from agentcli.composition import finish_session
 from agentcli.core.messages import text_of
 from agentcli.session import checkpoint_blobs
 from agentcli.session.checkpoints import SessionCheckpoints, UnknownPrompt
+from agentcli.session.claim import claim_session
 from agentcli.session.loader import load_session
 from agentcli.session.resume import resolve_resumed
 from agentcli.session.rewind import apply_rewind, plan_rewind, rewind_files
@@ -134,6 +135,19 @@ async def test_overwriting_a_conflict_when_the_person_says_so(fake_api, tmp_path
     assert tmp_path / "a.py" in report.restored
 
 
+async def test_a_dry_run_says_what_would_change_and_changes_nothing(fake_api, tmp_path):
+    session = await run_three_prompts(fake_api, tmp_path)
+    after_three = session.files()
+
+    report = rewind_files(checkpoints_of(session.engine), session.prompt_ids[1], dry_run=True)
+
+    assert session.files() == after_three
+    assert sorted(p.name for p in report.restored) == ["a.py", "data.bin"]
+    assert sorted(p.name for p in report.deleted) == ["c.py", "new.py"]
+    assert report.to_json()["dryRun"] is True
+    assert rewind_files(checkpoints_of(session.engine), session.prompt_ids[1]).changed
+
+
 async def test_rewind_after_a_restart(fake_api, tmp_path):
     session = await run_three_prompts(fake_api, tmp_path)
     session_id = session.engine.session_id
@@ -162,6 +176,22 @@ async def test_rewind_after_a_restart(fake_api, tmp_path):
     assert restarted.prompt_ids() == [session.prompt_ids[0], again_id]
     assert [p.id for p in checkpoints_of(restarted).prompts()] == [session.prompt_ids[0], again_id]
     finish_session(restarted)
+
+
+async def test_a_fork_can_rewind_to_the_prompts_it_inherited(fake_api, tmp_path):
+    session = await run_three_prompts(fake_api, tmp_path)
+    transcript = session.engine.transcript
+    assert transcript is not None
+
+    fork = claim_session(transcript.path)  # the session is open here: forked
+    engine = make_session_engine(fake_api, tmp_path, fork)
+
+    assert fork.forked_from == session.engine.session_id
+    assert engine.prompt_ids() == session.prompt_ids
+    rewind_files(checkpoints_of(engine), session.prompt_ids[1])
+    assert session.files() == session.before_second
+    finish_session(engine)
+    finish_session(session.engine)
 
 
 async def test_checkpoint_files_are_private(fake_api, tmp_path):
