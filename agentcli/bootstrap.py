@@ -41,6 +41,7 @@ from agentcli.permissions.types import PermissionMode
 from agentcli.providers.base import Provider
 from agentcli.providers.tuning import ApiTuning
 from agentcli.sandbox import Sandbox, unavailable_message
+from agentcli.session.checkpoint_prune import start_pruning
 from agentcli.session.loader import LoadedSession
 from agentcli.tools.base import Workspace
 from agentcli.tools.exit_plan_mode import ExitPlanModeTool
@@ -113,6 +114,8 @@ def build_engine(
     each run's). `mcp`: the MCP servers of an engine this one replaces (a resumed
     session keeps the connections); by default the configured ones, not yet started."""
     settings = settings_for(options)
+    retention = settings.checkpoint_retention_days
+    start_pruning(int(retention.value) if retention is not None else None)  # in the background
     workspace = Workspace(
         root=options.cwd,
         extra_dirs=[path for path, _source in settings.additional_dirs],

@@ -95,6 +95,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="resume a conversation: by session ID, or pick one from a list",
     )
     parser.add_argument(
+        "--rewind-to",
+        dest="rewind_to",
+        metavar="PROMPT_ID",
+        help="with --resume ID: restore the files the agent changed since that prompt, then "
+        "exit; `--rewind-to list` shows the session's prompts and their ids",
+    )
+    parser.add_argument(
         "--verbose", action="store_true", help="headless: print informational notices too"
     )
     return parser
@@ -130,6 +137,10 @@ def run(argv: list[str]) -> int:
         return mcp_main(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.rewind_to is not None:  # restore code from a session's checkpoints, then exit
+        from agentcli.rewind_command import main as rewind_main
+
+        return rewind_main(args)
     if args.print_mode:
         prompt = args.prompt
         if prompt is None and not sys.stdin.isatty():

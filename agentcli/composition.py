@@ -38,6 +38,7 @@ from agentcli.mcp.manager import McpManager
 from agentcli.permissions.gate import PermissionGate
 from agentcli.permissions.policy import PermissionPolicy
 from agentcli.providers.base import Provider
+from agentcli.session.checkpoints import SessionCheckpoints
 from agentcli.session.loader import LoadedSession
 from agentcli.session.writer import TranscriptWriter, transcript_path
 from agentcli.tools.base import Workspace
@@ -75,10 +76,15 @@ def assemble(
     workspace = policy.workspace
     start = _session_start(resumed, carry_totals)
     transcript = None
+    checkpoints = None
     if persist:
         transcript = _transcript(workspace, start.session_id, config.model, policy)
         if resumed is not None:
             transcript.resume(resumed)  # its claim on the file, and its repairs
+        forked_from = resumed.forked_from if resumed is not None else None
+        checkpoints = SessionCheckpoints.for_session(
+            workspace.root, start.session_id, forked_from=forked_from
+        )
     session_hooks = None
     if hooks is not None:
         path = str(transcript.path) if transcript is not None else None
@@ -96,6 +102,7 @@ def assemble(
         settings=settings,
         transcript=transcript,
         mcp=mcp,
+        checkpoints=checkpoints,
     )
     return QueryEngine(parts, start)
 
@@ -111,15 +118,20 @@ async def start_new_session(engine: QueryEngine, reason: str = "clear") -> list[
         notices.append(problem)
     session_id = new_session_id()
     transcript = None
+    checkpoints = None
     if engine.transcript is not None:
         policy = engine.gate.policy
         transcript = _transcript(engine.workspace, session_id, engine.config.model, policy)
-    engine.start_over(session_id, transcript)
+        checkpoints = SessionCheckpoints.for_session(engine.workspace.root, session_id)
+    engine.start_over(session_id, transcript, checkpoints)
     return notices + await engine.start_session(reason)
 
 
 def finish_session(engine: QueryEngine) -> str | None:
-    """Sync and close the transcript at exit; the problem writing it, if any."""
+    """Sync and close the transcript (and the checkpoint log) at exit; the problem
+    writing the transcript, if any."""
+    if engine.checkpoints is not None:
+        engine.checkpoints.close()
     transcript = engine.transcript
     if transcript is None:
         return None
@@ -135,6 +147,7 @@ def _session_start(resumed: LoadedSession | None, carry_totals: bool) -> Session
         messages=resumed.messages,
         totals=resumed.totals if carry_totals else SessionTotals(),
         last_request_usage=resumed.last_usage,
+        prompts=resumed.prompts,
     )
 
 

@@ -1,4 +1,4 @@
-"""Session slash commands: /compact, /resume, /init, /memory, /context, /cost.
+"""Session slash commands: /compact, /resume, /rewind, /init, /memory, /context, /cost.
 
 Each command's logic is a plain function of the QueryEngine that returns
 markdown (testable without the app); the handlers registered below only call
@@ -208,6 +208,19 @@ async def resume_command(ctx: CommandContext) -> None:
         ctx.output(f"Restart with `agentcli --resume {loaded.session_id}` to open it.")
         return
     await opener(loaded)
+
+
+@command(
+    "rewind",
+    "Restore the code and/or the conversation to before a prompt (also: Esc twice)",
+    source="session",
+)
+async def rewind_command(ctx: CommandContext) -> None:
+    opener = getattr(ctx.app, "open_rewind", None)
+    if opener is None:
+        ctx.error("/rewind needs the interactive app; headless: agentcli --resume ID --rewind-to")
+        return
+    opener()
 
 
 def _format_time(value: datetime) -> str:

@@ -96,6 +96,7 @@ class Settings:
     model: Sourced | None = None
     default_mode: Sourced | None = None
     theme: Sourced | None = None
+    checkpoint_retention_days: Sourced | None = None
     env: dict[str, Sourced] = field(default_factory=dict)
     sandbox: dict[str, Sourced] = field(default_factory=dict)  # enabled, network, ...
     allow: list[tuple[Rule, str]] = field(default_factory=list)
@@ -187,6 +188,8 @@ def _merge(settings: Settings, data: SettingsFile, source: str, base: Path) -> N
         settings.model = Sourced(data.model, source)
     if data.theme is not None:
         settings.theme = Sourced(data.theme, source)
+    if data.checkpointRetentionDays is not None:
+        settings.checkpoint_retention_days = Sourced(data.checkpointRetentionDays, source)
     perms = data.permissions
     if perms.defaultMode is not None:
         settings.default_mode = Sourced(perms.defaultMode, source)

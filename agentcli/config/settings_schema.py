@@ -75,6 +75,8 @@ class SettingsFile(BaseModel):
     enabledMcpjsonServers: list[str] = Field(default_factory=list)
     disabledMcpjsonServers: list[str] = Field(default_factory=list)
     enableAllProjectMcpServers: bool | None = None
+    # Days checkpoints (rewind) are kept; older ones are pruned at start-up.
+    checkpointRetentionDays: int | None = Field(None, ge=1)
 
 
 def describe_errors(exc: ValidationError, text: str) -> str:

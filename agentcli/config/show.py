@@ -42,6 +42,7 @@ def render_settings(settings: Settings) -> str:
         ("model", settings.model),
         ("permissions.defaultMode", settings.default_mode),
         ("theme", settings.theme),
+        ("checkpointRetentionDays", settings.checkpoint_retention_days),
     ):
         if item is not None:
             lines.append(f"  {key} = {json.dumps(item.value)}  {origin(item.source)}")

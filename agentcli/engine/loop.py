@@ -53,6 +53,7 @@ from agentcli.engine.events import (
 )
 from agentcli.engine.model_stream import stream_model
 from agentcli.engine.orchestration import ToolRunner
+from agentcli.engine.parts import Checkpoints
 from agentcli.engine.reply import Reply
 from agentcli.hooks.events import Hooks
 from agentcli.hooks.stop import StopGuard
@@ -103,6 +104,7 @@ class QueryParams:
     before_request: BeforeRequest | None = None
     request_extra: dict[str, Any] = field(default_factory=dict)
     hooks: Hooks | None = None  # PreToolUse/PostToolUse/Stop (agentcli/hooks)
+    checkpoints: Checkpoints | None = None  # files recorded before tools write them
     # Read before each request when the tools may change during a run (MCP servers).
     tools_at_request: Callable[[], ToolRegistry] | None = None
 
@@ -216,6 +218,7 @@ def _new_runner(params: QueryParams) -> ToolRunner:
         params.abort,
         start_while_streaming=params.start_tools_while_streaming,
         hooks=params.hooks,
+        checkpoints=params.checkpoints,
     )
 
 

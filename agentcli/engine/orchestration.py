@@ -11,6 +11,11 @@ the model is still streaming (`add()` starts it at once when everything
 before it is safe and already started); results still meet at the loop's
 checkpoint. One call failing never cancels its siblings.
 
+Checkpoints: before a call that declares the files it writes
+(`Tool.files_written`) runs, their content is recorded, and what the call
+left in them afterwards (session/checkpoints.py), so a rewind can put them
+back; a failure to record is a warning, not a refusal.
+
 Permission questions: a call the gate says to ask about is put to the person
 here, one question at a time (`_ask_lock`), as a `ToolPermissionRequested`
 event that the front end answers (permissions/question.py says why).
@@ -19,6 +24,7 @@ event that the front end answers (permissions/question.py says why).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -36,6 +42,7 @@ from agentcli.engine.events import (
     ToolCallStarted,
     ToolPermissionRequested,
 )
+from agentcli.engine.parts import Checkpoints
 from agentcli.hooks.events import Hooks
 from agentcli.hooks.tool_hooks import after_tool, before_tool, combine_decision
 from agentcli.permissions.gate import ALLOWED, GateResult, PermissionGate
@@ -78,8 +85,10 @@ class ToolRunner:
         *,
         start_while_streaming: bool = True,
         hooks: Hooks | None = None,
+        checkpoints: Checkpoints | None = None,
     ) -> None:
         self.hooks = hooks  # PreToolUse / PostToolUse (agentcli/hooks/tool_hooks.py)
+        self.checkpoints = checkpoints
         self.registry = registry
         self.gate = gate
         self.workspace = workspace
@@ -246,7 +255,7 @@ class ToolRunner:
                 report=lambda data: self._emit(ToolCallProgress(call.id, data)),
                 search_filter=self.gate.policy.search_filter(tool.name),
             )
-            result = await tool.run(inp, context)
+            result = await self._run_recorded(tool, inp, context)
             if self.hooks is not None:
                 result = await after_tool(self.hooks, tool, inp, call.id, result, self._notice)
             self._finish(call, result, "failed" if result.is_error else "done")
@@ -257,6 +266,22 @@ class ToolRunner:
         except Exception as exc:  # a bug in a tool must not break the conversation
             message = f"{call.name} failed: {type(exc).__name__}: {exc}"
             self._finish(call, ToolResult(message, is_error=True), "failed")
+
+    async def _run_recorded(self, tool: Tool, inp: ToolInput, context: ToolContext) -> ToolResult:
+        """Run the call, its declared files recorded before and after (checkpoints)."""
+        checkpoints = self.checkpoints
+        paths = tool.files_written(inp, self.workspace) if checkpoints is not None else []
+        if checkpoints is None or not paths:
+            return await tool.run(inp, context)
+        try:
+            await asyncio.to_thread(checkpoints.before_write, paths)
+        except OSError as exc:
+            self._notice(f"cannot record a checkpoint (rewind will not restore this change): {exc}")
+        try:
+            return await tool.run(inp, context)
+        finally:
+            with contextlib.suppress(OSError):
+                await asyncio.to_thread(checkpoints.after_write, paths)
 
     async def _permission(
         self, call: ToolCall, tool: Tool, inp: ToolInput, decision: Decision

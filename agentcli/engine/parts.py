@@ -9,12 +9,16 @@ handed over with `QueryEngine.connect()`.
 
 `SessionStart` is where the conversation begins: a new session, or the
 messages and totals of a resumed transcript.
+
+Each prompt the person sends has an id (a uuid): its transcript record's, and
+the one its checkpoints are filed under (`Checkpoints`), so a rewind names a
+prompt the same way in the app, `--rewind-to` and the SDK.
 """
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -57,6 +61,26 @@ class Transcript(Protocol):
 
     def __call__(self, message: Message, meta: MessageMeta) -> None: ...
 
+    def rewind(self, prompt_id: str) -> None:
+        """The conversation went back to just before the prompt `prompt_id`."""
+
+    def close(self) -> None: ...
+
+
+class Checkpoints(Protocol):
+    """Where the files the agent changes are recorded first (session/checkpoints.py).
+
+    The engine calls these off the event loop; each may raise OSError (a full disk),
+    which is reported and does not stop the tool."""
+
+    def begin_prompt(self, prompt_id: str, text: str) -> None: ...
+
+    def before_write(self, paths: Sequence[Path]) -> None: ...
+
+    def after_write(self, paths: Sequence[Path]) -> None: ...
+
+    def conversation_rewound(self, prompt_id: str) -> None: ...
+
     def close(self) -> None: ...
 
 
@@ -84,6 +108,7 @@ class EngineParts:
     settings: Settings | None = None  # what the session was built from (`/status`)
     transcript: Transcript | None = None
     mcp: McpManager | None = None  # MCP servers: their tools join `tools` at each request
+    checkpoints: Checkpoints | None = None  # files before the agent changes them (rewind)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -94,3 +119,4 @@ class SessionStart:
     messages: list[Message] = field(default_factory=list)
     totals: SessionTotals = field(default_factory=SessionTotals)
     last_request_usage: Usage = field(default_factory=Usage)
+    prompts: dict[str, Message] = field(default_factory=dict)  # prompt id -> its message

@@ -10,10 +10,17 @@ the calls' displays (meta `displays`), so a resumed session shows them as the
 live one did. A resumed session starts from its transcript's totals and last
 request's usage; `start_over()` begins a new session on the same parts
 (`/clear`).
+
+Each prompt gets an id (`submit_message(prompt_id=...)`, a new uuid by
+default) that its transcript record and its checkpoints share;
+`rewind_conversation()` takes the conversation back to just before one, and
+the transcript records that as a branch (nothing in the file is deleted).
 """
 
 from __future__ import annotations
 
+import asyncio
+import uuid
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from dataclasses import replace
@@ -26,6 +33,7 @@ from agentcli.core.messages import (
     Block,
     Message,
     answer_dangling_tool_uses,
+    text_of,
     user_message,
 )
 from agentcli.core.pricing import cost_usd
@@ -42,6 +50,7 @@ from agentcli.engine.events import (
 )
 from agentcli.engine.loop import INTERRUPT_MARKER, QueryParams, query
 from agentcli.engine.parts import (
+    Checkpoints,
     EngineConfig,
     EngineParts,
     MessageMeta,
@@ -76,6 +85,7 @@ class QueryEngine:
         self.cost_usd = start.totals.cost_usd
         self.turns = start.totals.turns
         self.last_request_usage = start.last_request_usage
+        self._prompts: dict[str, Message] = dict(start.prompts)  # prompt id -> its message
 
     # -- the parts, as the composition root gave them -------------------------
 
@@ -127,6 +137,10 @@ class QueryEngine:
     def mcp(self) -> McpManager | None:
         return self._parts.mcp
 
+    @property
+    def checkpoints(self) -> Checkpoints | None:
+        return self._parts.checkpoints
+
     def connect(self, provider: Provider) -> None:
         """Hand over the model provider once a front end has loaded it (the SDK import
         is slow, so front ends build the engine first). Call it on the thread that
@@ -159,9 +173,15 @@ class QueryEngine:
         return self._visible[1]
 
     async def submit_message(
-        self, prompt: str | list[Block], *, abort: AbortSignal | None = None
+        self,
+        prompt: str | list[Block],
+        *,
+        abort: AbortSignal | None = None,
+        prompt_id: str | None = None,
     ) -> AsyncGenerator[Event, None]:
-        """Add the person's message and run the loop until it ends; yield every event."""
+        """Add the person's message and run the loop until it ends; yield every event.
+
+        `prompt_id`: the id the prompt is known by (a new uuid by default)."""
         provider = self.provider
         if provider is None:
             raise RuntimeError("no model provider is configured")
@@ -179,7 +199,9 @@ class QueryEngine:
                     yield TurnEnded(EndReason.HOOK_STOPPED, 0, error=check.blocked)
                     return
                 prompt = check.prompt
-            self._add(user_message(prompt))
+            problem = await self._add_prompt(user_message(prompt), prompt_id or str(uuid.uuid4()))
+            if problem is not None:
+                yield Notice(problem, "warning")
             async with aclosing(query(self._query_params(provider, abort))) as events:
                 async for event in events:
                     self._observe(event)
@@ -211,6 +233,7 @@ class QueryEngine:
             shape_request=self._parts.shape_request,
             before_request=None if compactor is None else partial(compactor.before_request, self),
             hooks=self.hooks,
+            checkpoints=self.checkpoints,
         )
 
     async def compact(self, focus: str = "") -> CompactionOutcome:
@@ -226,15 +249,61 @@ class QueryEngine:
         finally:
             self._abort = None
 
-    # -- sessions -------------------------------------------------------------
+    # -- prompts and rewinding ----------------------------------------------------
 
-    def start_over(self, session_id: str, transcript: Transcript | None) -> None:
-        """Begin a new session on the same parts (`/clear`, by
-        `composition.start_new_session()`): a new id and transcript, no messages, totals
-        from zero; the compactor and the hooks follow."""
+    def prompt_ids(self) -> list[str]:
+        """The ids of the prompts in the conversation as it stands, oldest first."""
+        present = {id(message) for message in self.messages}
+        return [pid for pid, message in self._prompts.items() if id(message) in present]
+
+    def rewind_conversation(self, prompt_id: str) -> Message:
+        """Take the conversation back to just before the prompt `prompt_id`; returns
+        that prompt's message (to put back into the input). The transcript keeps the
+        whole history and records the branch. Raises KeyError for a prompt that is not
+        in the conversation (anymore), RuntimeError during a turn."""
         if self.busy:
             raise RuntimeError("a turn is running")
-        self._parts = replace(self._parts, transcript=transcript)
+        message = self._prompts.get(prompt_id)
+        index = next((i for i, m in enumerate(self.messages) if m is message), None)
+        if message is None or index is None:
+            raise KeyError(prompt_id)
+        del self.messages[index:]
+        present = {id(m) for m in self.messages}
+        self._prompts = {p: m for p, m in self._prompts.items() if id(m) in present}
+        if self.transcript is not None:
+            self.transcript.rewind(prompt_id)
+        if self.checkpoints is not None:
+            self.checkpoints.conversation_rewound(prompt_id)
+        return message
+
+    async def _add_prompt(self, message: Message, prompt_id: str) -> str | None:
+        """Add the person's prompt under its id, and open its checkpoint; the problem
+        recording the checkpoint, if any (the prompt goes on without one)."""
+        self._prompts[prompt_id] = message
+        self.messages.append(message)
+        self.notify(message, {"promptId": prompt_id})
+        if self.checkpoints is None:
+            return None
+        try:
+            await asyncio.to_thread(self.checkpoints.begin_prompt, prompt_id, text_of(message))
+        except OSError as exc:
+            return f"cannot record checkpoints: {exc.strerror or exc}"
+        return None
+
+    # -- sessions -------------------------------------------------------------
+
+    def start_over(
+        self,
+        session_id: str,
+        transcript: Transcript | None,
+        checkpoints: Checkpoints | None = None,
+    ) -> None:
+        """Begin a new session on the same parts (`/clear`, by
+        `composition.start_new_session()`): a new id, transcript and checkpoints, no
+        messages, totals from zero; the compactor and the hooks follow."""
+        if self.busy:
+            raise RuntimeError("a turn is running")
+        self._parts = replace(self._parts, transcript=transcript, checkpoints=checkpoints)
         self._begin(SessionStart(session_id=session_id))
         if self.compactor is not None:
             self.compactor.reset()
@@ -266,7 +335,11 @@ class QueryEngine:
         self.cost_usd += cost_usd(model, usage)
 
     def notify(self, message: Message, meta: MessageMeta) -> None:
-        """Tell the transcript of a complete message (and what came with it)."""
+        """Tell the transcript of a complete message (and what came with it). A prompt
+        kept verbatim by a compaction keeps its id."""
+        if meta.get("kept"):
+            prompt_id = next((p for p, m in self._prompts.items() if m is message), None)
+            meta = {**meta, "promptId": prompt_id} if prompt_id else meta
         if self.transcript is not None:
             self.transcript(message, meta)
 
@@ -294,7 +367,3 @@ class QueryEngine:
             i: self._displays.pop(i).model_dump(mode="json") for i in ids if i in self._displays
         }
         return {"displays": shown} if shown else {}
-
-    def _add(self, message: Message) -> None:
-        self.messages.append(message)
-        self.notify(message, {})

@@ -17,6 +17,9 @@ was shown of each tool call, by tool_use id (a display of a kind this
 version does not know is left out, and the call is shown plainly). `last_usage` is the usage of the
 last request after that boundary (the context size the status bar shows);
 `totals` add up every request the file records, compaction summaries included.
+A `rewind` record takes `messages` and `history` back to just before the
+prompt it names (the file keeps the branch it left); `prompts` maps the ids of
+the prompts still in `messages` to their messages.
 
 A loaded session that is going to be written again carries the claim on its
 file (claim.py): the locked handle to append to, or for a fork the text its
@@ -56,6 +59,7 @@ class LoadedSession:
     # Messages the repair added at the end of `messages` (results of dangling calls).
     synthetic: list[dict[str, Any]] = field(default_factory=list)
     compactions: int = 0
+    prompts: dict[str, dict[str, Any]] = field(default_factory=dict)  # prompt id -> message
     last_usage: Usage = field(default_factory=Usage)
     totals: SessionTotals = field(default_factory=SessionTotals)
     # The claim on the file (claim.py): the transcript, locked and open for
@@ -87,6 +91,8 @@ def parse_transcript(raw: bytes, path: Path) -> LoadedSession:
     loaded = LoadedSession(path=path, session_id=path.stem)
     _Parser(loaded).parse(raw)
     _repair(loaded)
+    present = {id(message) for message in loaded.messages}
+    loaded.prompts = {p: m for p, m in loaded.prompts.items() if id(m) in present}
     return loaded
 
 
@@ -98,6 +104,9 @@ class _Parser:
         self.unknown: dict[str, int] = {}
         self.newer: int | None = None
         self.cut_last = False
+        # The prompt id of each message of `messages` and of `history` (None: not a prompt).
+        self.message_prompts: list[str | None] = []
+        self.history_prompts: list[str | None] = []
 
     def parse(self, raw: bytes) -> None:
         text = raw.decode("utf-8", errors="replace")
@@ -119,6 +128,9 @@ class _Parser:
                 self.bad_lines.append(number)
                 continue
             self.record(record, number)
+        self.loaded.prompts = {
+            p: m for p, m in zip(self.message_prompts, self.loaded.messages, strict=True) if p
+        }
         self.report()
 
     def record(self, record: dict[str, Any], number: int) -> None:
@@ -140,24 +152,42 @@ class _Parser:
             meta: dict[str, Any] = recorded if isinstance(recorded, dict) else {}
             self.count(kind, meta)
             message = {"role": kind, "content": message["content"]}
+            prompt_id = meta.get("promptId") if isinstance(meta.get("promptId"), str) else None
             loaded.messages.append(message)
+            self.message_prompts.append(prompt_id)
             if not meta.get("kept"):
                 loaded.history.append(message)
+                self.history_prompts.append(prompt_id)
                 self.displays(meta.get("displays"))
             if isinstance(record.get("uuid"), str):
                 loaded.last_uuid = record["uuid"]
         elif kind == records.COMPACT_BOUNDARY:
             loaded.messages = []
+            self.message_prompts = []
             loaded.last_usage = Usage()
             loaded.compactions += 1
             if isinstance(record.get("uuid"), str):
                 loaded.last_uuid = record["uuid"]
+        elif kind == records.REWIND:
+            self.rewind(record)
         elif kind == records.REPAIR:
             dropped = record.get("droppedLines")
             if isinstance(dropped, list):
                 self.acknowledged.update(n for n in dropped if isinstance(n, int))
         else:
             self.unknown[kind] = self.unknown.get(kind, 0) + 1
+
+    def rewind(self, record: dict[str, Any]) -> None:
+        """Back to just before the prompt the record names (where it is still present)."""
+        loaded, prompt_id = self.loaded, record.get("promptId")
+        if prompt_id in self.message_prompts:
+            cut = self.message_prompts.index(prompt_id)
+            del loaded.messages[cut:], self.message_prompts[cut:]
+        if prompt_id in self.history_prompts:
+            cut = self.history_prompts.index(prompt_id)
+            del loaded.history[cut:], self.history_prompts[cut:]
+        if isinstance(record.get("uuid"), str):
+            loaded.last_uuid = record["uuid"]
 
     def displays(self, recorded: object) -> None:
         if not isinstance(recorded, dict):

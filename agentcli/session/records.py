@@ -13,6 +13,12 @@ so the context after the last boundary can be read without the history before
 it, and that history is still in the file. A `repair` record notes what a resume
 fixed (a dropped partial line), so later loads do not report it again.
 
+A person's prompt is recorded with `meta.promptId`, and its record's `uuid` is
+that id (a copy kept by a compaction has a new uuid and the same promptId). A
+`rewind` record (`promptId`) says the conversation went back to just before
+that prompt: a loader drops that prompt and what follows it from the context
+and the history, while the file keeps them (a branch, not a deletion).
+
 Records carry only messages and metadata: never the API key or any header.
 """
 
@@ -31,6 +37,7 @@ USER = "user"
 ASSISTANT = "assistant"
 COMPACT_BOUNDARY = "compact_boundary"
 REPAIR = "repair"
+REWIND = "rewind"
 MESSAGE_TYPES = (USER, ASSISTANT)
 
 # Meta keys that may go into a record; anything else a listener passes is dropped,
@@ -45,6 +52,7 @@ ALLOWED_META = (
     "kept",
     "synthetic",
     "displays",  # what the person was shown of each tool call, by tool_use_id (tools/display.py)
+    "promptId",  # a person's prompt: its id (the record's uuid, unless a kept copy)
 )
 
 
@@ -73,6 +81,7 @@ def message_record(
     session_id: str,
     parent: str | None,
     meta: dict[str, Any] | None = None,
+    record_id: str | None = None,
 ) -> dict[str, Any]:
     role = message.get("role")
     if role not in MESSAGE_TYPES:
@@ -80,7 +89,7 @@ def message_record(
     return {
         "type": role,
         "version": FORMAT_VERSION,
-        "uuid": new_uuid(),
+        "uuid": record_id or new_uuid(),
         "parentUuid": parent,
         "timestamp": now_iso(),
         "sessionId": session_id,
@@ -102,6 +111,18 @@ def boundary_record(
         "trigger": trigger,
         "preTokens": pre_tokens,
         "kept": kept,
+    }
+
+
+def rewind_record(*, session_id: str, parent: str | None, prompt_id: str) -> dict[str, Any]:
+    return {
+        "type": REWIND,
+        "version": FORMAT_VERSION,
+        "uuid": new_uuid(),
+        "parentUuid": parent,
+        "timestamp": now_iso(),
+        "sessionId": session_id,
+        "promptId": prompt_id,
     }
 
 

@@ -95,12 +95,22 @@ class TranscriptWriter:
         batch.append(self._message_record(message, meta))
         self._write(batch, sync=_is_turn_boundary(message))
 
+    def rewind(self, prompt_id: str) -> None:
+        """The conversation went back to just before that prompt: a `rewind` record."""
+        record = records.rewind_record(
+            session_id=self.session_id, parent=self.last_uuid, prompt_id=prompt_id
+        )
+        self.last_uuid = record["uuid"]
+        self._write([record], sync=True)
+
     def _message_record(self, message: dict[str, Any], meta: dict[str, Any]) -> dict[str, Any]:
         full = {"cwd": self.cwd, **meta}
         if self.permission_mode is not None:
             full["permissionMode"] = self.permission_mode()
+        prompt_id = meta.get("promptId")
+        own_id = prompt_id if isinstance(prompt_id, str) and not meta.get("kept") else None
         record = records.message_record(
-            message, session_id=self.session_id, parent=self.last_uuid, meta=full
+            message, session_id=self.session_id, parent=self.last_uuid, meta=full, record_id=own_id
         )
         self.last_uuid = record["uuid"]
         return record

@@ -238,6 +238,12 @@ class Tool(ABC):
         """The file or folder this call touches, for path-based permission checks."""
         return None
 
+    def files_written(self, inp: Any, workspace: Workspace) -> list[Path]:
+        """The files this call may create or change. The engine records what they hold
+        before the call runs (checkpoints, for rewinding); a tool that writes files
+        declares them here."""
+        return []
+
     def permission_subject(self, inp: Any) -> str | None:
         """The text a rule like `Bash(npm test:*)` is matched against (the command)."""
         return None

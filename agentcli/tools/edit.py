@@ -94,6 +94,9 @@ class EditTool(FileTool):
         plan = await asyncio.to_thread(plan_edit, inp, workspace)
         return plan.diff()
 
+    def files_written(self, inp: Any, workspace: Workspace) -> list[Path]:
+        return [workspace.resolve(inp.file_path)]
+
     async def run(self, inp: Any, ctx: ToolContext) -> ToolResult:
         _check_change(inp)
         return await asyncio.to_thread(_edit, inp, ctx.workspace)

@@ -11,6 +11,7 @@ write is atomic, like Edit's.
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import Any, ClassVar
 
 from pydantic import Field
@@ -54,6 +55,9 @@ class WriteTool(FileTool):
         overwrite of a file the model has not read, or that changed since, fails
         here, before the person is asked."""
         return await asyncio.to_thread(_preview, inp, workspace)
+
+    def files_written(self, inp: Any, workspace: Workspace) -> list[Path]:
+        return [workspace.resolve(inp.file_path)]
 
     async def run(self, inp: Any, ctx: ToolContext) -> ToolResult:
         return await asyncio.to_thread(_write, inp, ctx.workspace)

@@ -59,6 +59,7 @@ if TYPE_CHECKING:
 MODE_CYCLE = ["default", "acceptEdits", "plan"]
 COMMAND_PUNCTUATION = str.maketrans("", "", "-_:")  # in a command's name (`/mcp__s__p`)
 QUIT_WINDOW_S = 2.0
+REWIND_WINDOW_S = 2.0  # Esc twice on an empty prompt within this opens the rewind
 # A resumed conversation shows its latest messages; the rest stay in the transcript.
 RESUMED_MESSAGES_SHOWN = 200
 SESSION_END_AFTER_SIGNAL_S = 5.0  # SessionEnd hooks' time when a signal ends the app
@@ -109,6 +110,7 @@ class AgentApp(App[None]):
         self.permission_prompt: PermissionPrompt | None = None
         self.mcp_link: McpLink | None = None  # once the engine has MCP servers
         self._last_ctrl_c = 0.0
+        self._last_escape = 0.0
         # SessionStart hooks ran for this engine / are running (prompts wait for them).
         self._session_opened = False
         self._opening_session = False
@@ -784,6 +786,24 @@ class AgentApp(App[None]):
             self.status_line.set_verb("Interrupting")
         elif self.making_message:  # reading `@` attachments, fetching an MCP prompt
             self.turn_worker.cancel()
+        elif not self.prompt.text and self.permission_prompt is None:
+            self._escape_on_empty_prompt()
+
+    def _escape_on_empty_prompt(self) -> None:
+        """Esc twice on an empty prompt opens the rewind; the first one says so."""
+        now = time.monotonic()
+        if now - self._last_escape < REWIND_WINDOW_S:
+            self._last_escape = 0.0
+            self.open_rewind()
+        elif self.engine is not None and self.engine.prompt_ids():
+            self._last_escape = now
+            self.notify("Press Esc again to rewind", timeout=REWIND_WINDOW_S)
+
+    def open_rewind(self) -> None:
+        """`/rewind`, Esc Esc: go back to before a prompt (ui/rewind_flow.py)."""
+        from agentcli.ui.rewind_flow import run_rewind
+
+        self.run_worker(run_rewind(self), group="rewind", exclusive=True, exit_on_error=False)
 
     def action_ctrl_c(self) -> None:
         selected = self.screen.get_selected_text()

@@ -1,0 +1,100 @@
+"""Forgetting old checkpoints: logs and blobs older than the retention period.
+
+Checkpoints hold copies of the person's files, so they must not pile up
+forever: at start-up, in a background thread (the first frame and the first
+request never wait for it), every project's checkpoint logs not written for
+`checkpointRetentionDays` (30 by default) are deleted, then every blob that
+no remaining log names and that was not stored or reused within that period.
+A running session's log and blobs are always recent, so they are never
+pruned under it. Transcripts are not touched.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from agentcli.config.paths import agentcli_home
+
+DEFAULT_RETENTION_DAYS = 30
+_DAY_S = 24 * 3600
+_started = threading.Lock()
+
+
+@dataclass
+class Pruned:
+    logs: int = 0
+    blobs: int = 0
+
+
+def prune_checkpoints(days: int, *, now: float | None = None, home: Path | None = None) -> Pruned:
+    """Delete every project's checkpoints older than `days` days; what went."""
+    cutoff = (time.time() if now is None else now) - days * _DAY_S
+    pruned = Pruned()
+    for folder in ((home or agentcli_home()) / "projects").glob("*/checkpoints"):
+        _prune_folder(folder, cutoff, pruned)
+    return pruned
+
+
+def start_pruning(days: int | None) -> threading.Thread | None:
+    """Prune in a daemon thread, once per process; None when it already started."""
+    if not _started.acquire(blocking=False):
+        return None
+    thread = threading.Thread(
+        target=_quietly,
+        args=(prune_checkpoints, days or DEFAULT_RETENTION_DAYS),
+        name="agentcli-prune-checkpoints",
+        daemon=True,
+    )
+    thread.start()
+    return thread
+
+
+def _quietly(prune: Callable[[int], object], days: int) -> None:
+    try:
+        prune(days)
+    except OSError:  # a folder that vanished or cannot be read: next start tries again
+        pass
+
+
+def _prune_folder(folder: Path, cutoff: float, pruned: Pruned) -> None:
+    referenced: set[str] = set()
+    for log in folder.glob("*.jsonl"):
+        if _mtime(log) < cutoff:
+            log.unlink(missing_ok=True)
+            pruned.logs += 1
+        else:
+            referenced |= _blobs_named(log)
+    for blob in (folder / "blobs").glob("*/*"):
+        if blob.name not in referenced and _mtime(blob) < cutoff:
+            blob.unlink(missing_ok=True)
+            pruned.blobs += 1
+
+
+def _blobs_named(log: Path) -> set[str]:
+    names: set[str] = set()
+    try:
+        lines = log.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return names
+    for line in lines:
+        if '"before"' not in line:
+            continue
+        try:
+            state = json.loads(line).get("state", {})
+        except (ValueError, AttributeError):
+            continue
+        if isinstance(state, dict) and isinstance(state.get("sha256"), str):
+            names.add(state["sha256"])
+    return names
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return float("inf")  # gone or unreadable: nothing to prune
