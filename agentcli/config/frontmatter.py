@@ -4,11 +4,15 @@ Claude Code's formats put a file's settings between two `---` lines at its
 top and the prompt below them; a file without that block is all body. The
 front matter is read with a real YAML parser, and anything that is not a
 mapping of names to values is refused with the file and the line, so a
-broken file can be reported and skipped, never half-read.
+broken file can be reported and skipped, never half-read. A one-line
+`description` or `argument-hint` is taken as written, as Claude Code does
+(`argument-hint: [pr-number] [priority]` is not YAML).
 """
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,6 +21,8 @@ import yaml
 
 MAX_FILE_BYTES = 256 * 1024
 _FENCE = "---"
+# Keys whose value is one line of free text, read as written.
+_TEXT_LINE = re.compile(r"^(description|argument-hint):[ \t]*(\S.*)$")
 
 
 class FrontMatterError(ValueError):
@@ -72,7 +78,7 @@ def split_front_matter(text: str, path: Path) -> tuple[dict[str, Any], str]:
     if end is None:
         raise FrontMatterError(f"{path}: the front matter has no closing `---` line")
     try:
-        meta = yaml.safe_load("".join(lines[1:end]))
+        meta = yaml.safe_load("".join(_quote_text(line) for line in lines[1:end]))
     except yaml.YAMLError as exc:
         raise FrontMatterError(f"{path}: broken front matter: {_yaml_problem(exc)}") from None
     if meta is None:
@@ -80,6 +86,15 @@ def split_front_matter(text: str, path: Path) -> tuple[dict[str, Any], str]:
     if not isinstance(meta, dict):
         raise FrontMatterError(f"{path}: the front matter should be `name: value` lines")
     return {str(key): value for key, value in meta.items()}, "".join(lines[end + 1 :])
+
+
+def _quote_text(line: str) -> str:
+    """`argument-hint: [pr-number] [priority]` as Claude Code reads it: the text as
+    written (unquoted, YAML would take it for a list, or fail on it)."""
+    match = _TEXT_LINE.match(line)
+    if match is None or match.group(2)[:1] in ("'", '"', "|", ">"):
+        return line
+    return f"{match.group(1)}: {json.dumps(match.group(2).rstrip())}\n"
 
 
 def _yaml_problem(exc: yaml.YAMLError) -> str:
