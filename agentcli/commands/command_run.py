@@ -156,6 +156,12 @@ class CommandRun:
         """Raises ExpansionError (the message names the command)."""
         runner = GatedRunner(self.engine, ask, trusted=self.trusted)
         try:
-            return await expand(self.command.body, self.arguments, runner)
+            expansion = await expand(self.command.body, self.arguments, runner)
         except ExpansionError as problem:
             raise ExpansionError(f"/{self.command.name}: {problem}") from None
+        if self.command.allowed_tools and not self.trusted:
+            expansion.notes.append(
+                f"/{self.command.name}: its allowed-tools do not apply in a folder "
+                "you have not trusted"
+            )
+        return expansion

@@ -121,6 +121,37 @@ async def test_refusing_the_shell_line_sends_nothing_and_says_why(repo):
         assert any("/fix-issue: !`git status --short` was not allowed" in n for n in notes(app))
 
 
+async def test_help_lists_the_command_with_its_description(repo):
+    app = app_for(ScriptedProvider(), repo)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await wait_for(pilot, lambda: "fix-issue" in app.registry, "the command files")
+        await send(pilot, "/help")
+        shown = await wait_for(pilot, lambda: app.conversation.query(".-command"), "the help")
+
+        assert "/fix-issue <number> [priority]" in shown.last().source
+        assert "Fix a GitHub issue (project)" in shown.last().source
+
+
+async def test_esc_while_a_shell_line_runs_stops_it_and_sends_nothing(repo):
+    remember(repo, True)
+    (repo / ".claude/commands/slow.md").write_text(
+        "---\nallowed-tools: Bash(touch:*), Bash(sleep:*)\n---\n"
+        "Output: !`touch started && sleep 30 && touch finished`\n"
+    )
+    provider = ScriptedProvider()
+    app = app_for(provider, repo)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await wait_for(pilot, lambda: "slow" in app.registry, "the command files")
+        await send(pilot, "/slow")
+        await wait_for(pilot, lambda: (repo / "started").exists(), "the command to start")
+        await pilot.press("escape")
+        await idle(pilot, app)
+
+        assert provider.requests == []
+        assert not (repo / "finished").exists()
+        assert app.engine.gate.policy.allow == []  # the command's grants went with its turn
+
+
 async def test_allowed_tools_are_granted_for_the_commands_turn_only(repo):
     remember(repo, True)
     (repo / ".claude/commands/touch.md").write_text(
@@ -139,3 +170,23 @@ async def test_allowed_tools_are_granted_for_the_commands_turn_only(repo):
         assert (repo / "made.txt").exists()
         assert app.permission_prompt is None
         assert Rule("Bash", "touch:*") not in app.engine.gate.policy.allow
+
+
+async def test_an_untrusted_folders_allowed_tools_do_not_apply_and_it_says_so(repo):
+    (repo / ".claude/commands/touch.md").write_text(
+        "---\nallowed-tools: Bash(touch:*)\n---\nCreate the file $0.\n"
+    )
+    provider = ScriptedProvider(
+        Response([tool_use("Bash", {"command": "touch made.txt"})]), Response([text("No.")])
+    )
+    app = app_for(provider, repo)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await wait_for(pilot, lambda: "touch" in app.registry, "the command files")
+        await send(pilot, "/touch made.txt")
+        await wait_for(pilot, lambda: app.permission_prompt, "the question about Bash")
+        await pilot.press("3")
+        await pilot.press("enter")
+        await idle(pilot, app)
+
+        assert not (repo / "made.txt").exists()
+        assert any("its allowed-tools do not apply" in n for n in notes(app))
