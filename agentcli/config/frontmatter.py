@@ -15,9 +15,10 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import yaml
+if TYPE_CHECKING:
+    import yaml
 
 MAX_FILE_BYTES = 256 * 1024
 _FENCE = "---"
@@ -77,6 +78,8 @@ def split_front_matter(text: str, path: Path) -> tuple[dict[str, Any], str]:
     end = next((i for i, line in enumerate(lines) if i and line.rstrip() == _FENCE), None)
     if end is None:
         raise FrontMatterError(f"{path}: the front matter has no closing `---` line")
+    import yaml  # here: most sessions have no such file, and every start would pay for it
+
     try:
         meta = yaml.safe_load("".join(_quote_text(line) for line in lines[1:end]))
     except yaml.YAMLError as exc:
