@@ -43,6 +43,8 @@ from agentcli.providers.tuning import ApiTuning
 from agentcli.sandbox import Sandbox, unavailable_message
 from agentcli.session.checkpoint_prune import start_pruning
 from agentcli.session.loader import LoadedSession
+from agentcli.skills.loader import load_skills, read_rules
+from agentcli.skills.tool import skill_tools
 from agentcli.tools.base import Workspace
 from agentcli.tools.exit_plan_mode import ExitPlanModeTool
 from agentcli.tools.registry import ToolRegistry, builtin_tools
@@ -133,12 +135,15 @@ def build_engine(
         deny=settings.rules("deny"),
         locked_reason=locked_reason(settings),  # deny rules that could not be read
     )
+    skills = load_skills(workspace.root).skills
+    for rule in read_rules(skills):
+        policy.add_session_rule(rule)
     env = Environment.detect(workspace.root, git=True)
     sandbox_note = workspace.sandbox.model_note() if workspace.sandbox else None
     return assemble(
         provider=provider,
         # ExitPlanMode is always offered, so the tool list (a cached prefix) stays stable.
-        tools=ToolRegistry([*builtin_tools(), ExitPlanModeTool()]),
+        tools=ToolRegistry([*builtin_tools(), ExitPlanModeTool(), *skill_tools(skills)]),
         policy=policy,
         config=EngineConfig(model=model_of(settings), max_turns=options.max_turns),
         system=system_prompt(env, mode, load_memory(workspace.root), sandbox_note),
@@ -236,7 +241,8 @@ def engine_startup_notices(engine: QueryEngine) -> list[Notice]:
     notices = startup_notices(settings, mode) if settings is not None else []
     mcp = engine.mcp
     mcp_problems = [Notice(problem, "warning") for problem in mcp.problems] if mcp else []
-    return notices + sandbox_notices(engine.workspace) + mcp_problems
+    skills = [Notice(problem) for problem in load_skills(engine.workspace.root).problems]
+    return notices + sandbox_notices(engine.workspace) + mcp_problems + skills
 
 
 def sandbox_notices(workspace: Workspace) -> list[Notice]:

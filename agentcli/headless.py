@@ -16,15 +16,20 @@ import signal
 import sys
 import threading
 import time
+from contextlib import nullcontext
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from agentcli.bootstrap import Options
+    from agentcli.commands.command_run import CommandRun
     from agentcli.core.abort import AbortSignal
+    from agentcli.core.messages import Block
     from agentcli.engine.query_engine import QueryEngine
     from agentcli.mcp.manager import McpManager
+    from agentcli.permissions.question import PermissionQuestion
+    from agentcli.permissions.types import PermissionAnswer
     from agentcli.session.loader import LoadedSession
 
 EXIT_OK, EXIT_ERROR = 0, 1
@@ -113,15 +118,14 @@ class _Run:
 
 
 async def _run_engine(engine: QueryEngine, run: _Run) -> int:
-    """Connect the provider, wait for the MCP servers, run the prompt to its end."""
+    """Connect the provider, wait for the MCP servers, expand a custom command (in its
+    turn's scope: the tools it allows, its model), run the prompt to its end."""
     from agentcli.bootstrap import make_provider
+    from agentcli.commands.file_commands import headless_command
     from agentcli.composition import finish_session
-    from agentcli.engine.events import ToolPermissionRequested
-    from agentcli.headless_output import Output, RunSummary, report
-    from agentcli.permissions.gate import headless_answer
+    from agentcli.headless_output import report
     from agentcli.providers.base import ModelError, close_provider
     from agentcli.providers.tuning import ApiTuning
-    from agentcli.shutdown import exit_status
 
     tuning = ApiTuning.from_env()
     for malformed in tuning.problems:  # a malformed AGENTCLI_* timing: its default is used
@@ -137,6 +141,45 @@ async def _run_engine(engine: QueryEngine, run: _Run) -> int:
             if server.state == "failed":
                 report(f"warning: MCP server {server.name} failed: {server.error}")
 
+    command, problems = headless_command(engine, run.prompt)
+    for problem in problems:  # command files that could not be used
+        report(f"warning: custom command: {problem}")
+    with command.turn() if command is not None else nullcontext():
+        prompt = run.prompt if command is None else await _expanded(command)
+        if prompt is None:
+            await close_provider(engine.provider)
+            finish_session(engine)
+            return EXIT_ERROR
+        return await _converse(engine, run, prompt)
+
+
+async def _expanded(command: CommandRun) -> list[Block] | None:
+    """A custom command's prompt (`-p "/fix-issue 123"`); None, said on stderr, when it
+    cannot be made (a `!` command not allowed: nobody can be asked here)."""
+    from agentcli.commands.expansion import ExpansionError
+    from agentcli.headless_output import report
+    from agentcli.permissions.gate import headless_answer
+
+    async def ask(question: PermissionQuestion) -> PermissionAnswer:
+        return headless_answer(question.request)
+
+    try:
+        expansion = await command.content(ask)
+    except ExpansionError as problem:
+        report(f"error: {problem}")
+        return None
+    return expansion.blocks
+
+
+async def _converse(engine: QueryEngine, run: _Run, prompt: str | list[Block]) -> int:
+    """Run the prompt to its end and write the result."""
+    from agentcli.composition import finish_session
+    from agentcli.engine.events import ToolPermissionRequested
+    from agentcli.headless_output import Output, RunSummary, report
+    from agentcli.permissions.gate import headless_answer
+    from agentcli.providers.base import close_provider
+    from agentcli.shutdown import exit_status
+
     args = run.args
     output = Output(args.output_format, engine.session_id, verbose=args.verbose)
     output.init(
@@ -149,7 +192,7 @@ async def _run_engine(engine: QueryEngine, run: _Run) -> int:
     summary = RunSummary(session_id=engine.session_id)
     for notice in await engine.start_session("resume" if run.resumed else "startup"):
         report(f"hook: {notice}")
-    async for event in engine.submit_message(run.prompt, abort=run.abort):
+    async for event in engine.submit_message(prompt, abort=run.abort):
         if isinstance(event, ToolPermissionRequested):  # nobody can answer: refuse, say why
             event.question.answer(headless_answer(event.question.request))
         output.event(event, summary)

@@ -52,6 +52,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "agentcli.session",
             "agentcli.sandbox",
             "agentcli.mcp",  # MCP servers: connections, their tools and resources
+            "agentcli.skills",  # SKILL.md folders and the Skill tool
         ),
     ),
     ("config", ("agentcli.config",)),  # settings files, paths, trust

@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
+from contextlib import AbstractContextManager, nullcontext
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -32,6 +33,7 @@ from textual.containers import Vertical
 from textual.widgets import Static
 
 from agentcli import __version__
+from agentcli.commands.file_commands import FileCommands
 from agentcli.commands.registry import REGISTRY, CommandContext, parse_command_line
 from agentcli.ui.completers import command_completions, file_completions, resource_completions
 from agentcli.ui.events_view import EventsView
@@ -103,6 +105,7 @@ class AgentApp(App[None]):
         self.queue: list[str | Prepared] = []
         self.pending_context: list[dict[str, Any]] = []
         self.registry = REGISTRY
+        self.file_commands = FileCommands(self.registry)  # .agentcli/commands/*.md and others
         self.history = PromptHistory(None)
         self.files: list[str] | None = None
         self.commands_loaded = False
@@ -186,6 +189,7 @@ class AgentApp(App[None]):
 
         if self.mcp_link is not None:  # no more notes or commands from the servers
             self.mcp_link.close()
+        self.file_commands.clear()
         if self.engine is not None:
             left = self.exit_signal is None  # else a signal ended the app
             await self._close_session(self.engine, "prompt_input_exit" if left else "other")
@@ -217,6 +221,8 @@ class AgentApp(App[None]):
 
         for problem in load_command_modules():
             self.note(f"Could not load commands: {problem}", "warning")
+        for problem in self.file_commands.load(self.cwd):
+            self.note(f"Custom command: {problem}", "warning")
         self.commands_loaded = True
         self._update_completion()  # a `/` typed before the commands were loaded
         self.history = PromptHistory.load(self.cwd)
@@ -624,11 +630,17 @@ class AgentApp(App[None]):
 
     # -- turns --------------------------------------------------------------------
 
-    def send(self, text: str, *, make: Callable[[], Awaitable[Blocks]] | None = None) -> None:
+    def send(
+        self,
+        text: str,
+        *,
+        make: Callable[[], Awaitable[Blocks]] | None = None,
+        scope: Callable[[], AbstractContextManager[Any]] = nullcontext,
+    ) -> None:
         """Send a message, or queue it while starting up or while a turn runs.
         `make`: gives the message's content when its turn starts (it is shown as
-        `text`); see ui/outgoing.py."""
-        self._send(text if make is None else Prepared(text, make))
+        `text`); `scope`: around that turn; see ui/outgoing.py."""
+        self._send(text if make is None else Prepared(text, make, scope))
 
     def _send(self, message: str | Prepared) -> None:
         if not self.ready or self.busy:
@@ -651,6 +663,10 @@ class AgentApp(App[None]):
             self._send(self.queue.pop(0))
 
     async def _run_turn(self, message: str | Prepared) -> None:
+        with message.scope() if isinstance(message, Prepared) else nullcontext():
+            await self._turn(message)
+
+    async def _turn(self, message: str | Prepared) -> None:
         from agentcli.engine.events import AssistantMessage, TurnEnded
 
         text = message.text if isinstance(message, Prepared) else message

@@ -6,12 +6,15 @@ fetched from the server when the turn starts, so the conversation shows the
 command at once, a queued one keeps its place, and Esc stops a server that
 is slow to answer like any other part of a turn. A prompt that cannot be
 fetched raises `NotSent`, whose words the app shows; nothing goes to the
-model then.
+model then. A custom command (commands/file_commands.py) also gives a
+`scope`: entered before its content is made and left when its turn ends
+(the tools its file allows, its model).
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,7 +27,9 @@ class NotSent(Exception):
 
 @dataclass(frozen=True)
 class Prepared:
-    """Shown as `text`; `make()` gives the content blocks (or raises NotSent)."""
+    """Shown as `text`; `make()` gives the content blocks (or raises NotSent);
+    `scope()` is around the whole turn."""
 
     text: str
     make: Callable[[], Awaitable[Blocks]]
+    scope: Callable[[], AbstractContextManager[Any]] = nullcontext

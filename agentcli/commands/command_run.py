@@ -1,0 +1,167 @@
+"""A custom command run on an engine: its `!` commands and `@` files through the
+permission gate, and what its front matter grants for its turn.
+
+`!` commands are Bash calls the person did not type: the gate decides each
+one like a Bash tool call (rules, mode, sandbox), and a question goes to the
+front end through `ask` (the TUI shows it; `-p` gives the headless answer).
+A command file that comes with a folder the person has not trusted never
+runs one without asking. `@` files get Read's decision, then the same
+reading as an attachment typed in the prompt (ui/attachments.py).
+
+`allowed-tools` are added to the policy's allow rules for the command's
+turn only (`command_turn`), so the gate, not a bypass, lets those calls
+through; they are taken away when the turn ends. They count only where the
+file is trusted. `model` is the model for that turn.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
+from typing import TYPE_CHECKING, Any
+from uuid import uuid4
+
+from pydantic import ValidationError
+
+from agentcli.commands.command_files import PROJECT, CommandFile
+from agentcli.commands.expansion import Blocks, Expansion, ExpansionError, expand
+from agentcli.core.abort import AbortSignal
+from agentcli.permissions.question import PermissionQuestion
+from agentcli.permissions.types import Decision, PermissionAnswer
+from agentcli.tools.base import Tool, ToolContext, ToolInput
+from agentcli.tools.bash import BashInput, BashTool
+from agentcli.tools.read import ReadInput, ReadTool
+from agentcli.ui.attachments import attach
+
+if TYPE_CHECKING:
+    from agentcli.engine.query_engine import QueryEngine
+
+Ask = Callable[[PermissionQuestion], Awaitable[PermissionAnswer]]
+UNTRUSTED = "it comes from a command file of a folder you have not trusted"
+
+
+def is_trusted(engine: QueryEngine, command: CommandFile) -> bool:
+    """The person's own commands are; a project's, when its folder is."""
+    if command.scope != PROJECT:
+        return True
+    if engine.settings is not None:
+        return engine.settings.trusted
+    from agentcli.config.trust import is_trusted as folder_trusted
+
+    return folder_trusted(engine.workspace.root)
+
+
+class GatedRunner:
+    """`expansion.Runner` for one command on `engine`."""
+
+    def __init__(self, engine: QueryEngine, ask: Ask, *, trusted: bool) -> None:
+        self.engine = engine
+        self.ask = ask
+        self.trusted = trusted
+        self.abort = AbortSignal()  # Esc cancels the task; this stays for the tool's context
+
+    async def shell(self, command: str) -> str:
+        tool = self.engine.tools.get("Bash") or BashTool()
+        inp = _valid(BashInput, {"command": command}, f"!`{command}`")
+        await self._permit(tool, inp, f"!`{command}`", always_ask=not self.trusted)
+        context = ToolContext(
+            workspace=self.engine.workspace,
+            abort=self.abort,
+            tool_use_id=_call_id(),
+            search_filter=self.engine.gate.policy.search_filter(tool.name),
+        )
+        result = await tool.run(inp, context)
+        return _text(result.content)
+
+    async def include(self, mention: str) -> tuple[Blocks, list[str]]:
+        workspace = self.engine.workspace
+        path = workspace.resolve(mention)
+        if not path.is_file():  # `@someone` in prose, as for a typed prompt
+            return [], []
+        inp = _valid(ReadInput, {"file_path": str(path)}, f"@{mention}")
+        await self._permit(ReadTool(), inp, f"@{mention}", always_ask=False)
+        return await asyncio.to_thread(attach, f"@{mention}", workspace.root)
+
+    async def _permit(self, tool: Tool, inp: ToolInput, what: str, *, always_ask: bool) -> None:
+        """Return when the gate (or the person) allows the call; raise ExpansionError if not."""
+        gate = self.engine.gate
+        decision = gate.decide(tool, inp)
+        if decision.behavior == "allow" and always_ask:
+            decision = Decision("ask", UNTRUSTED)
+        if decision.behavior == "deny":
+            raise ExpansionError(f"{what} is not allowed ({decision.reason})")
+        if decision.behavior == "allow":
+            return
+        question = gate.question(tool, inp, _call_id(), decision.reason, None)
+        answer = await self.ask(question)
+        verdict = gate.apply(question, answer)
+        if verdict.interrupt:
+            raise ExpansionError(f"{what}: interrupted at the permission question")
+        if not verdict.allowed:
+            said = f": {answer.feedback}" if answer.feedback else ""
+            raise ExpansionError(f"{what} was not allowed{said}")
+
+
+@contextmanager
+def command_turn(engine: QueryEngine, command: CommandFile, *, trusted: bool) -> Iterator[None]:
+    """For the command's turn: its `allowed-tools` as allow rules (where trusted), its model."""
+    policy = engine.gate.policy
+    added = [rule for rule in command.allowed_tools if trusted and rule not in policy.allow]
+    policy.allow.extend(added)
+    model = engine.config.model
+    if command.model:
+        engine.config.model = command.model
+    try:
+        yield
+    finally:
+        for rule in added:
+            if rule in policy.allow:
+                policy.allow.remove(rule)
+        if command.model and engine.config.model == command.model:
+            engine.config.model = model
+
+
+def _valid(model: type[ToolInput], raw: dict[str, Any], what: str) -> ToolInput:
+    try:
+        return model.model_validate(raw)
+    except ValidationError as exc:
+        raise ExpansionError(f"{what}: {exc.errors()[0]['msg']}") from None
+
+
+def _text(content: str | list[dict[str, Any]]) -> str:
+    if isinstance(content, str):
+        return content
+    return "\n".join(block.get("text", "") for block in content if block.get("type") == "text")
+
+
+def _call_id() -> str:
+    return f"command_{uuid4().hex[:16]}"
+
+
+class CommandRun:
+    """One run of `command` with `arguments` on `engine`, for any front end:
+    `turn()` around the whole turn, `content(ask)` inside it for what the model gets."""
+
+    def __init__(self, engine: QueryEngine, command: CommandFile, arguments: str) -> None:
+        self.engine = engine
+        self.command = command
+        self.arguments = arguments
+        self.trusted = is_trusted(engine, command)
+
+    def turn(self) -> AbstractContextManager[None]:
+        return command_turn(self.engine, self.command, trusted=self.trusted)
+
+    async def content(self, ask: Ask) -> Expansion:
+        """Raises ExpansionError (the message names the command)."""
+        runner = GatedRunner(self.engine, ask, trusted=self.trusted)
+        try:
+            expansion = await expand(self.command.body, self.arguments, runner)
+        except ExpansionError as problem:
+            raise ExpansionError(f"/{self.command.name}: {problem}") from None
+        if self.command.allowed_tools and not self.trusted:
+            expansion.notes.append(
+                f"/{self.command.name}: its allowed-tools do not apply in a folder "
+                "you have not trusted"
+            )
+        return expansion

@@ -1,0 +1,110 @@
+"""Custom commands from files as slash commands, in every front end.
+
+They join the command registry (commands/registry.py), so completion,
+`/help` and any front end that lists the registry show them with their
+description and argument hint. A built-in command keeps its name: a file
+that uses one is reported and skipped.
+
+In the app, running one sends `/name args` as the person's message; its
+content is made when the turn starts (ui/outgoing.py), inside the command's
+turn scope (allowed tools, model), so a `!` command's permission question
+comes in the turn, Esc stops it, and one queued behind a turn keeps its
+place. In `-p`, a prompt that is a custom command is expanded the same way
+(`headless_command`), with the headless answer to any question.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agentcli.commands.command_files import CommandFile, load_command_files
+from agentcli.commands.command_run import CommandRun
+from agentcli.commands.expansion import Blocks, ExpansionError
+from agentcli.commands.registry import (
+    Command,
+    CommandContext,
+    CommandRegistry,
+    load_command_modules,
+    parse_command_line,
+)
+
+if TYPE_CHECKING:
+    from agentcli.engine.query_engine import QueryEngine
+    from agentcli.permissions.question import PermissionQuestion
+    from agentcli.permissions.types import PermissionAnswer
+
+
+class FileCommands:
+    """Keeps a registry's commands from files equal to the files (`load()` again to refresh)."""
+
+    def __init__(self, registry: CommandRegistry) -> None:
+        self.registry = registry
+        self._registered: list[str] = []
+
+    def load(self, root: Path) -> list[str]:
+        """Register the commands found for project `root`; returns the problems."""
+        self.clear()
+        found = load_command_files(root, taken=lambda name: name in self.registry)
+        for command in found.commands:
+            self.registry.register(app_command(command))
+            self._registered.append(command.name)
+        return found.problems
+
+    def clear(self) -> None:
+        for name in self._registered:
+            self.registry.unregister(name)
+        self._registered = []
+
+
+def app_command(command: CommandFile) -> Command:
+    return Command(
+        name=command.name,
+        description=command.shown_description,
+        handler=partial(_run_in_app, command),
+        argument_hint=command.argument_hint,
+        source=command.scope,
+    )
+
+
+async def _run_in_app(command: CommandFile, ctx: CommandContext) -> None:
+    app = ctx.app
+    runs: list[CommandRun] = []  # made when the turn starts: the engine is built by then
+
+    def turn() -> Any:
+        runs.append(CommandRun(app.built_engine(), command, ctx.args))
+        return runs[0].turn()
+
+    make = partial(_content_in_app, app, runs)
+    app.send(f"/{command.name} {ctx.args}".rstrip(), make=make, scope=turn)
+
+
+async def _content_in_app(app: Any, runs: list[CommandRun]) -> Blocks:
+    from agentcli.ui.outgoing import NotSent
+
+    async def ask(question: PermissionQuestion) -> PermissionAnswer:
+        app.ask_permission(question)
+        return await question.reply()
+
+    try:
+        expansion = await runs[0].content(ask)
+    except ExpansionError as problem:
+        raise NotSent(str(problem)) from None
+    for note in expansion.notes:
+        app.note(note, "attachment")
+    return expansion.blocks
+
+
+def headless_command(engine: QueryEngine, prompt: str) -> tuple[CommandRun | None, list[str]]:
+    """The custom command `prompt` runs (None when it is not one), and the problems
+    with the command files, for a prompt that is a slash command."""
+    parsed = parse_command_line(prompt)
+    if parsed is None:
+        return None, []
+    from agentcli.commands.registry import REGISTRY
+
+    load_command_modules()  # the built-ins, which keep their names
+    found = load_command_files(engine.workspace.root, taken=lambda name: name in REGISTRY)
+    command = found.get(parsed[0])
+    return (CommandRun(engine, command, parsed[1]) if command else None), found.problems
