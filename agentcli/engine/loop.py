@@ -70,6 +70,7 @@ from agentcli.providers.base import (
     ThinkingChunk,
 )
 from agentcli.tools.base import Workspace
+from agentcli.tools.model_access import ModelAccess, small_model_for
 from agentcli.tools.registry import ToolRegistry
 
 INTERRUPT_MARKER = "[Request interrupted by user]"
@@ -105,6 +106,8 @@ class QueryParams:
     hooks: Hooks | None = None  # PreToolUse/PostToolUse/Stop (agentcli/hooks)
     # Read before each request when the tools may change during a run (MCP servers).
     tools_at_request: Callable[[], ToolRegistry] | None = None
+    # The model of tools' side requests (WebFetch); None: tools/model_access.py picks.
+    small_model: str | None = None
 
 
 async def query(params: QueryParams) -> AsyncGenerator[Event, None]:
@@ -216,6 +219,9 @@ def _new_runner(params: QueryParams) -> ToolRunner:
         params.abort,
         start_while_streaming=params.start_tools_while_streaming,
         hooks=params.hooks,
+        model=ModelAccess(
+            params.provider, small_model_for(params.provider, params.small_model, params.model)
+        ),
     )
 
 
