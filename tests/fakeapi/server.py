@@ -38,6 +38,7 @@ from .script import (
     StreamError,
     resolve,
 )
+from .server_tools import offers_web_search
 from .sse import (
     Event,
     encode_event,
@@ -48,7 +49,6 @@ from .sse import (
     stream_events,
 )
 from .validation import validate_request
-from .web_search import offers_web_search
 
 MESSAGES_PATH = "/v1/messages"
 COUNT_TOKENS_PATH = "/v1/messages/count_tokens"

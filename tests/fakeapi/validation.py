@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from .web_search import check_server_tools
+from .server_tools import check_server_tools
 
 MAX_CACHE_BREAKPOINTS = 4
 _TOOL_USE_ID = re.compile(r"^[a-zA-Z0-9_-]+$")
