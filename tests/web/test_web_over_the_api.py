@@ -209,3 +209,21 @@ async def test_the_fake_api_refuses_a_search_the_request_did_not_offer(fake_api,
     assert fake_api.requests[0].status == 500
     assert len(fake_api.errors) == 1 and "does not offer the web_search tool" in fake_api.errors[0]
     fake_api.errors.clear()
+
+
+async def test_a_paused_turn_is_sent_back_so_the_model_goes_on(fake_api, tmp_path):
+    fake_api.enqueue(
+        reply(SEARCH, stop_reason="pause_turn"),
+        reply(text("Version 4.2.")),
+    )
+    engine = engine_for(fake_api, tmp_path, [WebSearchTool()])
+
+    events = await run_turn(engine, "latest release?")
+
+    assert_all_requests_valid(fake_api)
+    assert len(fake_api.requests) == 2
+    sent = fake_api.requests[1].body["messages"]
+    assert sent[-1]["role"] == "assistant"
+    assert [b["type"] for b in sent[-1]["content"]] == ["server_tool_use", "web_search_tool_result"]
+    assert events[-1].reason == "completed" and events[-1].turns == 2
+    assert engine.messages[-1]["content"] == [{"type": "text", "text": "Version 4.2."}]
