@@ -1,8 +1,8 @@
 """A fake Anthropic Messages API server for tests, demos and benchmarks.
 
 Start one with `FakeAnthropic()` (a context manager), script its answers with
-`reply(text(...), tool_use(...), web_search(...))`, `http_error(...)`, `cut_stream(...)`, `hang(...)`
-and `stream_error(...)`, and point the real `anthropic` SDK at `server.base_url`.
+`reply(text(...), tool_use(...), web_search(...))`, `http_error(...)`, `cut_stream(...)`,
+`hang(...)` and `stream_error(...)`, and point the real `anthropic` SDK at `server.base_url`.
 See README.md in this folder.
 """
 

@@ -51,7 +51,10 @@ def _tool_problem(i: int, tool: dict[str, Any]) -> str | None:
     if kind in (None, "custom"):
         return None
     if kind not in WEB_SEARCH_TYPES:
-        return f"tools.{i}: Input tag '{kind}' found using 'type' does not match any of the expected tags"
+        return (
+            f"tools.{i}: Input tag '{kind}' found using 'type' does not match any of the "
+            "expected tags"
+        )
     if tool.get("name") != "web_search":
         return f"tools.{i}.{kind}.name: Input should be 'web_search'"
     unknown = set(tool) - {

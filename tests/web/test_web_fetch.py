@@ -98,7 +98,7 @@ async def test_a_404_is_an_error_naming_the_status(site: Site) -> None:
 async def test_a_page_over_the_size_cap_is_refused(site: Site, chunked: bool) -> None:
     url = site.page("/huge", b"x" * (MAX_BYTES + 1), content_type="text/plain", chunked=chunked)
 
-    with pytest.raises(ToolError, match="larger than 10 MB"):
+    with pytest.raises(ToolError, match="larger than 10 MB, the most read"):
         await fetch(WebFetchTool(), url)
 
 

@@ -27,7 +27,7 @@ from agentcli.tools.web.fetch_tool import SMALL_MODEL_SYSTEM, UNTRUSTED, WebFetc
 from agentcli.tools.web.search_tool import WebSearchTool
 from tests.engine.harness import make_engine, of_type, run_turn
 from tests.engine.scripted import Response, ScriptedProvider
-from tests.fakeapi import reply, text, tool_use, web_search
+from tests.fakeapi import http_error, reply, text, tool_use, web_search
 from tests.fakeapi.sse import search_blocks
 from tests.web.site import Site
 
@@ -227,3 +227,21 @@ async def test_a_paused_turn_is_sent_back_so_the_model_goes_on(fake_api, tmp_pat
     assert [b["type"] for b in sent[-1]["content"]] == ["server_tool_use", "web_search_tool_result"]
     assert events[-1].reason == "completed" and events[-1].turns == 2
     assert engine.messages[-1]["content"] == [{"type": "text", "text": "Version 4.2."}]
+
+
+async def test_a_failing_small_model_fails_the_call_with_the_reason(fake_api, site, tmp_path):
+    url = site.page("/long", "<p>" + "filler text " * 2000 + "</p>")
+    fake_api.enqueue(
+        reply(tool_use("WebFetch", {"url": url, "prompt": "?"})),
+        http_error(400, "model: claude-haiku-4-5 is not available"),
+        "Sorry.",
+    )
+    engine = engine_for(fake_api, tmp_path, [WebFetchTool()])
+
+    events = await run_turn(engine, "read it")
+
+    (finished,) = of_type(events, ToolCallFinished)
+    assert finished.is_error
+    result = tool_result_text(fake_api.requests[2].body)
+    assert "The model that reads long pages failed" in result
+    assert "claude-haiku-4-5 is not available" in result

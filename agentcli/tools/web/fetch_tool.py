@@ -106,27 +106,30 @@ async def _answer(
 ) -> ToolResult:
     """The page's text when it is short (or no model can be asked), else the small
     model's answer to the prompt."""
-    text = page.text[:MAX_TEXT_CHARS]
-    head = f"Fetched {page.url} (HTTP {page.status}, {page.content_type or 'no type'}, {size_text(page.size)})."
-    if len(text) <= SMALL_PAGE_CHARS or ctx.model is None:
-        shown = text[:UNANSWERED_CHARS]
-        if len(page.text) > len(shown):
-            shown += (
-                f"\n\n[cut: the page's text has {len(page.text) - len(shown):,} more characters]"
-            )
-        return ToolResult(
-            f"{head}\n{UNTRUSTED}\n\n{shown or '(the page has no text)'}", display=display
-        )
-    question = f"The web page {page.url}:\n\n<page>\n{text}\n</page>\n\nThe question: {prompt}"
+    kind = page.content_type or "no type"
+    head = f"Fetched {page.url} (HTTP {page.status}, {kind}, {size_text(page.size)})."
+    if len(page.text) <= SMALL_PAGE_CHARS or ctx.model is None:
+        return ToolResult(f"{head}\n{UNTRUSTED}\n\n{_page_itself(page.text)}", display=display)
+    model = ctx.model
+    question = (
+        f"The web page {page.url}:\n\n<page>\n{page.text[:MAX_TEXT_CHARS]}\n</page>\n\n"
+        f"The question: {prompt}"
+    )
     try:
-        answer = await ctx.model.ask(SMALL_MODEL_SYSTEM, question, ctx.abort)
+        answer = await model.ask(SMALL_MODEL_SYSTEM, question, ctx.abort)
     except ModelError as exc:
         raise ToolError(f"{head} The model that reads long pages failed: {exc.message}") from exc
-    answered = display.model_copy(update={"answered_by": ctx.model.model})
-    intro = (
-        f"{head}\nAn answer to the prompt from {ctx.model.model}, which read the page. {UNTRUSTED}"
-    )
+    intro = f"{head}\nAn answer to the prompt from {model.model}, which read the page. {UNTRUSTED}"
+    answered = display.model_copy(update={"answered_by": model.model})
     return ToolResult(f"{intro}\n\n{answer}", display=answered)
+
+
+def _page_itself(text: str) -> str:
+    """The text, cut to what a result may hold, saying how much was left out."""
+    shown = text[:UNANSWERED_CHARS]
+    if len(text) > len(shown):
+        shown += f"\n\n[cut: the page's text has {len(text) - len(shown):,} more characters]"
+    return shown or "(the page has no text)"
 
 
 def _redirect_result(found: Redirect) -> ToolResult:

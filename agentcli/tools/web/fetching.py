@@ -73,9 +73,8 @@ def checked_url(url: str) -> str:
         raise FetchError(f"Invalid URL {url!r}: it names no host.")
     if parts.username or parts.password:
         raise FetchError(f"Invalid URL {url!r}: URLs with a user name or password are refused.")
-    if parts.scheme == "http" and not is_loopback(host):
-        parts = parts._replace(scheme="https")
-    return urlunsplit(parts)
+    scheme = "http" if parts.scheme == "http" and is_loopback(host) else "https"
+    return urlunsplit((scheme, parts.netloc, parts.path, parts.query, parts.fragment))
 
 
 def is_loopback(host: str) -> bool:
@@ -147,7 +146,7 @@ async def _get(client: httpx.AsyncClient, url: str, max_bytes: int) -> Page | Re
 
 
 async def _read_capped(response: httpx.Response, max_bytes: int) -> bytes:
-    over = f"The page at {response.url} is larger than {size_text(max_bytes)}, the most WebFetch reads."
+    over = f"The page at {response.url} is larger than {size_text(max_bytes)}, the most read."
     declared = response.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > max_bytes:
         raise FetchError(over)
