@@ -27,7 +27,7 @@ from agentcli.composition import assemble
 from agentcli.config.mcp_servers import load_mcp_servers
 from agentcli.config.notices import Notice, startup_notices
 from agentcli.config.paths import project_dir
-from agentcli.config.settings import CliSettings, Settings, load_settings
+from agentcli.config.settings import CliSettings, Settings, Sourced, load_settings
 from agentcli.config.trust import is_trusted
 from agentcli.engine.compaction import Compactor
 from agentcli.engine.context import Environment, system_prompt
@@ -145,7 +145,11 @@ def build_engine(
         # ExitPlanMode is always offered, so the tool list (a cached prefix) stays stable.
         tools=ToolRegistry([*builtin_tools(), ExitPlanModeTool(), *skill_tools(skills)]),
         policy=policy,
-        config=EngineConfig(model=model_of(settings), max_turns=options.max_turns),
+        config=EngineConfig(
+            model=model_of(settings),
+            max_turns=options.max_turns,
+            small_model=_value(settings.small_fast_model),
+        ),
         system=system_prompt(env, mode, load_memory(workspace.root), sandbox_note),
         settings=settings,
         hooks=None if settings.hooks.is_empty() else settings.hooks,
@@ -206,6 +210,10 @@ def model_of(settings: Settings) -> str:
     if env:
         return env
     return str(settings.model.value) if settings.model is not None else DEFAULT_MODEL
+
+
+def _value(item: Sourced | None) -> str | None:
+    return str(item.value) if item is not None else None
 
 
 def locked_reason(settings: Settings) -> str | None:

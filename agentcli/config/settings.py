@@ -94,6 +94,7 @@ class Settings:
     # Why protection is uncertain: deny or ask rules that could not be read, one per source.
     uncertain: list[str] = field(default_factory=list)
     model: Sourced | None = None
+    small_fast_model: Sourced | None = None
     default_mode: Sourced | None = None
     theme: Sourced | None = None
     checkpoint_retention_days: Sourced | None = None
@@ -186,6 +187,8 @@ def _report_skipped(settings: Settings, layer: Layer, kept: Salvage | None) -> N
 def _merge(settings: Settings, data: SettingsFile, source: str, base: Path) -> None:
     if data.model is not None:
         settings.model = Sourced(data.model, source)
+    if data.smallFastModel is not None:
+        settings.small_fast_model = Sourced(data.smallFastModel, source)
     if data.theme is not None:
         settings.theme = Sourced(data.theme, source)
     if data.checkpointRetentionDays is not None:
@@ -233,6 +236,8 @@ def _merge_untrusted(settings: Settings, layer: Layer, kept: Salvage | None) -> 
         mode_applied = _merge_salvage(settings, without_hooks, layer.name, layer.base)
     if data is not None and data.model is not None:
         settings.model = Sourced(data.model, layer.name)
+    if data is not None and data.smallFastModel is not None:
+        settings.small_fast_model = Sourced(data.smallFastModel, layer.name)
     if data is not None and data.theme is not None:
         settings.theme = Sourced(data.theme, layer.name)
     assert layer.path is not None

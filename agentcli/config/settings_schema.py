@@ -63,6 +63,8 @@ class SettingsFile(BaseModel):
 
     schema_: str | None = Field(None, alias="$schema")
     model: str | None = None
+    # The model of tools' side requests (WebFetch reading a long page).
+    smallFastModel: str | None = None
     permissions: PermissionsSettings = Field(default_factory=PermissionsSettings)
     env: dict[str, str] = Field(default_factory=dict)
     hooks: HooksConfig = Field(default_factory=HooksConfig)

@@ -40,6 +40,7 @@ def render_settings(settings: Settings) -> str:
     lines.append("Effective settings:")
     for key, item in (
         ("model", settings.model),
+        ("smallFastModel", settings.small_fast_model),
         ("permissions.defaultMode", settings.default_mode),
         ("theme", settings.theme),
         ("checkpointRetentionDays", settings.checkpoint_retention_days),

@@ -5,7 +5,7 @@ comes with the folder: from a cloned repository, it is somebody else's. Until
 the person trusts the folder (config/trust.py), only what protects applies:
 its deny and ask rules, a `defaultMode` stricter than the one that applies
 without it, turning the sandbox on (without auto-allowing Bash in it), and
-the harmless `model` and `theme`. Everything else is
+the harmless `model`, `smallFastModel` and `theme`. Everything else is
 withheld: hooks (commands agentcli would run), `env` (given to every command
 and hook), a looser `defaultMode`, allow rules, `additionalDirectories`, and
 any other key, so a key added to the settings later is withheld until someone
@@ -31,7 +31,7 @@ from agentcli.config.settings_schema import SettingsFile
 
 # The keys an untrusted project file may still set (besides permissions' deny and ask);
 # `disabledMcpjsonServers` only ever turns a server off.
-HARMLESS_KEYS = frozenset({"schema_", "model", "theme", "disabledMcpjsonServers"})
+HARMLESS_KEYS = frozenset({"schema_", "model", "smallFastModel", "theme", "disabledMcpjsonServers"})
 # Keys listed one item at a time below; any other key is listed whole.
 _ITEMISED = frozenset({"permissions", "env", "hooks"})
 # Modes that enable more than `default` does.

@@ -19,7 +19,10 @@ before it is complete (an interruption, a model error) ends the run with what
 was complete (`_end_while_streaming`).
 
 `tool_use` is detected from the content blocks received, never from
-`stop_reason` (which is not reliable). The last event is always `TurnEnded`.
+`stop_reason` (which is not reliable). One stop reason does change the course:
+`pause_turn`, the API pausing a long turn of its own server tools (web
+search), is answered by sending the conversation back as it is, so the model
+goes on where it stopped. The last event is always `TurnEnded`.
 """
 
 from __future__ import annotations
@@ -71,9 +74,12 @@ from agentcli.providers.base import (
     ThinkingChunk,
 )
 from agentcli.tools.base import Workspace
+from agentcli.tools.model_access import ModelAccess, small_model_for
 from agentcli.tools.registry import ToolRegistry
 
 INTERRUPT_MARKER = "[Request interrupted by user]"
+# The API stopped a long turn of its server tools (web search) to be sent back as is.
+PAUSE_TURN = "pause_turn"
 MODEL_ERROR_RESULT = "Not run: the model's response failed before this turn could continue."
 
 RequestShaper = Callable[[list[Message]], list[Message]]
@@ -107,6 +113,8 @@ class QueryParams:
     checkpoints: Checkpoints | None = None  # files recorded before tools write them
     # Read before each request when the tools may change during a run (MCP servers).
     tools_at_request: Callable[[], ToolRegistry] | None = None
+    # The model of tools' side requests (WebFetch); None: tools/model_access.py picks.
+    small_model: str | None = None
 
 
 async def query(params: QueryParams) -> AsyncGenerator[Event, None]:
@@ -153,6 +161,8 @@ def _turn(run: _Run, runners: list[ToolRunner]) -> Iterator[AsyncGenerator[Event
     yield _request_model(run, reply, runner)  # 1. request the model
     if reply.unfinished:
         yield _end_while_streaming(run, reply, runner)
+    elif reply.stop_reason == PAUSE_TURN and not runner.calls:
+        run.turn += 1  # the API paused its own tools' long turn: send it back to go on
     elif not runner.calls:
         yield _without_tool_use(run)  # 2. no tool_use: done
     else:
@@ -219,6 +229,9 @@ def _new_runner(params: QueryParams) -> ToolRunner:
         start_while_streaming=params.start_tools_while_streaming,
         hooks=params.hooks,
         checkpoints=params.checkpoints,
+        model=ModelAccess(
+            params.provider, small_model_for(params.provider, params.small_model, params.model)
+        ),
     )
 
 

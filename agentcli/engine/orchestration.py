@@ -48,6 +48,7 @@ from agentcli.hooks.tool_hooks import after_tool, before_tool, combine_decision
 from agentcli.permissions.gate import ALLOWED, GateResult, PermissionGate
 from agentcli.permissions.types import Decision
 from agentcli.tools.base import Tool, ToolContext, ToolError, ToolInput, ToolResult, Workspace
+from agentcli.tools.model_access import ModelAccess
 from agentcli.tools.registry import ToolRegistry
 from agentcli.wellformed import has_lone_surrogate, scrub
 
@@ -86,7 +87,9 @@ class ToolRunner:
         start_while_streaming: bool = True,
         hooks: Hooks | None = None,
         checkpoints: Checkpoints | None = None,
+        model: ModelAccess | None = None,
     ) -> None:
+        self.model = model  # a small, fast model for tools that ask one (WebFetch)
         self.hooks = hooks  # PreToolUse / PostToolUse (agentcli/hooks/tool_hooks.py)
         self.checkpoints = checkpoints
         self.registry = registry
@@ -254,6 +257,7 @@ class ToolRunner:
                 tool_use_id=call.id,
                 report=lambda data: self._emit(ToolCallProgress(call.id, data)),
                 search_filter=self.gate.policy.search_filter(tool.name),
+                model=self.model,
             )
             result = await self._run_recorded(tool, inp, context)
             if self.hooks is not None:

@@ -90,6 +90,7 @@ class EngineConfig:
     max_tokens: int = 32000
     max_turns: int | None = None
     start_tools_while_streaming: bool = True
+    small_model: str | None = None  # `smallFastModel`: tools' side requests (WebFetch)
 
 
 @dataclass(frozen=True, kw_only=True)

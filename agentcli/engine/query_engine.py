@@ -57,6 +57,7 @@ from agentcli.engine.parts import (
     SessionStart,
     Transcript,
 )
+from agentcli.engine.server_tools import offered
 from agentcli.hooks.events import Hooks
 from agentcli.permissions.gate import PermissionGate
 from agentcli.providers.base import Provider
@@ -65,7 +66,6 @@ from agentcli.tools.display import ToolDisplay
 from agentcli.tools.registry import ToolRegistry
 
 if TYPE_CHECKING:
-    from agentcli.config.rules import Rule
     from agentcli.config.settings import Settings
     from agentcli.mcp.manager import McpManager
 
@@ -75,7 +75,7 @@ class QueryEngine:
         self._parts = parts
         self._abort: AbortSignal | None = None
         self._displays: dict[str, ToolDisplay] = {}  # of calls whose results are not out yet
-        self._visible: tuple[tuple[int, tuple[Rule, ...]], ToolRegistry] | None = None
+        self._visible: tuple[tuple[object, ...], ToolRegistry] | None = None
         self._begin(start or SessionStart())
 
     def _begin(self, start: SessionStart) -> None:
@@ -163,13 +163,20 @@ class QueryEngine:
     def visible_tools(self) -> ToolRegistry:
         """The tools the model is shown now: the built-in ones, then the MCP servers'
         (sorted: the list is part of the cached prompt prefix); a bare deny rule hides
-        a tool. The same registry until a server's tools change."""
-        mcp = self.mcp
-        key = (mcp.generation if mcp is not None else 0, tuple(self.gate.policy.deny))
+        a tool, and a tool the API runs is offered only where it may run
+        (engine/server_tools.py). The same registry until any of that changes."""
+        mcp, policy, provider = self.mcp, self.gate.policy, self.provider
+        key = (
+            mcp.generation if mcp is not None else 0,
+            tuple(policy.deny),
+            tuple(policy.ask),
+            policy.locked_reason,
+            provider.name if provider is not None else None,
+        )
         if self._visible is None or self._visible[0] != key:
             tools = [*self.tools, *(mcp.tools() if mcp is not None else [])]
-            policy = self.gate.policy
-            self._visible = (key, ToolRegistry(t for t in tools if not policy.hides(t.name)))
+            shown = (t for t in tools if not policy.hides(t.name) and offered(t, provider, policy))
+            self._visible = (key, ToolRegistry(shown))
         return self._visible[1]
 
     async def submit_message(
@@ -234,6 +241,7 @@ class QueryEngine:
             before_request=None if compactor is None else partial(compactor.before_request, self),
             hooks=self.hooks,
             checkpoints=self.checkpoints,
+            small_model=self.config.small_model,
         )
 
     async def compact(self, focus: str = "") -> CompactionOutcome:

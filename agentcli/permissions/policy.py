@@ -22,6 +22,9 @@ Otherwise, in order, first hit wins:
    free in acceptEdits, everything else asks; an MCP server's tool always
    asks (its read-only hint lets it run beside other calls, not unasked).
 
+For web tools (WebFetch), rules name domains and the default asks per domain
+(web_rules.py).
+
 For Bash, deny and ask rules match every command the line runs (shell/), a
 deny rule that cannot be checked on a line asks (in every mode), and a
 read-only command reading a file a Read deny rule covers is refused.
@@ -42,6 +45,7 @@ from agentcli.permissions.path_rules import compile_path_pattern, real_path
 from agentcli.permissions.search_filter import RuleSearchFilter
 from agentcli.permissions.special_paths import special_path_reason
 from agentcli.permissions.types import Decision, PermissionMode
+from agentcli.permissions.web_rules import WEB_TOOLS, decide_web
 from agentcli.tools.base import SearchFilter, Tool, Workspace
 
 if TYPE_CHECKING:
@@ -125,6 +129,8 @@ def _decide(policy: PermissionPolicy, tool: Tool, inp: Any) -> Decision:
         return Decision("allow", "not in plan mode")
     if name in BASH_TOOLS:
         return _decide_bash(policy, tool, inp)
+    if name in WEB_TOOLS:
+        return decide_web(policy, tool, inp)
     call = _PathCall.of(tool, inp, workspace)
     read_only = tool.is_read_only(inp)
 

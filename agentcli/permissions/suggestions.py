@@ -8,7 +8,8 @@ Narrow enough not to surprise, broad enough not to nag:
 - an edit inside the project: the bare tool (edits inside the project, for
   the session, as Claude Code's "allow all edits this session");
 - a read or edit outside the project: the folder of that file, by absolute path;
-- a special path (.env, .git/...): that exact file only.
+- a special path (.env, .git/...): that exact file only;
+- a web fetch: its domain (`WebFetch(domain:example.com)`).
 """
 
 from __future__ import annotations
@@ -20,12 +21,15 @@ from agentcli.config.rules import Rule
 from agentcli.permissions.path_rules import real_path
 from agentcli.permissions.policy import PermissionPolicy, shell_analysis
 from agentcli.permissions.special_paths import special_path_reason
+from agentcli.permissions.web_rules import WEB_TOOLS, suggest_domain_rules
 from agentcli.tools.base import Tool
 
 
 def suggest_rules(tool: Tool, inp: Any, policy: PermissionPolicy) -> list[Rule]:
     workspace = policy.workspace
     root = workspace.root
+    if tool.name in WEB_TOOLS:
+        return suggest_domain_rules(tool, inp, policy)
     subject = tool.permission_subject(inp)
     if subject is not None:
         return _command_rules(tool.name, subject, policy)

@@ -27,6 +27,7 @@ from agentcli.tools.display import LiveOutput, ToolDisplay
 
 if TYPE_CHECKING:
     from agentcli.sandbox import Sandbox
+    from agentcli.tools.model_access import ModelAccess
 
 # The most characters one tool result may put in the context: the engine's
 # budget (engine/budget.py) cuts a longer one to its head and tail. A tool that
@@ -194,7 +195,8 @@ class ToolContext:
     """What one call of a tool runs with.
 
     `search_filter` is None only where no permission rules exist (a tool's own
-    tests, the benchmarks): the engine always passes one.
+    tests, the benchmarks): the engine always passes one. `model` is the way to a
+    small, fast model for tools that need one (WebFetch); None without a provider.
     """
 
     workspace: Workspace
@@ -202,6 +204,7 @@ class ToolContext:
     tool_use_id: str = ""
     report: Callable[[LiveOutput], None] = lambda _output: None
     search_filter: SearchFilter | None = None
+    model: ModelAccess | None = None
 
 
 class Tool(ABC):

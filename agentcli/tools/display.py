@@ -152,3 +152,20 @@ class McpCallDisplay(ToolDisplay):
     images: int = 0
     resources: int = 0  # embedded resources and resource links
     structured: bool = False  # the result carried structuredContent
+
+
+class WebFetchDisplay(ToolDisplay):
+    """WebFetch: which page, how it answered, and what the model got from it.
+
+    `redirect` is the target of a redirect to another host (not followed);
+    `answered_by` the small model that answered the prompt about a long page
+    (None: the page's text itself went to the model)."""
+
+    type: Literal["web_fetch"] = "web_fetch"
+    url: str
+    status: int
+    size: int = 0  # bytes received
+    content_type: str = ""
+    cached: bool = False
+    redirect: str | None = None
+    answered_by: str | None = None

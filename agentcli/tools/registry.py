@@ -20,6 +20,8 @@ BUILTIN_TOOLS = (
     "agentcli.tools.read:ReadTool",
     "agentcli.tools.edit:EditTool",
     "agentcli.tools.write:WriteTool",
+    "agentcli.tools.web.fetch_tool:WebFetchTool",
+    "agentcli.tools.web.search_tool:WebSearchTool",
 )
 
 

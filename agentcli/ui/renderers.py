@@ -38,6 +38,7 @@ from agentcli.tools.display import (
     ReadDisplay,
     SearchDisplay,
     ToolDisplay,
+    WebFetchDisplay,
 )
 from agentcli.ui.widgets.diff_view import DiffView
 
@@ -146,6 +147,20 @@ def _mcp_summary(display: McpCallDisplay, text: str) -> str:
     return " · ".join(facts)
 
 
+def _web_fetch_summary(display: WebFetchDisplay, _text: str) -> str:
+    """`https://… · HTTP 200 · 12.3 kB · text/html · cached · answered by …`; a redirect
+    not followed names its target."""
+    from agentcli.tools.web.fetching import size_text
+
+    if display.redirect is not None:
+        return f"{display.url} redirects to another host (not followed): {display.redirect}"
+    facts = [display.url, f"HTTP {display.status}", size_text(display.size)]
+    facts += [display.content_type] if display.content_type else []
+    facts += ["cached"] if display.cached else []
+    facts += [f"answered by {display.answered_by}"] if display.answered_by else []
+    return " · ".join(facts)
+
+
 register(ReadDisplay, summary=lambda d, _text: f"Read {_plural(d.lines, 'line')}")
 register(
     DiffDisplay,
@@ -159,3 +174,4 @@ register(CommandDisplay, summary=_command_summary)
 register(SearchDisplay, summary=lambda d, _text: f"Found {d.found} {d.unit}")
 register(PlanDisplay, body=lambda d, max_lines: PlanView(d.plan, max_lines))
 register(McpCallDisplay, summary=_mcp_summary)
+register(WebFetchDisplay, summary=_web_fetch_summary)

@@ -1,8 +1,8 @@
 """A fake Anthropic Messages API server for tests, demos and benchmarks.
 
 Start one with `FakeAnthropic()` (a context manager), script its answers with
-`reply(text(...), tool_use(...))`, `http_error(...)`, `cut_stream(...)`, `hang(...)`
-and `stream_error(...)`, and point the real `anthropic` SDK at `server.base_url`.
+`reply(text(...), tool_use(...), web_search(...))`, `http_error(...)`, `cut_stream(...)`,
+`hang(...)` and `stream_error(...)`, and point the real `anthropic` SDK at `server.base_url`.
 See README.md in this folder.
 """
 
@@ -21,6 +21,7 @@ from .script import (
     TextBlock,
     ThinkingBlock,
     ToolUseBlock,
+    WebSearchBlock,
     cut_stream,
     hang,
     http_error,
@@ -30,6 +31,7 @@ from .script import (
     text,
     thinking,
     tool_use,
+    web_search,
 )
 from .server import NO_RESPONSE_LEFT, FakeAnthropic, RecordedRequest
 from .validation import validate_request
@@ -51,6 +53,7 @@ __all__ = [
     "TextBlock",
     "ThinkingBlock",
     "ToolUseBlock",
+    "WebSearchBlock",
     "cut_stream",
     "hang",
     "http_error",
@@ -61,4 +64,5 @@ __all__ = [
     "thinking",
     "tool_use",
     "validate_request",
+    "web_search",
 ]

@@ -27,6 +27,7 @@ from .script import (
     text,
     thinking,
     tool_use,
+    web_search,
 )
 
 
@@ -76,7 +77,10 @@ def _parse_block(spec: Any) -> Block:
         return tool_use(str(spec["name"]), spec.get("input") or {}, id=spec.get("id"))
     if kind == "thinking":
         return thinking(str(spec["thinking"]), signature=spec.get("signature"))
-    raise ScenarioError(f"unknown block type {kind!r} (text, tool_use or thinking)")
+    if kind == "web_search":
+        results = [(str(r["title"]), str(r["url"])) for r in spec.get("results") or []]
+        return web_search(str(spec["query"]), results, id=spec.get("id"))
+    raise ScenarioError(f"unknown block type {kind!r} (text, tool_use, thinking or web_search)")
 
 
 # Every key a response may have (README.md); any other is a mistake in the scenario.

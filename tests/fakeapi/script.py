@@ -41,7 +41,27 @@ class ThinkingBlock:
     signature: str
 
 
-Block: TypeAlias = TextBlock | ToolUseBlock | ThinkingBlock
+@dataclass(frozen=True)
+class SearchResult:
+    """One page a web search found (a `web_search_result`)."""
+
+    title: str
+    url: str
+    page_age: str | None = None
+
+
+@dataclass(frozen=True)
+class WebSearchBlock:
+    """A search the API ran on its side: on the wire, a `server_tool_use` block and
+    the `web_search_tool_result` block after it (or an error, with `error_code`)."""
+
+    query: str
+    results: tuple[SearchResult, ...]
+    id: str
+    error_code: str | None = None
+
+
+Block: TypeAlias = TextBlock | ToolUseBlock | ThinkingBlock | WebSearchBlock
 
 
 @dataclass(frozen=True)
@@ -133,6 +153,24 @@ def tool_use(
     name: str, input: Mapping[str, Any] | None = None, *, id: str | None = None
 ) -> ToolUseBlock:
     return ToolUseBlock(name=name, input=dict(input or {}), id=id or new_tool_use_id())
+
+
+def web_search(
+    query: str,
+    results: list[tuple[str, str]] | None = None,
+    *,
+    id: str | None = None,
+    error_code: str | None = None,
+) -> WebSearchBlock:
+    """A server-side web search: `results` are (title, url) pairs. Served only to a
+    request that offers the web_search tool (the real model cannot search otherwise)."""
+    found = tuple(SearchResult(title, url) for title, url in results or [])
+    return WebSearchBlock(query, found, id or new_server_tool_use_id(), error_code)
+
+
+def new_server_tool_use_id() -> str:
+    """A fresh id of the real API's shape for server tools: `srvtoolu_...`."""
+    return f"srvtoolu_fake{next(_tool_ids):014d}"
 
 
 def thinking(value: str, *, signature: str | None = None) -> ThinkingBlock:

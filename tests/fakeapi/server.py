@@ -38,12 +38,32 @@ from .script import (
     StreamError,
     resolve,
 )
-from .sse import Event, encode_event, error_event, message_object, output_tokens, stream_events
+from .server_tools import offers_web_search
+from .sse import (
+    Event,
+    encode_event,
+    error_event,
+    message_object,
+    output_tokens,
+    searches,
+    stream_events,
+)
 from .validation import validate_request
 
 MESSAGES_PATH = "/v1/messages"
 COUNT_TOKENS_PATH = "/v1/messages/count_tokens"
 NO_RESPONSE_LEFT = "fake server: no scripted response left"
+UNOFFERED_SEARCH = (
+    "fake server: a web search was scripted, but the request does not offer the web_search "
+    "tool (the real model could not have searched)"
+)
+
+
+def _searches_unoffered(response: Response, body: dict[str, Any]) -> bool:
+    if isinstance(response, HttpError):
+        return False
+    reply = response if isinstance(response, Reply) else response.reply
+    return searches(reply) > 0 and not offers_web_search(body)
 
 
 @dataclass(eq=False)
@@ -179,6 +199,9 @@ class _Handler(BaseHTTPRequestHandler):
                 request, 500, "api_error", f"fake server: dynamic response raised {err!r}"
             )
 
+        if _searches_unoffered(response, request.body):
+            app.errors.append(UNOFFERED_SEARCH)
+            return self._error(request, 500, "api_error", UNOFFERED_SEARCH)
         if isinstance(response, HttpError):
             return self._error(
                 request, response.status, response.error_type, response.message, response.headers

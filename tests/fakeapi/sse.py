@@ -4,16 +4,28 @@ The event sequence and payload shapes follow the Messages streaming protocol:
 message_start, ping, then per block content_block_start / *_delta... /
 content_block_stop, then message_delta (stop reason, output tokens) and message_stop.
 Text, thinking and tool input JSON are split into several deltas so clients must
-accumulate them, as they must against the real API.
+accumulate them, as they must against the real API. A server-side web search is
+two blocks: `server_tool_use` (its input streamed as JSON deltas) and
+`web_search_tool_result` (whole in its start event), and the message's usage
+counts the searches (`server_tool_use.web_search_requests`).
 """
 
 from __future__ import annotations
 
+import base64
 import json
 import math
 from typing import Any, TypeAlias
 
-from .script import Block, Reply, TextBlock, ThinkingBlock, ToolUseBlock
+from .script import (
+    Block,
+    Reply,
+    SearchResult,
+    TextBlock,
+    ThinkingBlock,
+    ToolUseBlock,
+    WebSearchBlock,
+)
 
 Event: TypeAlias = tuple[str, dict[str, Any]]
 Usage: TypeAlias = dict[str, int]
@@ -44,9 +56,48 @@ def output_tokens(reply: Reply) -> int:
             chars += len(block.text)
         elif isinstance(block, ThinkingBlock):
             chars += len(block.thinking)
+        elif isinstance(block, WebSearchBlock):
+            chars += len(block.query) + 20
         else:
             chars += len(_input_json(block))
     return max(1, chars // 4)
+
+
+def encrypted_content(result: SearchResult) -> str:
+    """The fake's stand-in for the API's opaque `encrypted_content`: it encodes the
+    result's url and title, so validation can tell a result replayed unchanged."""
+    sealed = json.dumps({"url": result.url, "title": result.title}, separators=(",", ":"))
+    return base64.b64encode(sealed.encode()).decode()
+
+
+def search_blocks(block: WebSearchBlock) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The two wire blocks of a server-side search: the call and its result."""
+    call = {
+        "type": "server_tool_use",
+        "id": block.id,
+        "name": "web_search",
+        "input": {"query": block.query},
+    }
+    content: Any
+    if block.error_code is not None:
+        content = {"type": "web_search_tool_result_error", "error_code": block.error_code}
+    else:
+        content = [
+            {
+                "type": "web_search_result",
+                "title": r.title,
+                "url": r.url,
+                "encrypted_content": encrypted_content(r),
+                "page_age": r.page_age,
+            }
+            for r in block.results
+        ]
+    result = {"type": "web_search_tool_result", "tool_use_id": block.id, "content": content}
+    return call, result
+
+
+def searches(reply: Reply) -> int:
+    return sum(isinstance(b, WebSearchBlock) for b in reply.blocks)
 
 
 def _input_json(block: ToolUseBlock) -> str:
@@ -58,12 +109,36 @@ def _input_json(block: ToolUseBlock) -> str:
     return text
 
 
-def _block_json(block: Block) -> dict[str, Any]:
+def _blocks_json(block: Block) -> list[dict[str, Any]]:
+    if isinstance(block, WebSearchBlock):
+        return list(search_blocks(block))
+    return [_block_json(block)]
+
+
+def _block_json(block: TextBlock | ThinkingBlock | ToolUseBlock) -> dict[str, Any]:
     if isinstance(block, TextBlock):
         return {"type": "text", "text": block.text}
     if isinstance(block, ThinkingBlock):
         return {"type": "thinking", "thinking": block.thinking, "signature": block.signature}
     return {"type": "tool_use", "id": block.id, "name": block.name, "input": dict(block.input)}
+
+
+def _search_events(index: int, block: WebSearchBlock, chunk_size: int | None) -> list[Event]:
+    """The call streams like a tool_use (its input as JSON deltas); the result arrives
+    whole in its content_block_start, as the real API sends it."""
+    call, result = search_blocks(block)
+    pieces = ["", *split(json.dumps(call["input"]), chunk_size)]
+    return [
+        ("content_block_start", {"type": "content_block_start", "index": index,
+                                 "content_block": {**call, "input": {}}}),
+        *[("content_block_delta", {"type": "content_block_delta", "index": index,
+                                   "delta": {"type": "input_json_delta", "partial_json": p}})
+          for p in pieces],
+        ("content_block_stop", {"type": "content_block_stop", "index": index}),
+        ("content_block_start", {"type": "content_block_start", "index": index + 1,
+                                 "content_block": result}),
+        ("content_block_stop", {"type": "content_block_stop", "index": index + 1}),
+    ]  # fmt: skip
 
 
 def _block_events(index: int, block: Block, chunk_size: int | None) -> list[Event]:
@@ -73,6 +148,8 @@ def _block_events(index: int, block: Block, chunk_size: int | None) -> list[Even
             {"type": "content_block_delta", "index": index, "delta": body},
         )
 
+    if isinstance(block, WebSearchBlock):
+        return _search_events(index, block, chunk_size)
     if isinstance(block, TextBlock):
         start: dict[str, Any] = {"type": "text", "text": ""}
         deltas = [delta({"type": "text_delta", "text": p}) for p in split(block.text, chunk_size)]
@@ -125,15 +202,20 @@ def stream_events(reply: Reply, *, message_id: str, model: str, usage: Usage) ->
         ),
         ("ping", {"type": "ping"}),
     ]
-    for index, block in enumerate(reply.blocks):
+    index = 0
+    for block in reply.blocks:
         events.extend(_block_events(index, block, reply.chunk_size))
+        index += 2 if isinstance(block, WebSearchBlock) else 1
+    delta_usage: dict[str, Any] = {"output_tokens": usage["output_tokens"]}
+    if searches(reply):
+        delta_usage["server_tool_use"] = {"web_search_requests": searches(reply)}
     events.append(
         (
             "message_delta",
             {
                 "type": "message_delta",
                 "delta": {"stop_reason": reply.stop_reason, "stop_sequence": reply.stop_sequence},
-                "usage": {"output_tokens": usage["output_tokens"]},
+                "usage": delta_usage,
             },
         )
     )
@@ -148,8 +230,13 @@ def message_object(reply: Reply, *, message_id: str, model: str, usage: Usage) -
         "type": "message",
         "role": "assistant",
         "model": model,
-        "content": [_block_json(b) for b in reply.blocks],
+        "content": [wire for b in reply.blocks for wire in _blocks_json(b)],
         "stop_reason": reply.stop_reason,
         "stop_sequence": reply.stop_sequence,
-        "usage": dict(usage),
+        "usage": {**usage, **_server_usage(reply)},
     }
+
+
+def _server_usage(reply: Reply) -> dict[str, Any]:
+    count = searches(reply)
+    return {"server_tool_use": {"web_search_requests": count}} if count else {}

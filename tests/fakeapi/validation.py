@@ -15,6 +15,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from .server_tools import check_server_tools
+
 MAX_CACHE_BREAKPOINTS = 4
 _TOOL_USE_ID = re.compile(r"^[a-zA-Z0-9_-]+$")
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
@@ -32,6 +34,7 @@ def validate_request(body: Any, *, count_tokens: bool = False) -> str | None:
         lambda: _check_tools(body.get("tools")),
         lambda: _check_cache_breakpoints(body),
         lambda: _check_tool_pairing(body["messages"]),
+        lambda: check_server_tools(body),
     ):
         problem = check()
         if problem:

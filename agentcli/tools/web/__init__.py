@@ -1,0 +1,1 @@
+"""Tools that reach the web: WebFetch (fetched here) and WebSearch (run by the API)."""

@@ -1,0 +1,1 @@
+from tests.web.site import site  # noqa: F401  (re-exported fixture)
