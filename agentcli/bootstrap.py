@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,11 +30,13 @@ from agentcli.config.notices import Notice, startup_notices
 from agentcli.config.paths import project_dir
 from agentcli.config.settings import CliSettings, Settings, load_settings
 from agentcli.config.trust import is_trusted
+from agentcli.core.messages import Block
 from agentcli.engine.compaction import Compactor
 from agentcli.engine.context import Environment, system_prompt
 from agentcli.engine.memory import load_memory
 from agentcli.engine.parts import DEFAULT_MODEL, EngineConfig
 from agentcli.engine.query_engine import QueryEngine
+from agentcli.hooks.callbacks import CallbackHook
 from agentcli.mcp.manager import McpManager
 from agentcli.mcp.timeouts import McpTimeouts
 from agentcli.permissions.policy import LOCKED, PermissionPolicy
@@ -42,7 +45,7 @@ from agentcli.providers.base import Provider
 from agentcli.providers.tuning import ApiTuning
 from agentcli.sandbox import Sandbox, unavailable_message
 from agentcli.session.loader import LoadedSession
-from agentcli.tools.base import Workspace
+from agentcli.tools.base import Tool, Workspace
 from agentcli.tools.exit_plan_mode import ExitPlanModeTool
 from agentcli.tools.registry import ToolRegistry, builtin_tools
 
@@ -66,6 +69,11 @@ class Options:
     trusted: bool | None = None
     mcp_config: list[str] | None = None  # --mcp-config FILE...: more MCP servers
     strict_mcp_config: bool = False  # --strict-mcp-config: only those
+    # The Agent SDK's flags (agentcli/sdk/flags.py), open to -p too:
+    system_prompt: str | None = None  # --system-prompt: instead of agentcli's own
+    append_system_prompt: str | None = None  # --append-system-prompt: after it
+    tools: list[str] | None = None  # --tools: the built-in tools offered ([]: none)
+    session_id: str | None = None  # --session-id: a new session's id
 
     @classmethod
     def from_args(cls, args: argparse.Namespace, cwd: Path | None = None) -> Options:
@@ -82,6 +90,10 @@ class Options:
             sandbox=bool(getattr(args, "sandbox", False)),
             mcp_config=getattr(args, "mcp_config", None),
             strict_mcp_config=bool(getattr(args, "strict_mcp_config", False)),
+            system_prompt=getattr(args, "system_prompt", None),
+            append_system_prompt=getattr(args, "append_system_prompt", None),
+            tools=getattr(args, "tools", None),
+            session_id=getattr(args, "session_id", None),
         )
 
 
@@ -104,6 +116,7 @@ def build_engine(
     *,
     carry_totals: bool = False,
     mcp: McpManager | None = None,
+    hook_callbacks: Sequence[CallbackHook] = (),
 ) -> QueryEngine:
     """A session's engine from the command line and the settings files. Permission
     questions come on its event stream for the front end to answer. `resumed`: a session
@@ -111,7 +124,9 @@ def build_engine(
     request's usage (the context size). `carry_totals`: start from the tokens and cost
     the session has used so far (the TUI shows the session's cost; headless reports
     each run's). `mcp`: the MCP servers of an engine this one replaces (a resumed
-    session keeps the connections); by default the configured ones, not yet started."""
+    session keeps the connections); by default the configured ones, not yet started.
+    `hook_callbacks`: a front end's client's own hooks (the Agent SDK's), beside the
+    settings' commands."""
     settings = settings_for(options)
     workspace = Workspace(
         root=options.cwd,
@@ -132,20 +147,41 @@ def build_engine(
     )
     env = Environment.detect(workspace.root, git=True)
     sandbox_note = workspace.sandbox.model_note() if workspace.sandbox else None
+    system = system_prompt(env, mode, load_memory(workspace.root), sandbox_note)
+    hooks = None if settings.hooks.is_empty() and not hook_callbacks else settings.hooks
     return assemble(
         provider=provider,
         # ExitPlanMode is always offered, so the tool list (a cached prefix) stays stable.
-        tools=ToolRegistry([*builtin_tools(), ExitPlanModeTool()]),
+        tools=ToolRegistry(offered_tools([*builtin_tools(), ExitPlanModeTool()], options.tools)),
         policy=policy,
         config=EngineConfig(model=model_of(settings), max_turns=options.max_turns),
-        system=system_prompt(env, mode, load_memory(workspace.root), sandbox_note),
+        system=chosen_system(options, system),
         settings=settings,
-        hooks=None if settings.hooks.is_empty() else settings.hooks,
+        hooks=hooks,
+        hook_callbacks=hook_callbacks,
         resumed=resumed,
         carry_totals=carry_totals,
         compactor=Compactor(),
         mcp=mcp or mcp_manager(options, settings, workspace),
+        session_id=options.session_id,
     )
+
+
+def offered_tools(tools: list[Tool], names: list[str] | None) -> list[Tool]:
+    """`--tools`: only the named built-in tools (None or "default": all of them)."""
+    if names is None or names == ["default"]:
+        return tools
+    return [tool for tool in tools if tool.name in names]
+
+
+def chosen_system(options: Options, system: list[Block]) -> list[Block]:
+    """`--system-prompt` replaces agentcli's prompt (empty: none at all);
+    `--append-system-prompt` adds to whichever is in force."""
+    if options.system_prompt is not None:
+        system = [{"type": "text", "text": options.system_prompt}] if options.system_prompt else []
+    if options.append_system_prompt:
+        system = [*system, {"type": "text", "text": options.append_system_prompt}]
+    return system
 
 
 def mcp_manager(options: Options, settings: Settings, workspace: Workspace) -> McpManager:

@@ -9,7 +9,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-PERMISSION_MODES = ("default", "acceptEdits", "plan", "bypassPermissions")
+# dontAsk (refuse whatever would be asked) is for runs that cannot ask: -p, the SDK's.
+PERMISSION_MODES = ("default", "acceptEdits", "plan", "bypassPermissions", "dontAsk")
 OUTPUT_FORMATS = ("text", "json", "stream-json")
 
 
@@ -97,6 +98,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--verbose", action="store_true", help="headless: print informational notices too"
     )
+    from agentcli.sdk.flags import add_sdk_flags
+
+    add_sdk_flags(parser)
     return parser
 
 
@@ -130,6 +134,14 @@ def run(argv: list[str]) -> int:
         return mcp_main(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.input_format == "stream-json":  # driven by a program: the Agent SDK's protocol
+        from agentcli.sdk.session import main as sdk_main
+
+        return sdk_main(args)
+    if args.permission_mode == "dontAsk":
+        if not args.print_mode:
+            parser.error("--permission-mode dontAsk is for runs that cannot ask (-p)")
+        args.permission_mode = "default"  # -p asks nobody: what is not allowed is refused
     if args.print_mode:
         prompt = args.prompt
         if prompt is None and not sys.stdin.isatty():

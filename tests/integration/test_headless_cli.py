@@ -246,5 +246,5 @@ def test_ctrl_c_interrupts_the_turn_cleanly(fake_api, project):
     assert proc.returncode == 1
     result = json.loads(out)
     assert result["subtype"] == "error_during_execution"
-    assert result["stop_reason"] == "aborted_streaming"
+    assert result["terminal_reason"] == "aborted_streaming"
     assert err.strip() == "agentcli: error: interrupted"

@@ -1,0 +1,141 @@
+"""The flags the Claude Agent SDK passes, added to agentcli's parser.
+
+The SDK never passes `-p`: `--input-format stream-json` is what makes a run
+headless. Each flag is accepted with its meaning; the few that cannot apply
+(`--fallback-model`, `--max-thinking-tokens`, `--json-schema`...) are
+accepted and said so on stderr (`notes()`), so a program written for Claude
+Code starts instead of failing on its command line.
+
+This module is imported on every start (cli.py): nothing heavy here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import uuid
+from pathlib import Path
+
+STREAM_JSON = "stream-json"
+
+
+def add_sdk_flags(parser: argparse.ArgumentParser) -> None:
+    sdk = parser.add_argument_group("driven by a program (the Claude Agent SDK; docs/sdk.md)")
+    sdk.add_argument(
+        "--input-format",
+        choices=("text", STREAM_JSON),
+        default="text",
+        help="stream-json: user messages and control requests as JSON lines on stdin",
+    )
+    sdk.add_argument("--system-prompt", metavar="TEXT", help="instead of agentcli's system prompt")
+    sdk.add_argument("--system-prompt-file", metavar="FILE", help="--system-prompt from a file")
+    sdk.add_argument("--append-system-prompt", metavar="TEXT", help="added to the system prompt")
+    sdk.add_argument(
+        "--tools",
+        type=_names,
+        metavar="NAMES",
+        help='the built-in tools offered: "Read,Grep", "" (none) or "default"',
+    )
+    sdk.add_argument(
+        "--permission-prompt-tool",
+        metavar="NAME",
+        help="stdio: permission questions go to the SDK client (can_use_tool)",
+    )
+    sdk.add_argument(
+        "--max-budget-usd", type=_dollars, metavar="USD", help="stop once the session has cost this"
+    )
+    sdk.add_argument("--fallback-model", metavar="MODEL", help="accepted; not used")
+    sdk.add_argument("--session-id", type=_uuid, metavar="UUID", help="the new session's id")
+    sdk.add_argument(
+        "--fork-session",
+        action="store_true",
+        help="with --resume/--continue: go on in a new session",
+    )
+    sdk.add_argument("--settings", metavar="FILE_OR_JSON", help="accepted; not applied yet")
+    sdk.add_argument(
+        "--setting-sources", type=_names, metavar="SOURCES", help="accepted; not applied yet"
+    )
+    sdk.add_argument(
+        "--include-partial-messages", action="store_true", help="stream_event lines as text streams"
+    )
+    sdk.add_argument("--max-thinking-tokens", type=int, metavar="N", help="accepted; not used")
+    sdk.add_argument("--json-schema", metavar="SCHEMA", help="accepted; not used")
+
+
+def _names(text: str) -> list[str]:
+    return [name.strip() for name in text.replace(" ", ",").split(",") if name.strip()]
+
+
+def _dollars(text: str) -> float:
+    value = float(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError("must be more than 0")
+    return value
+
+
+def _uuid(text: str) -> str:
+    try:
+        return str(uuid.UUID(text))
+    except ValueError:
+        raise argparse.ArgumentTypeError("must be a UUID") from None
+
+
+def problem(args: argparse.Namespace) -> str | None:
+    """What makes this command line impossible, in words for stderr; None when it is fine."""
+    if args.input_format == STREAM_JSON and args.output_format != STREAM_JSON:
+        return "--input-format stream-json needs --output-format stream-json"
+    if (
+        args.session_id
+        and (args.resume is not None or args.continue_session)
+        and not args.fork_session
+    ):
+        return "--session-id names a new session: with --resume or --continue, add --fork-session"
+    if args.system_prompt is not None and args.system_prompt_file:
+        return "give --system-prompt or --system-prompt-file, not both"
+    return None
+
+
+def read_system_prompt_file(args: argparse.Namespace) -> str | None:
+    """`--system-prompt-file` read into `args.system_prompt`; the problem, if any."""
+    if not args.system_prompt_file:
+        return None
+    try:
+        args.system_prompt = Path(args.system_prompt_file).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        return f"--system-prompt-file: cannot read {args.system_prompt_file}: {exc}"
+    return None
+
+
+def notes(args: argparse.Namespace) -> list[str]:
+    """What the command line asks for that agentcli accepts but cannot do, for stderr."""
+    found = []
+    if args.fallback_model:
+        found.append("--fallback-model is not used: agentcli retries the model it has")
+    if args.max_thinking_tokens is not None:
+        found.append("--max-thinking-tokens is not used: agentcli does not ask for thinking")
+    if args.json_schema:
+        found.append("--json-schema is not used: agentcli does not produce structured output")
+    if args.settings:
+        found.append("--settings is not applied: agentcli reads its own settings files")
+    if args.setting_sources is not None:
+        found.append("--setting-sources is not applied: agentcli reads all its settings files")
+    tool = args.permission_prompt_tool
+    if tool and tool != "stdio":
+        found.append(
+            f"--permission-prompt-tool {tool}: only stdio is supported; questions are refused"
+        )
+    return found
+
+
+def mcp_config_files(values: list[str] | None, folder: Path) -> list[str]:
+    """`--mcp-config` values as files: the SDK passes JSON text, which is written to a
+    file in `folder` (private to the run) so the MCP loader reads it like any other."""
+    files = []
+    for index, value in enumerate(values or []):
+        if value.lstrip().startswith("{"):
+            path = folder / f"mcp-config-{index}.json"
+            path.write_text(value, encoding="utf-8")
+            path.chmod(0o600)
+            files.append(str(path))
+        else:
+            files.append(value)
+    return files
