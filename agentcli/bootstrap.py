@@ -74,6 +74,8 @@ class Options:
     append_system_prompt: str | None = None  # --append-system-prompt: after it
     tools: list[str] | None = None  # --tools: the built-in tools offered ([]: none)
     session_id: str | None = None  # --session-id: a new session's id
+    settings_file: str | None = None  # --settings: one more settings file, above the others
+    setting_sources: list[str] | None = None  # --setting-sources: which of user/project/local
 
     @classmethod
     def from_args(cls, args: argparse.Namespace, cwd: Path | None = None) -> Options:
@@ -94,6 +96,8 @@ class Options:
             append_system_prompt=getattr(args, "append_system_prompt", None),
             tools=getattr(args, "tools", None),
             session_id=getattr(args, "session_id", None),
+            settings_file=getattr(args, "settings", None),
+            setting_sources=getattr(args, "setting_sources", None),
         )
 
 
@@ -215,7 +219,14 @@ def settings_for(options: Options) -> Settings:
         add_dirs=list(options.add_dirs or []),
         sandbox=options.sandbox,
     )
-    return load_settings(options.cwd, cli, trusted=_trusted(options))
+    flag_file = Path(options.settings_file) if options.settings_file else None
+    return load_settings(
+        options.cwd,
+        cli,
+        trusted=_trusted(options),
+        sources=options.setting_sources,
+        flag_file=flag_file,
+    )
 
 
 def _trusted(options: Options) -> bool:

@@ -16,6 +16,7 @@ import uuid
 from pathlib import Path
 
 STREAM_JSON = "stream-json"
+SETTING_SOURCES = ("user", "project", "local")
 
 
 def add_sdk_flags(parser: argparse.ArgumentParser) -> None:
@@ -50,9 +51,16 @@ def add_sdk_flags(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="with --resume/--continue: go on in a new session",
     )
-    sdk.add_argument("--settings", metavar="FILE_OR_JSON", help="accepted; not applied yet")
     sdk.add_argument(
-        "--setting-sources", type=_names, metavar="SOURCES", help="accepted; not applied yet"
+        "--settings",
+        metavar="FILE_OR_JSON",
+        help="one more settings file (or JSON), above the others",
+    )
+    sdk.add_argument(
+        "--setting-sources",
+        type=_names,
+        metavar="SOURCES",
+        help="which settings files to read: user,project,local",
     )
     sdk.add_argument(
         "--include-partial-messages", action="store_true", help="stream_event lines as text streams"
@@ -91,6 +99,12 @@ def problem(args: argparse.Namespace) -> str | None:
         return "--session-id names a new session: with --resume or --continue, add --fork-session"
     if args.system_prompt is not None and args.system_prompt_file:
         return "give --system-prompt or --system-prompt-file, not both"
+    unknown = set(args.setting_sources or []) - set(SETTING_SOURCES)
+    if unknown:
+        return f"--setting-sources: {', '.join(sorted(unknown))} is not one of {','.join(SETTING_SOURCES)}"
+    settings = args.settings
+    if settings and not settings.lstrip().startswith("{") and not Path(settings).is_file():
+        return f"--settings: no such file: {settings}"
     return None
 
 
@@ -114,10 +128,6 @@ def notes(args: argparse.Namespace) -> list[str]:
         found.append("--max-thinking-tokens is not used: agentcli does not ask for thinking")
     if args.json_schema:
         found.append("--json-schema is not used: agentcli does not produce structured output")
-    if args.settings:
-        found.append("--settings is not applied: agentcli reads its own settings files")
-    if args.setting_sources is not None:
-        found.append("--setting-sources is not applied: agentcli reads all its settings files")
     tool = args.permission_prompt_tool
     if tool and tool != "stdio":
         found.append(
@@ -126,16 +136,20 @@ def notes(args: argparse.Namespace) -> list[str]:
     return found
 
 
-def mcp_config_files(values: list[str] | None, folder: Path) -> list[str]:
-    """`--mcp-config` values as files: the SDK passes JSON text, which is written to a
-    file in `folder` (private to the run) so the MCP loader reads it like any other."""
-    files = []
-    for index, value in enumerate(values or []):
-        if value.lstrip().startswith("{"):
-            path = folder / f"mcp-config-{index}.json"
-            path.write_text(value, encoding="utf-8")
-            path.chmod(0o600)
-            files.append(str(path))
-        else:
-            files.append(value)
-    return files
+def as_files(args: argparse.Namespace, folder: Path) -> None:
+    """`--mcp-config` and `--settings` as files: the SDK passes JSON text, which is
+    written to a file in `folder` (private to the run) for the loaders to read."""
+    args.mcp_config = [
+        _as_file(value, folder / f"mcp-config-{index}.json")
+        for index, value in enumerate(args.mcp_config or [])
+    ] or None
+    if args.settings:
+        args.settings = _as_file(args.settings, folder / "settings.json")
+
+
+def _as_file(value: str, path: Path) -> str:
+    if not value.lstrip().startswith("{"):
+        return value
+    path.write_text(value, encoding="utf-8")
+    path.chmod(0o600)
+    return str(path)

@@ -310,7 +310,7 @@ def main(args: Namespace) -> int:
         report(f"note: {note}")
     try:
         with tempfile.TemporaryDirectory(prefix="agentcli-sdk-") as scratch:
-            args.mcp_config = flags.mcp_config_files(args.mcp_config, Path(scratch)) or None
+            flags.as_files(args, Path(scratch))
             return asyncio.run(SdkSession(args, Sender()).serve())
     except KeyboardInterrupt:
         report("interrupted")

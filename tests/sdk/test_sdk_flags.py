@@ -7,7 +7,7 @@ from typing import Any
 
 from claude_agent_sdk import ClaudeSDKClient, StreamEvent, SystemMessage, query
 
-from tests.fakeapi import reply, text
+from tests.fakeapi import reply, text, tool_use
 from tests.sdk.support import result_of, sdk_options, until_result
 
 
@@ -94,3 +94,22 @@ async def test_resume_with_fork_session_goes_on_in_a_new_session(fake_api, proje
     assert forked != original and result_of(second).result == "It was 42."
     sent = fake_api.requests[1].body["messages"]
     assert sent[0]["content"][0]["text"] == "remember 42" and len(sent) == 3
+
+
+async def test_settings_and_setting_sources(fake_api, project):
+    rules = project / ".agentcli"
+    rules.mkdir()
+    (rules / "settings.json").write_text('{"permissions": {"allow": ["Write"]}}')
+    by_project, by_flag = project / "by_project.txt", project / "by_flag.txt"
+    for target in (by_project, by_flag):
+        fake_api.enqueue(reply(tool_use("Write", {"file_path": str(target), "content": "x\n"})))
+        fake_api.enqueue(reply(text("Done.")))
+
+    without_project = sdk_options(fake_api, project, setting_sources=["user"])
+    [m async for m in query(prompt="write", options=without_project)]
+    assert not by_project.exists()  # the project's allow rule was not read
+
+    flag_settings = '{"permissions": {"allow": ["Write"]}}'
+    options = sdk_options(fake_api, project, setting_sources=["user"], settings=flag_settings)
+    [m async for m in query(prompt="write", options=options)]
+    assert by_flag.read_text() == "x\n"  # allowed by --settings
