@@ -23,6 +23,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from agentcli.composition import assemble
 from agentcli.config.mcp_servers import load_mcp_servers
@@ -48,6 +49,8 @@ from agentcli.session.loader import LoadedSession
 from agentcli.tools.base import Tool, Workspace
 from agentcli.tools.exit_plan_mode import ExitPlanModeTool
 from agentcli.tools.registry import ToolRegistry, builtin_tools
+from agentcli.tools.structured_output import INSTRUCTION as STRUCTURED_INSTRUCTION
+from agentcli.tools.structured_output import StructuredOutputTool
 
 
 @dataclass
@@ -76,6 +79,7 @@ class Options:
     session_id: str | None = None  # --session-id: a new session's id
     settings_file: str | None = None  # --settings: one more settings file, above the others
     setting_sources: list[str] | None = None  # --setting-sources: which of user/project/local
+    json_schema: dict[str, Any] | None = None  # --json-schema: the StructuredOutput tool's
 
     @classmethod
     def from_args(cls, args: argparse.Namespace, cwd: Path | None = None) -> Options:
@@ -98,6 +102,7 @@ class Options:
             session_id=getattr(args, "session_id", None),
             settings_file=getattr(args, "settings", None),
             setting_sources=getattr(args, "setting_sources", None),
+            json_schema=getattr(args, "json_schema", None),
         )
 
 
@@ -155,8 +160,7 @@ def build_engine(
     hooks = None if settings.hooks.is_empty() and not hook_callbacks else settings.hooks
     return assemble(
         provider=provider,
-        # ExitPlanMode is always offered, so the tool list (a cached prefix) stays stable.
-        tools=ToolRegistry(offered_tools([*builtin_tools(), ExitPlanModeTool()], options.tools)),
+        tools=ToolRegistry(offered_tools(options)),
         policy=policy,
         config=EngineConfig(model=model_of(settings), max_turns=options.max_turns),
         system=chosen_system(options, system),
@@ -171,21 +175,26 @@ def build_engine(
     )
 
 
-def offered_tools(tools: list[Tool], names: list[str] | None) -> list[Tool]:
-    """`--tools`: only the named built-in tools (None or "default": all of them)."""
-    if names is None or names == ["default"]:
-        return tools
-    return [tool for tool in tools if tool.name in names]
+def offered_tools(options: Options) -> list[Tool]:
+    """The built-in tools (ExitPlanMode always, so the tool list, a cached prefix, stays
+    stable); `--tools`: only those named ("default": all); `--json-schema`: StructuredOutput."""
+    tools: list[Tool] = [*builtin_tools(), ExitPlanModeTool()]
+    names = options.tools
+    if names is not None and names != ["default"]:
+        tools = [tool for tool in tools if tool.name in names]
+    if options.json_schema is not None:
+        tools.append(StructuredOutputTool(options.json_schema))
+    return tools
 
 
 def chosen_system(options: Options, system: list[Block]) -> list[Block]:
     """`--system-prompt` replaces agentcli's prompt (empty: none at all);
-    `--append-system-prompt` adds to whichever is in force."""
+    `--append-system-prompt` adds to whichever is in force; `--json-schema` asks for
+    the StructuredOutput call."""
     if options.system_prompt is not None:
         system = [{"type": "text", "text": options.system_prompt}] if options.system_prompt else []
-    if options.append_system_prompt:
-        system = [*system, {"type": "text", "text": options.append_system_prompt}]
-    return system
+    appended = [options.append_system_prompt, options.json_schema and STRUCTURED_INSTRUCTION]
+    return [*system, *({"type": "text", "text": text} for text in appended if text)]
 
 
 def mcp_manager(options: Options, settings: Settings, workspace: Workspace) -> McpManager:

@@ -152,8 +152,16 @@ def run(argv: list[str]) -> int:
             )
             return 1
         from agentcli.headless import main as headless_main
+        from agentcli.headless_output import report
+        from agentcli.sdk.flags import notes, prepared
 
-        return headless_main(args, prompt)
+        with prepared(args) as problem:  # the SDK's flags mean the same with -p
+            if problem:
+                report(f"error: {problem}")
+                return 1
+            for note in notes(args):
+                report(f"note: {note}")
+            return headless_main(args, prompt)
     from agentcli.ui.launch import main as tui_main
 
     return tui_main(args)

@@ -138,7 +138,8 @@ async def _run_engine(engine: QueryEngine, run: _Run) -> int:
                 report(f"warning: MCP server {server.name} failed: {server.error}")
 
     args = run.args
-    output = Output(args.output_format, engine.session_id, verbose=args.verbose)
+    partial = bool(getattr(args, "include_partial_messages", False))
+    output = Output(args.output_format, engine.session_id, verbose=args.verbose, partial=partial)
     output.init(
         engine.config.model,
         engine.visible_tools().names(),

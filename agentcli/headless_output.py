@@ -60,6 +60,7 @@ class RunSummary:
     duration_api_ms: int = 0  # time spent waiting on model requests
     permission_denials: list[dict[str, Any]] = field(default_factory=list)
     subtype_override: str | None = None  # a front end's own ending (error_max_budget_usd)
+    structured_output: Any = None  # --json-schema: the last StructuredOutput call that matched
     _inputs: dict[str, tuple[str, dict[str, Any]]] = field(default_factory=dict, repr=False)
     _request_started: float | None = field(default=None, repr=False)
 
@@ -76,6 +77,8 @@ class RunSummary:
                 self.stop_reason = stop_reason
             case ToolCallStarted(tool_use_id=tool_use_id, name=name, input=tool_input):
                 self._inputs[tool_use_id] = (name, tool_input)
+            case ToolCallFinished(tool_use_id=tool_use_id, name="StructuredOutput", status="done"):
+                self.structured_output = self._inputs.get(tool_use_id, ("", None))[1]
             case ToolCallFinished(tool_use_id=tool_use_id, status="denied"):
                 name, tool_input = self._inputs.get(tool_use_id, (event.name, {}))
                 self.permission_denials.append(
@@ -123,6 +126,8 @@ class RunSummary:
         }
         if self.reason is not None:
             result["terminal_reason"] = self.reason.value
+        if self.structured_output is not None:
+            result["structured_output"] = self.structured_output
         return result
 
 

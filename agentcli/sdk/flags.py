@@ -12,7 +12,11 @@ This module is imported on every start (cli.py): nothing heavy here.
 from __future__ import annotations
 
 import argparse
+import json
+import tempfile
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 STREAM_JSON = "stream-json"
@@ -66,7 +70,9 @@ def add_sdk_flags(parser: argparse.ArgumentParser) -> None:
         "--include-partial-messages", action="store_true", help="stream_event lines as text streams"
     )
     sdk.add_argument("--max-thinking-tokens", type=int, metavar="N", help="accepted; not used")
-    sdk.add_argument("--json-schema", metavar="SCHEMA", help="accepted; not used")
+    sdk.add_argument(
+        "--json-schema", metavar="SCHEMA", help="a JSON schema the final answer must match"
+    )
 
 
 def _names(text: str) -> list[str]:
@@ -85,6 +91,17 @@ def _uuid(text: str) -> str:
         return str(uuid.UUID(text))
     except ValueError:
         raise argparse.ArgumentTypeError("must be a UUID") from None
+
+
+@contextmanager
+def prepared(args: argparse.Namespace) -> Iterator[str | None]:
+    """Check the flags and read what they name, for the length of the run; yields the
+    problem (for stderr) when the command line cannot run."""
+    with tempfile.TemporaryDirectory(prefix="agentcli-") as scratch:
+        found = problem(args) or read_system_prompt_file(args) or read_json_schema(args)
+        if found is None:
+            as_files(args, Path(scratch))
+        yield found
 
 
 def problem(args: argparse.Namespace) -> str | None:
@@ -119,6 +136,23 @@ def read_system_prompt_file(args: argparse.Namespace) -> str | None:
     return None
 
 
+def read_json_schema(args: argparse.Namespace) -> str | None:
+    """`--json-schema` parsed into `args.json_schema` (a dict); the problem, if any."""
+    if args.json_schema is None:
+        return None
+    from jsonschema import Draft202012Validator, SchemaError
+
+    try:
+        schema = json.loads(args.json_schema)
+        Draft202012Validator.check_schema(schema)
+    except (json.JSONDecodeError, SchemaError) as exc:
+        return f"--json-schema is not a JSON schema: {str(exc).splitlines()[0]}"
+    if not isinstance(schema, dict) or schema.get("type", "object") != "object":
+        return '--json-schema must describe an object ("type": "object")'
+    args.json_schema = schema
+    return None
+
+
 def notes(args: argparse.Namespace) -> list[str]:
     """What the command line asks for that agentcli accepts but cannot do, for stderr."""
     found = []
@@ -126,8 +160,6 @@ def notes(args: argparse.Namespace) -> list[str]:
         found.append("--fallback-model is not used: agentcli retries the model it has")
     if args.max_thinking_tokens is not None:
         found.append("--max-thinking-tokens is not used: agentcli does not ask for thinking")
-    if args.json_schema:
-        found.append("--json-schema is not used: agentcli does not produce structured output")
     tool = args.permission_prompt_tool
     if tool and tool != "stdio":
         found.append(

@@ -216,7 +216,6 @@ class SdkSession:
         self._init_line(engine)
         if self._over_budget(engine):
             summary.subtype_override = "error_max_budget_usd"
-            summary.error = f"the session has cost {engine.cost_usd:.4f} USD, over --max-budget-usd"
         else:
             async with aclosing(engine.submit_message(prompt)) as events:
                 async for event in events:
@@ -229,6 +228,8 @@ class SdkSession:
                     if isinstance(event, TurnEnded):
                         summary.num_turns = event.turns
                         summary.usage = event.usage.to_dict()
+        if summary.subtype_override and not summary.error:
+            summary.error = f"the session has cost {engine.cost_usd:.4f} USD, over --max-budget-usd"
         summary.total_cost_usd = engine.cost_usd
         summary.duration_ms = int((time.monotonic() - started) * 1000)
         self.output.finish(summary)
@@ -298,20 +299,16 @@ def _slash_commands() -> list[Any]:
 
 def main(args: Namespace) -> int:
     """`agentcli --input-format stream-json --output-format stream-json ...`."""
-    import tempfile
-
     from agentcli.sdk import flags
 
-    problem = flags.problem(args) or flags.read_system_prompt_file(args)
-    if problem:
-        report(f"error: {problem}")
-        return EXIT_ERROR
-    for note in flags.notes(args):
-        report(f"note: {note}")
-    try:
-        with tempfile.TemporaryDirectory(prefix="agentcli-sdk-") as scratch:
-            flags.as_files(args, Path(scratch))
+    with flags.prepared(args) as problem:
+        if problem:
+            report(f"error: {problem}")
+            return EXIT_ERROR
+        for note in flags.notes(args):
+            report(f"note: {note}")
+        try:
             return asyncio.run(SdkSession(args, Sender()).serve())
-    except KeyboardInterrupt:
-        report("interrupted")
-        return 130
+        except KeyboardInterrupt:
+            report("interrupted")
+            return 130

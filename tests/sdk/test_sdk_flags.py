@@ -113,3 +113,25 @@ async def test_settings_and_setting_sources(fake_api, project):
     options = sdk_options(fake_api, project, setting_sources=["user"], settings=flag_settings)
     [m async for m in query(prompt="write", options=options)]
     assert by_flag.read_text() == "x\n"  # allowed by --settings
+
+
+async def test_json_schema_gives_structured_output(fake_api, project):
+    schema = {
+        "type": "object",
+        "properties": {"answer": {"type": "integer"}},
+        "required": ["answer"],
+    }
+    fake_api.enqueue(reply(tool_use("StructuredOutput", {"answer": "forty-two"})))
+    fake_api.enqueue(reply(tool_use("StructuredOutput", {"answer": 42})))
+    fake_api.enqueue(reply(text("The answer is 42.")))
+    options = sdk_options(
+        fake_api, project, output_format={"type": "json_schema", "schema": schema}
+    )
+
+    messages = [m async for m in query(prompt="what is the answer?", options=options)]
+
+    assert result_of(messages).structured_output == {"answer": 42}
+    [offered] = [t for t in fake_api.requests[0].body["tools"] if t["name"] == "StructuredOutput"]
+    assert offered["input_schema"]["properties"] == schema["properties"]
+    wrong = fake_api.requests[1].body["messages"][-1]["content"][0]
+    assert wrong["is_error"] and "forty-two" in str(wrong["content"])
