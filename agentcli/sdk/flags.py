@@ -108,12 +108,8 @@ def problem(args: argparse.Namespace) -> str | None:
     """What makes this command line impossible, in words for stderr; None when it is fine."""
     if args.input_format == STREAM_JSON and args.output_format != STREAM_JSON:
         return "--input-format stream-json needs --output-format stream-json"
-    if (
-        args.session_id
-        and (args.resume is not None or args.continue_session)
-        and not args.fork_session
-    ):
-        return "--session-id names a new session: with --resume or --continue, add --fork-session"
+    if args.session_id and (args.resume is not None or args.continue_session):
+        return "--session-id names a new session: it cannot go with --resume or --continue"
     if args.system_prompt is not None and args.system_prompt_file:
         return "give --system-prompt or --system-prompt-file, not both"
     unknown = set(args.setting_sources or []) - set(SETTING_SOURCES)

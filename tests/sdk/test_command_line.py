@@ -5,6 +5,7 @@ that cannot ask."""
 from __future__ import annotations
 
 import subprocess
+import uuid
 
 from tests.fakeapi import reply, text
 from tests.sdk.raw import SDK_FLAGS, agentcli_env, run, user
@@ -30,6 +31,12 @@ def test_impossible_combinations_are_refused(fake_api, project):
 
     missing = agentcli(fake_api, project, *SDK_FLAGS, "--settings", "no-such.json")
     assert missing.returncode == 1 and "--settings: no such file: no-such.json" in missing.stderr
+
+    session = str(uuid.uuid4())
+    forked = agentcli(
+        fake_api, project, *SDK_FLAGS, "--session-id", session, "--continue", "--fork-session"
+    )
+    assert forked.returncode == 1 and "cannot go with --resume or --continue" in forked.stderr
 
     schema = agentcli(fake_api, project, *SDK_FLAGS, "--json-schema", '{"type": 5}')
     assert schema.returncode == 1 and "--json-schema is not a JSON schema" in schema.stderr
