@@ -20,8 +20,10 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from agentcli.composition import assemble
 from agentcli.config.mcp_servers import load_mcp_servers
@@ -29,11 +31,13 @@ from agentcli.config.notices import Notice, startup_notices
 from agentcli.config.paths import project_dir
 from agentcli.config.settings import CliSettings, Settings, Sourced, load_settings
 from agentcli.config.trust import is_trusted
+from agentcli.core.messages import Block
 from agentcli.engine.compaction import Compactor
 from agentcli.engine.context import Environment, system_prompt
 from agentcli.engine.memory import load_memory
 from agentcli.engine.parts import DEFAULT_MODEL, EngineConfig
 from agentcli.engine.query_engine import QueryEngine
+from agentcli.hooks.callbacks import CallbackHook
 from agentcli.mcp.manager import McpManager
 from agentcli.mcp.timeouts import McpTimeouts
 from agentcli.permissions.policy import LOCKED, PermissionPolicy
@@ -45,9 +49,11 @@ from agentcli.session.checkpoint_prune import start_pruning
 from agentcli.session.loader import LoadedSession
 from agentcli.skills.loader import load_skills, read_rules
 from agentcli.skills.tool import skill_tools
-from agentcli.tools.base import Workspace
+from agentcli.tools.base import Tool, Workspace
 from agentcli.tools.exit_plan_mode import ExitPlanModeTool
 from agentcli.tools.registry import ToolRegistry, builtin_tools
+from agentcli.tools.structured_output import INSTRUCTION as STRUCTURED_INSTRUCTION
+from agentcli.tools.structured_output import StructuredOutputTool
 
 
 @dataclass
@@ -69,6 +75,14 @@ class Options:
     trusted: bool | None = None
     mcp_config: list[str] | None = None  # --mcp-config FILE...: more MCP servers
     strict_mcp_config: bool = False  # --strict-mcp-config: only those
+    # The Agent SDK's flags (agentcli/sdk/flags.py), open to -p too:
+    system_prompt: str | None = None  # --system-prompt: instead of agentcli's own
+    append_system_prompt: str | None = None  # --append-system-prompt: after it
+    tools: list[str] | None = None  # --tools: the built-in tools offered ([]: none)
+    session_id: str | None = None  # --session-id: a new session's id
+    settings_file: str | None = None  # --settings: one more settings file, above the others
+    setting_sources: list[str] | None = None  # --setting-sources: which of user/project/local
+    json_schema: dict[str, Any] | None = None  # --json-schema: the StructuredOutput tool's
 
     @classmethod
     def from_args(cls, args: argparse.Namespace, cwd: Path | None = None) -> Options:
@@ -85,6 +99,13 @@ class Options:
             sandbox=bool(getattr(args, "sandbox", False)),
             mcp_config=getattr(args, "mcp_config", None),
             strict_mcp_config=bool(getattr(args, "strict_mcp_config", False)),
+            system_prompt=getattr(args, "system_prompt", None),
+            append_system_prompt=getattr(args, "append_system_prompt", None),
+            tools=getattr(args, "tools", None),
+            session_id=getattr(args, "session_id", None),
+            settings_file=getattr(args, "settings", None),
+            setting_sources=getattr(args, "setting_sources", None),
+            json_schema=getattr(args, "json_schema", None),
         )
 
 
@@ -107,6 +128,7 @@ def build_engine(
     *,
     carry_totals: bool = False,
     mcp: McpManager | None = None,
+    hook_callbacks: Sequence[CallbackHook] = (),
 ) -> QueryEngine:
     """A session's engine from the command line and the settings files. Permission
     questions come on its event stream for the front end to answer. `resumed`: a session
@@ -114,7 +136,9 @@ def build_engine(
     request's usage (the context size). `carry_totals`: start from the tokens and cost
     the session has used so far (the TUI shows the session's cost; headless reports
     each run's). `mcp`: the MCP servers of an engine this one replaces (a resumed
-    session keeps the connections); by default the configured ones, not yet started."""
+    session keeps the connections); by default the configured ones, not yet started.
+    `hook_callbacks`: a front end's client's own hooks (the Agent SDK's), beside the
+    settings' commands."""
     settings = settings_for(options)
     retention = settings.checkpoint_retention_days
     start_pruning(int(retention.value) if retention is not None else None)  # in the background
@@ -140,24 +164,50 @@ def build_engine(
         policy.add_session_rule(rule)
     env = Environment.detect(workspace.root, git=True)
     sandbox_note = workspace.sandbox.model_note() if workspace.sandbox else None
+    system = system_prompt(env, mode, load_memory(workspace.root), sandbox_note)
+    hooks = None if settings.hooks.is_empty() and not hook_callbacks else settings.hooks
     return assemble(
         provider=provider,
-        # ExitPlanMode is always offered, so the tool list (a cached prefix) stays stable.
-        tools=ToolRegistry([*builtin_tools(), ExitPlanModeTool(), *skill_tools(skills)]),
+        tools=ToolRegistry(offered_tools(options, skill_tools(skills))),
         policy=policy,
         config=EngineConfig(
             model=model_of(settings),
             max_turns=options.max_turns,
             small_model=_value(settings.small_fast_model),
         ),
-        system=system_prompt(env, mode, load_memory(workspace.root), sandbox_note),
+        system=chosen_system(options, system),
         settings=settings,
-        hooks=None if settings.hooks.is_empty() else settings.hooks,
+        hooks=hooks,
+        hook_callbacks=hook_callbacks,
         resumed=resumed,
         carry_totals=carry_totals,
         compactor=Compactor(),
         mcp=mcp or mcp_manager(options, settings, workspace),
+        session_id=options.session_id,
     )
+
+
+def offered_tools(options: Options, extra: Sequence[Tool] = ()) -> list[Tool]:
+    """The built-in tools (ExitPlanMode always, so the tool list, a cached prefix, stays
+    stable) and `extra` ones (the Skill tool); `--tools`: only those named ("default":
+    all); `--json-schema`: StructuredOutput."""
+    tools: list[Tool] = [*builtin_tools(), ExitPlanModeTool(), *extra]
+    names = options.tools
+    if names is not None and names != ["default"]:
+        tools = [tool for tool in tools if tool.name in names]
+    if options.json_schema is not None:
+        tools.append(StructuredOutputTool(options.json_schema))
+    return tools
+
+
+def chosen_system(options: Options, system: list[Block]) -> list[Block]:
+    """`--system-prompt` replaces agentcli's prompt (empty: none at all);
+    `--append-system-prompt` adds to whichever is in force; `--json-schema` asks for
+    the StructuredOutput call."""
+    if options.system_prompt is not None:
+        system = [{"type": "text", "text": options.system_prompt}] if options.system_prompt else []
+    appended = [options.append_system_prompt, options.json_schema and STRUCTURED_INSTRUCTION]
+    return [*system, *({"type": "text", "text": text} for text in appended if text)]
 
 
 def mcp_manager(options: Options, settings: Settings, workspace: Workspace) -> McpManager:
@@ -191,7 +241,14 @@ def settings_for(options: Options) -> Settings:
         add_dirs=list(options.add_dirs or []),
         sandbox=options.sandbox,
     )
-    return load_settings(options.cwd, cli, trusted=_trusted(options))
+    flag_file = Path(options.settings_file) if options.settings_file else None
+    return load_settings(
+        options.cwd,
+        cli,
+        trusted=_trusted(options),
+        sources=options.setting_sources,
+        flag_file=flag_file,
+    )
 
 
 def _trusted(options: Options) -> bool:

@@ -9,7 +9,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-PERMISSION_MODES = ("default", "acceptEdits", "plan", "bypassPermissions")
+# dontAsk (refuse whatever would be asked) is for runs that cannot ask: -p, the SDK's.
+PERMISSION_MODES = ("default", "acceptEdits", "plan", "bypassPermissions", "dontAsk")
 OUTPUT_FORMATS = ("text", "json", "stream-json")
 
 
@@ -104,6 +105,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--verbose", action="store_true", help="headless: print informational notices too"
     )
+    from agentcli.sdk.flags import add_sdk_flags
+
+    add_sdk_flags(parser)
     return parser
 
 
@@ -141,6 +145,14 @@ def run(argv: list[str]) -> int:
         from agentcli.rewind_command import main as rewind_main
 
         return rewind_main(args)
+    if args.input_format == "stream-json":  # driven by a program: the Agent SDK's protocol
+        from agentcli.sdk.session import main as sdk_main
+
+        return sdk_main(args)
+    if args.permission_mode == "dontAsk":
+        if not args.print_mode:
+            parser.error("--permission-mode dontAsk is for runs that cannot ask (-p)")
+        args.permission_mode = "default"  # -p asks nobody: what is not allowed is refused
     if args.print_mode:
         prompt = args.prompt
         if prompt is None and not sys.stdin.isatty():
@@ -151,8 +163,16 @@ def run(argv: list[str]) -> int:
             )
             return 1
         from agentcli.headless import main as headless_main
+        from agentcli.headless_output import report
+        from agentcli.sdk.flags import notes, prepared
 
-        return headless_main(args, prompt)
+        with prepared(args) as problem:  # the SDK's flags mean the same with -p
+            if problem:
+                report(f"error: {problem}")
+                return 1
+            for note in notes(args):
+                report(f"note: {note}")
+            return headless_main(args, prompt)
     from agentcli.ui.launch import main as tui_main
 
     return tui_main(args)

@@ -33,6 +33,7 @@ from agentcli.engine.parts import (
     new_session_id,
 )
 from agentcli.engine.query_engine import QueryEngine
+from agentcli.hooks.callbacks import CallbackHook
 from agentcli.hooks.events import Hooks
 from agentcli.mcp.manager import McpManager
 from agentcli.permissions.gate import PermissionGate
@@ -60,6 +61,8 @@ def assemble(
     compactor: Compactor | None = None,
     shape_requests: bool = True,
     mcp: McpManager | None = None,
+    hook_callbacks: Sequence[CallbackHook] = (),
+    session_id: str | None = None,
 ) -> QueryEngine:
     """A QueryEngine on these parts, with its session wired in.
 
@@ -71,10 +74,14 @@ def assemble(
     up (None: only `/compact`, with a one-off one). `shape_requests`: the
     tool-result budget and prompt-cache breakpoints on every request.
     `provider` may come later, through `engine.connect()`. `mcp`: the session's MCP
-    servers (a front end starts them, and closes them at exit).
+    servers (a front end starts them, and closes them at exit). `hook_callbacks`: the
+    client's own hooks (the Agent SDK's), run beside `hooks`. `session_id`: a new
+    session's id (the Agent SDK's --session-id); by default a fresh uuid.
     """
     workspace = policy.workspace
     start = _session_start(resumed, carry_totals)
+    if resumed is None and session_id is not None:
+        start = SessionStart(session_id=session_id)
     transcript = None
     checkpoints = None
     if persist:
@@ -86,9 +93,10 @@ def assemble(
             workspace.root, start.session_id, forked_from=forked_from
         )
     session_hooks = None
-    if hooks is not None:
+    if hooks is not None or hook_callbacks:
         path = str(transcript.path) if transcript is not None else None
-        session_hooks = _hooks(hooks, workspace, start.session_id, path, policy)
+        commands = hooks or HooksConfig()
+        session_hooks = _hooks(commands, workspace, start.session_id, path, policy, hook_callbacks)
     parts = EngineParts(
         provider=provider,
         tools=tools,
@@ -169,6 +177,7 @@ def _hooks(
     session_id: str,
     transcript_path: str | None,
     policy: PermissionPolicy,
+    callbacks: Sequence[CallbackHook] = (),
 ) -> Hooks:
     return Hooks(
         config,
@@ -177,6 +186,7 @@ def _hooks(
         transcript_path=transcript_path,
         permission_mode=lambda: policy.mode.value,
         env=workspace.env,
+        callbacks=callbacks,
     )
 
 

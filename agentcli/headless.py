@@ -181,7 +181,8 @@ async def _converse(engine: QueryEngine, run: _Run, prompt: str | list[Block]) -
     from agentcli.shutdown import exit_status
 
     args = run.args
-    output = Output(args.output_format, engine.session_id, verbose=args.verbose)
+    partial = bool(getattr(args, "include_partial_messages", False))
+    output = Output(args.output_format, engine.session_id, verbose=args.verbose, partial=partial)
     output.init(
         engine.config.model,
         engine.visible_tools().names(),

@@ -3,7 +3,9 @@
 - text: the final answer on stdout.
 - json: one result object at the end.
 - stream-json: one JSON object a line as things happen (init, assistant and
-  user messages in API shape, retries), then the result object.
+  user messages in API shape, retries), then the result object. The Agent
+  SDK's front end (agentcli/sdk/) writes the same lines, one result per turn,
+  and asks for `stream_event` lines (`partial`) with --include-partial-messages.
 
 Text written to a terminal is shown to a person: the answer (text format) and
 every stderr line go through `terminal_plain` there, so nothing the model, a
@@ -18,9 +20,12 @@ from __future__ import annotations
 
 import re
 import sys
+import time
+import uuid
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
+from agentcli import __version__
 from agentcli.core.messages import text_of
 from agentcli.engine.events import (
     ApiRetry,
@@ -28,6 +33,11 @@ from agentcli.engine.events import (
     EndReason,
     Event,
     Notice,
+    RequestStarted,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallFinished,
+    ToolCallStarted,
     TurnEnded,
     UserMessage,
 )
@@ -46,9 +56,48 @@ class RunSummary:
     duration_ms: int = 0
     usage: dict[str, int] = field(default_factory=dict)
     total_cost_usd: float = 0.0
+    stop_reason: str | None = None  # the model's, of its last message (end_turn, tool_use...)
+    duration_api_ms: int = 0  # time spent waiting on model requests
+    permission_denials: list[dict[str, Any]] = field(default_factory=list)
+    subtype_override: str | None = None  # a front end's own ending (error_max_budget_usd)
+    structured_output: Any = None  # --json-schema: the last StructuredOutput call that matched
+    _inputs: dict[str, tuple[str, dict[str, Any]]] = field(default_factory=dict, repr=False)
+    _request_started: float | None = field(default=None, repr=False)
+
+    def observe(self, event: Event) -> None:
+        """Take what the result reports from one event of the run."""
+        match event:
+            case RequestStarted():
+                self._request_started = time.monotonic()
+            case AssistantMessage(message=message, stop_reason=stop_reason):
+                self._stop_clock()
+                text = text_of(message)
+                if text:
+                    self.last_text = text
+                self.stop_reason = stop_reason
+            case ToolCallStarted(tool_use_id=tool_use_id, name=name, input=tool_input):
+                self._inputs[tool_use_id] = (name, tool_input)
+            case ToolCallFinished(tool_use_id=tool_use_id, name="StructuredOutput", status="done"):
+                self.structured_output = self._inputs.get(tool_use_id, ("", None))[1]
+            case ToolCallFinished(tool_use_id=tool_use_id, status="denied"):
+                name, tool_input = self._inputs.get(tool_use_id, (event.name, {}))
+                self.permission_denials.append(
+                    {"tool_name": name, "tool_use_id": tool_use_id, "tool_input": tool_input}
+                )
+            case TurnEnded(reason=reason, error=error):
+                self._stop_clock()
+                self.reason = reason
+                self.error = error
+
+    def _stop_clock(self) -> None:
+        if self._request_started is not None:
+            self.duration_api_ms += int((time.monotonic() - self._request_started) * 1000)
+            self._request_started = None
 
     @property
     def subtype(self) -> str:
+        if self.subtype_override is not None:
+            return self.subtype_override
         if self.reason is EndReason.COMPLETED:
             return "success"
         if self.reason is EndReason.MAX_TURNS:
@@ -57,7 +106,7 @@ class RunSummary:
 
     @property
     def is_error(self) -> bool:
-        return self.reason is not EndReason.COMPLETED
+        return self.reason is not EndReason.COMPLETED or self.subtype_override is not None
 
     def result_object(self) -> dict[str, Any]:
         result: dict[str, Any] = {
@@ -68,11 +117,17 @@ class RunSummary:
             "num_turns": self.num_turns,
             "session_id": self.session_id,
             "duration_ms": self.duration_ms,
+            "duration_api_ms": self.duration_api_ms,
             "usage": self.usage,
             "total_cost_usd": round(self.total_cost_usd, 6),
+            "stop_reason": self.stop_reason,
+            "permission_denials": self.permission_denials,
+            "uuid": str(uuid.uuid4()),
         }
         if self.reason is not None:
-            result["stop_reason"] = self.reason.value
+            result["terminal_reason"] = self.reason.value
+        if self.structured_output is not None:
+            result["structured_output"] = self.structured_output
         return result
 
 
@@ -112,12 +167,19 @@ class Output:
     """Writes one run's events in the chosen format."""
 
     def __init__(
-        self, fmt: str, session_id: str, out: TextIO | None = None, verbose: bool = False
+        self,
+        fmt: str,
+        session_id: str,
+        out: TextIO | None = None,
+        verbose: bool = False,
+        *,
+        partial: bool = False,
     ) -> None:
         self.fmt = fmt
         self.session_id = session_id
         self.out = out or sys.stdout
         self.verbose = verbose
+        self.partial = partial  # stream-json: `stream_event` lines for text as it streams
 
     def init(
         self,
@@ -126,14 +188,17 @@ class Output:
         cwd: str,
         permission_mode: str,
         mcp_servers: list[tuple[str, str]] | None = None,
+        slash_commands: list[str] | None = None,
     ) -> None:
-        """`mcp_servers`: each configured MCP server's name and state."""
+        """`mcp_servers`: each configured MCP server's name and state. The version is
+        agentcli's own, under Claude Code's key (`claude_code_version`), which SDKs read."""
         if self.fmt == "stream-json":
             self._line(
                 {
                     "type": "system",
                     "subtype": "init",
                     "session_id": self.session_id,
+                    "uuid": str(uuid.uuid4()),
                     "model": model,
                     "tools": tools,
                     "mcp_servers": [
@@ -141,22 +206,24 @@ class Output:
                     ],
                     "cwd": cwd,
                     "permissionMode": permission_mode,
+                    "slash_commands": slash_commands or [],
+                    "claude_code_version": __version__,
                 }
             )
 
     def event(self, event: Event, summary: RunSummary) -> None:
+        summary.observe(event)
         match event:
-            case AssistantMessage(message=message):
-                text = text_of(message)
-                if text:
-                    summary.last_text = text
+            case AssistantMessage() as assistant:
                 if self.fmt == "stream-json":
-                    self._line(
-                        {"type": "assistant", "message": message, "session_id": self.session_id}
-                    )
+                    self._line(self._message_line("assistant", api_message(assistant)))
             case UserMessage(message=message):
                 if self.fmt == "stream-json":
-                    self._line({"type": "user", "message": message, "session_id": self.session_id})
+                    self._line(self._message_line("user", message))
+            case TextDelta(text=delta, index=index) if self.partial:
+                self._stream_event(index, {"type": "text_delta", "text": delta})
+            case ThinkingDelta(text=delta, index=index) if self.partial:
+                self._stream_event(index, {"type": "thinking_delta", "thinking": delta})
             case ApiRetry() as retry:
                 if self.fmt == "stream-json":
                     self._line(self._retry_line(retry))
@@ -165,9 +232,31 @@ class Output:
             case Notice(text=text, level=level):
                 if level != "info" or self.verbose:
                     report(text)
-            case TurnEnded(reason=reason, error=error):
-                summary.reason = reason
-                summary.error = error
+
+    def _message_line(self, kind: str, message: dict[str, Any]) -> dict[str, Any]:
+        """An `assistant` or `user` line: the message in API shape, with an id of its own.
+        `parent_tool_use_id` is null: subagents' messages are not reported yet."""
+        return {
+            "type": kind,
+            "message": message,
+            "parent_tool_use_id": None,
+            "session_id": self.session_id,
+            "uuid": str(uuid.uuid4()),
+        }
+
+    def _stream_event(self, index: int, delta: dict[str, Any]) -> None:
+        """A `stream_event` line: the streamed piece as the API's `content_block_delta`."""
+        if self.fmt == "stream-json":
+            event = {"type": "content_block_delta", "index": index, "delta": delta}
+            self._line(
+                {
+                    "type": "stream_event",
+                    "event": event,
+                    "parent_tool_use_id": None,
+                    "session_id": self.session_id,
+                    "uuid": str(uuid.uuid4()),
+                }
+            )
 
     def finish(self, summary: RunSummary) -> None:
         if self.fmt == "text":
@@ -197,6 +286,20 @@ class Output:
     def _line(self, obj: dict[str, Any]) -> None:
         self.out.write(json_line(obj))
         self.out.flush()
+
+
+def api_message(event: AssistantMessage) -> dict[str, Any]:
+    """The assistant message as the Messages API returned it: its content with the
+    response's id, model, stop reason and usage."""
+    return {
+        "id": event.message_id or f"msg_{uuid.uuid4().hex}",
+        "type": "message",
+        "role": "assistant",
+        "model": event.model,
+        "content": event.message.get("content", []),
+        "stop_reason": event.stop_reason,
+        "usage": event.usage.to_dict(),
+    }
 
 
 def retry_category(status: int | None) -> str:

@@ -39,6 +39,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "agentcli.terminal_text",  # what may reach a terminal
             "agentcli.mcp_command",  # `agentcli mcp add|add-json|list|get|remove`
             "agentcli.rewind_command",  # `agentcli --resume ID --rewind-to PROMPT_ID`
+            "agentcli.sdk",  # the Claude Agent SDK's stream-json control protocol
         ),
     ),
     ("engine", ("agentcli.engine",)),  # the loop, its events, context care

@@ -25,6 +25,7 @@ file and the command line are the person's own and always apply.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -125,13 +126,23 @@ def settings_files(project: Path) -> list[tuple[str, Path, Path, bool]]:
 
 
 def load_settings(
-    project: Path, cli: CliSettings | None = None, *, trusted: bool = True
+    project: Path,
+    cli: CliSettings | None = None,
+    *,
+    trusted: bool = True,
+    sources: Collection[str] | None = None,
+    flag_file: Path | None = None,
 ) -> Settings:
     """Read every layer, report the broken ones, and merge the rest. `trusted`: whether
-    the project folder is trusted (its own files apply in full; see config/trust.py)."""
+    the project folder is trusted (its own files apply in full; see config/trust.py).
+    `sources`: only these of the user, project and local files (--setting-sources);
+    `flag_file`: one more file above them (--settings)."""
     project = project.resolve()
     settings = Settings(layers=[], problems=[], trusted=trusted)
-    for name, path, base, in_project in settings_files(project):
+    files = [f for f in settings_files(project) if sources is None or f[0] in sources]
+    if flag_file is not None:
+        files.append(("--settings", flag_file, project, False))
+    for name, path, base, in_project in files:
         layer = Layer(name, path, base, in_project=in_project)
         layer.untrusted = in_project and not trusted
         settings.layers.append(layer)

@@ -80,6 +80,7 @@ class AssistantMessage:
     usage: Usage
     stop_reason: str | None
     model: str
+    message_id: str | None = None  # the API's id of the response, when it gave one
 
 
 @dataclass(frozen=True, slots=True)

@@ -191,7 +191,7 @@ class _Run:
     def add_assistant(self, message: Message, reply: Reply) -> AssistantMessage:
         self.params.messages.append(message)
         model = reply.model or self.params.model
-        return AssistantMessage(message, reply.usage, reply.stop_reason, model)
+        return AssistantMessage(message, reply.usage, reply.stop_reason, model, reply.message_id)
 
     def add_results(self, runner: ToolRunner, *, interrupted: bool) -> UserMessage:
         """One user message: a result per call of the turn (and the marker, if interrupted)."""
@@ -271,8 +271,8 @@ def _receive(event: ProviderEvent | ModelError, reply: Reply, runner: ToolRunner
         case BlockCompleted(index=index, block=block):
             reply.complete_block(index, block)
             return runner.add(block) if block.get("type") == "tool_use" else None
-        case StreamStarted(model=model, usage=usage):
-            reply.model, reply.usage = model, usage
+        case StreamStarted(message_id=message_id, model=model, usage=usage):
+            reply.message_id, reply.model, reply.usage = message_id, model, usage
         case MessageCompleted(stop_reason=stop_reason, usage=usage):
             reply.stop_reason, reply.usage, reply.complete = stop_reason, usage, True
         case Retrying(attempt=a, max_retries=m, delay_s=d, error=e, status=s):

@@ -247,6 +247,13 @@ class ToolRunner:
             if not verdict.allowed:
                 self._finish(call, ToolResult(verdict.message, is_error=True), "denied")
                 return
+            if verdict.updated_input is not None:  # the answer changed the input
+                try:
+                    inp = tool.input_model.model_validate(verdict.updated_input)
+                except ValidationError as exc:
+                    problem = format_validation_error(call.name, exc)
+                    self._finish(call, ToolResult(problem, is_error=True), "failed")
+                    return
             if self.abort.aborted:  # the answer came after Esc: nothing starts now
                 self._finish(call, ToolResult(NOT_RUN_MESSAGE, is_error=True), "interrupted")
                 return

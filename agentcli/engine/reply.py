@@ -20,6 +20,7 @@ class Reply:
         self.usage = Usage()
         self.stop_reason: str | None = None
         self.model: str | None = None
+        self.message_id: str | None = None  # the API's id for this response (msg_...)
         self.complete = False  # the message's end arrived
         self.failure: ModelError | None = None  # why it will not be complete
         self.interrupted = False  # the abort signal stopped it

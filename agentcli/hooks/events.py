@@ -15,18 +15,21 @@ Every hook gets a JSON object on stdin: `session_id`, `transcript_path`, `cwd`,
 - any other exit, or a timeout: a non-blocking error shown to the person.
 
 The matching hooks of one event run concurrently; their outcomes combine (any
-block blocks, deny beats ask beats allow).
+block blocks, deny beats ask beats allow). Beside the settings' commands, a
+front end may add functions of its client (callbacks.py: the Agent SDK's
+Python hooks); their answers read like a command's JSON output.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from agentcli.config.hooks import HookEvent, HooksConfig
+from agentcli.hooks.callbacks import CallbackHook, run_callback
 from agentcli.hooks.runner import HookRun, run_hook
 
 BLOCK_EXIT = 2
@@ -60,8 +63,10 @@ class Hooks:
         transcript_path: str | None = None,
         permission_mode: Callable[[], str] = lambda: "default",
         env: dict[str, str] | None = None,
+        callbacks: Sequence[CallbackHook] = (),
     ) -> None:
         self.config = config
+        self.callbacks = tuple(callbacks)  # the front end's client's own hooks
         self.cwd = cwd
         self.session_id = session_id
         self.transcript_path = transcript_path
@@ -79,7 +84,10 @@ class Hooks:
         self.session_context.clear()
 
     def has(self, event: HookEvent, tool_name: str | None = None) -> bool:
-        return bool(self.config.commands(event, tool_name))
+        return bool(self.config.commands(event, tool_name) or self._callbacks(event, tool_name))
+
+    def _callbacks(self, event: HookEvent, tool_name: str | None) -> list[CallbackHook]:
+        return [hook for hook in self.callbacks if hook.applies(event, tool_name)]
 
     def has_tool_hook(self, event_name: str, tool_name: str) -> bool:
         return self.has(HookEvent(event_name), tool_name)
@@ -88,7 +96,8 @@ class Hooks:
         self, event: HookEvent, fields: dict[str, Any], tool_name: str | None = None
     ) -> HookOutcome:
         hooks = self.config.commands(event, tool_name)
-        if not hooks:
+        callbacks = self._callbacks(event, tool_name)
+        if not hooks and not callbacks:
             return HookOutcome()
         payload = {
             "session_id": self.session_id,
@@ -98,8 +107,11 @@ class Hooks:
             "hook_event_name": event.value,
             **fields,
         }
-        runs = await asyncio.gather(*(run_hook(h, payload, self.cwd, self.env) for h in hooks))
-        return combine(event, runs)
+        runs = await asyncio.gather(
+            *(run_hook(h, payload, self.cwd, self.env) for h in hooks),
+            *(run_callback(c, payload) for c in callbacks),
+        )
+        return combine(event, list(runs))
 
     # -- the events ------------------------------------------------------------
 

@@ -12,7 +12,7 @@ asked about again; an "always" answer also writes them to
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from agentcli.config.rules import Rule
@@ -43,6 +43,7 @@ class GateResult:
     interrupt: bool = False  # the person stopped the whole turn at the question
     notice: str | None = None  # for the person: where an "always" rule was saved, or why not
     notice_level: str = "info"
+    updated_input: dict[str, Any] | None = None  # the answer changed the call's input
 
 
 ALLOWED = GateResult(True)
@@ -110,9 +111,10 @@ class PermissionGate:
         if answer.scope in ("session", "always"):
             for rule in rules:
                 self.policy.add_session_rule(rule)
-        if answer.scope == "always" and rules:
-            return self._save(rules)
-        return ALLOWED
+        verdict = self._save(rules) if answer.scope == "always" and rules else ALLOWED
+        if answer.updated_input is not None:
+            return replace(verdict, updated_input=dict(answer.updated_input))
+        return verdict
 
     def _save(self, rules: list[Rule]) -> GateResult:
         """Write "always" rules to the project's local settings; the call is allowed

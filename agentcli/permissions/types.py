@@ -75,3 +75,6 @@ class PermissionAnswer(BaseModel):
     scope: Scope = "once"
     feedback: str | None = None
     interrupt: bool = False
+    # An allow with the call's input changed (the Agent SDK's `updatedInput`): the call
+    # runs with it, validated like the model's own input.
+    updated_input: dict[str, JsonValue] | None = None

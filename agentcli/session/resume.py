@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from agentcli.config.paths import project_dir
-from agentcli.session.claim import claim_session
+from agentcli.session.claim import claim_session, fork_session
 from agentcli.session.loader import LoadedSession, TranscriptError
 from agentcli.session.store import find_session, latest_session
 
@@ -25,9 +25,11 @@ def resolve_resumed(
     continue_latest: bool = False,
     resume_id: str | None = None,
     current_id: str | None = None,
+    fork: bool = False,
 ) -> LoadedSession | None:
     """The session to resume, claimed, loaded and repaired (its notices say what was
-    fixed, or that it was forked). `current_id`: the session already open here."""
+    fixed, or that it was forked). `current_id`: the session already open here.
+    `fork`: go on in a new session that starts with its history (--fork-session)."""
     if resume_id:
         path = find_session(project, resume_id)
         if path is None:
@@ -45,6 +47,6 @@ def resolve_resumed(
     if path.stem == current_id:
         raise SessionNotFound(f"{current_id} is the conversation you are in")
     try:
-        return claim_session(path)
+        return fork_session(path) if fork else claim_session(path)
     except TranscriptError as exc:
         raise SessionNotFound(str(exc)) from None

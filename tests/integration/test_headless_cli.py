@@ -79,6 +79,8 @@ def test_json_output_has_the_result_fields(fake_api, project):
     assert result["num_turns"] == 3
     assert result["session_id"] and result["duration_ms"] >= 0
     assert result["usage"]["output_tokens"] > 0 and result["total_cost_usd"] > 0
+    assert result["stop_reason"] == "end_turn" and result["terminal_reason"] == "completed"
+    assert result["permission_denials"] == [] and result["duration_api_ms"] >= 0
 
 
 def test_stream_json_emits_init_messages_and_result(fake_api, project):
@@ -246,5 +248,5 @@ def test_ctrl_c_interrupts_the_turn_cleanly(fake_api, project):
     assert proc.returncode == 1
     result = json.loads(out)
     assert result["subtype"] == "error_during_execution"
-    assert result["stop_reason"] == "aborted_streaming"
+    assert result["terminal_reason"] == "aborted_streaming"
     assert err.strip() == "agentcli: error: interrupted"

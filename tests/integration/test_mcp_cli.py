@@ -218,7 +218,7 @@ def test_an_interrupt_during_a_call_cancels_it_on_the_server_and_ends_the_run(fa
             proc.kill()
             proc.wait()
 
-    assert json.loads(out)["stop_reason"] == "aborted_tools", err
+    assert json.loads(out)["terminal_reason"] == "aborted_tools", err
     assert mark.read_text() == "cancelled"
 
 

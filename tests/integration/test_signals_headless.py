@@ -68,7 +68,7 @@ def test_a_terminating_signal_kills_the_command_and_still_writes_the_result(
     assert proc.returncode == status, err
     result = json.loads(out)
     assert result["subtype"] == "error_during_execution" and result["is_error"] is True
-    assert result["stop_reason"] == "aborted_tools"
+    assert result["terminal_reason"] == "aborted_tools"
     # agentcli waits for the command's group to die before it exits: no polling here.
     assert _is_gone(shell_pid), "the command outlived agentcli"
     last = transcript_records(isolated_home)[-1]["message"]
@@ -104,4 +104,4 @@ def test_sigterm_while_waiting_for_the_model_ends_with_the_result(fake_api, tmp_
     assert proc.returncode == 143
     final = json.loads(out.splitlines()[-1])
     assert final["type"] == "result" and final["subtype"] == "error_during_execution"
-    assert final["stop_reason"] == "aborted_streaming"
+    assert final["terminal_reason"] == "aborted_streaming"

@@ -1,0 +1,65 @@
+"""Hooks that are functions of a front end's client, beside the settings' shell commands.
+
+The Agent SDK lets a program register Python functions as hooks; the SDK front
+end (agentcli/sdk/) turns each into a `CallbackHook` whose `call` sends the
+hook's input to the program and returns its answer. The answer is the JSON a
+shell hook prints on stdout (`decision`, `continue`, `hookSpecificOutput`...),
+so `run_callback` hands it on as the run of a command that exited 0 and
+events.py reads both kinds the same way. A callback that fails or times out
+is a non-blocking error, unless its matcher said `onFailure: "block"`: then
+it blocks, like a command that exits 2.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from agentcli.config.hooks import DEFAULT_TIMEOUT_S, TOOL_EVENTS, HookEvent, HookMatcher
+from agentcli.hooks.runner import HookRun
+
+HookCallback = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
+
+
+@dataclass(frozen=True, slots=True)
+class CallbackHook:
+    """One function registered for one event (and, for tool events, matching tools)."""
+
+    event: HookEvent
+    name: str  # how notices name it: "SDK hook hook_0"
+    call: HookCallback
+    matcher: str = ""  # a regular expression over the whole tool name; "" or "*": all
+    timeout_s: float = DEFAULT_TIMEOUT_S
+    block_on_failure: bool = False
+
+    def __post_init__(self) -> None:
+        HookMatcher(matcher=self.matcher, hooks=[])  # a bad regular expression raises here
+
+    def applies(self, event: HookEvent, tool_name: str | None) -> bool:
+        if event is not self.event:
+            return False
+        if event not in TOOL_EVENTS:
+            return True
+        return HookMatcher(matcher=self.matcher, hooks=[]).matches(tool_name)
+
+
+async def run_callback(hook: CallbackHook, payload: dict[str, Any]) -> HookRun:
+    """Call the hook with the event's input; its answer reads as a command's stdout."""
+    try:
+        output = await asyncio.wait_for(hook.call(payload), hook.timeout_s)
+    except TimeoutError:
+        return _failed(hook, "timed out", timed_out=True)
+    except Exception as exc:
+        return _failed(hook, f"failed: {exc}")
+    return HookRun(hook.name, 0, stdout=json.dumps(output))
+
+
+def _failed(hook: CallbackHook, what: str, *, timed_out: bool = False) -> HookRun:
+    if hook.block_on_failure:
+        return HookRun(hook.name, 2, stderr=f"the hook {hook.name} {what}")
+    if timed_out:
+        return HookRun(hook.name, None, timed_out=True)
+    return HookRun(hook.name, None, error=what)

@@ -1,0 +1,83 @@
+"""The client's control requests once the session runs, and their answers.
+
+Each request gets exactly one `control_response`: `success` with a payload, or
+`error` with the reason (an unknown subtype, a mode agentcli does not have,
+`rewind_files` while checkpoints are not available). `initialize` is the
+driver's (session.py), since it decides how the engine is built.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from agentcli.engine.query_engine import QueryEngine
+from agentcli.permissions.types import PermissionMode
+from agentcli.sdk.permissions import DONT_ASK
+
+MODES = (*(mode.value for mode in PermissionMode), DONT_ASK)
+# McpManager's states, as the SDK's McpServerConnectionStatus names them.
+MCP_STATUS = {"connected": "connected", "failed": "failed", "disabled": "disabled"}
+
+
+class ControlProblem(Exception):
+    """The request cannot be done; the message goes back in the error response."""
+
+
+@dataclass
+class Controls:
+    """What the requests act on: the engine, and the driver's own `dontAsk` switch."""
+
+    engine: QueryEngine
+    default_model: str
+    set_dont_ask: Callable[[bool], None]
+
+    def handle(self, request: dict[str, Any]) -> dict[str, Any]:
+        """The success payload for `request`, or ControlProblem."""
+        match request.get("subtype"):
+            case "interrupt":
+                self.engine.interrupt("interrupted by the SDK client")
+                return {}
+            case "set_permission_mode":
+                return self._set_mode(request.get("mode"))
+            case "set_model":
+                return self._set_model(request.get("model"))
+            case "mcp_status":
+                return {"mcpServers": self._mcp_servers()}
+            case "rewind_files":
+                raise ControlProblem("checkpoints are not available")
+            case "initialize":
+                raise ControlProblem("already initialized")
+            case subtype:
+                raise ControlProblem(f"unsupported control request subtype: {subtype!r}")
+
+    def _set_mode(self, mode: Any) -> dict[str, Any]:
+        if mode not in MODES:
+            raise ControlProblem(f"unknown permission mode {mode!r}; one of: {', '.join(MODES)}")
+        self.set_dont_ask(mode == DONT_ASK)
+        policy = self.engine.gate.policy
+        policy.mode = PermissionMode.DEFAULT if mode == DONT_ASK else PermissionMode(mode)
+        return {}
+
+    def _set_model(self, model: Any) -> dict[str, Any]:
+        if model is not None and (not isinstance(model, str) or not model.strip()):
+            raise ControlProblem(f"set_model needs a model name or null, not {model!r}")
+        self.engine.config.model = model or self.default_model
+        return {}
+
+    def _mcp_servers(self) -> list[dict[str, Any]]:
+        mcp = self.engine.mcp
+        if mcp is None:
+            return []
+        servers = []
+        for server in mcp.status():
+            entry: dict[str, Any] = {
+                "name": server.name,
+                "status": MCP_STATUS.get(server.state, "pending"),
+                "scope": server.scope,
+            }
+            if server.error:
+                entry["error"] = server.error
+            servers.append(entry)
+        return servers
