@@ -85,7 +85,7 @@ class StreamState:
     def _stop(self, index: int) -> BlockCompleted:
         block = self.blocks[index]
         if index in self.json_parts:
-            block["input"] = _parse_tool_input("".join(self.json_parts.pop(index)))
+            block["input"] = parse_tool_input("".join(self.json_parts.pop(index)))
         return BlockCompleted(index, block)
 
     def _merge_usage(self, delta: dict[str, Any]) -> None:
@@ -107,7 +107,7 @@ def _without_nulls(value: Any) -> Any:
     return value
 
 
-def _parse_tool_input(text: str) -> dict[str, Any]:
+def parse_tool_input(text: str) -> dict[str, Any]:
     """Parse the streamed input JSON. Invalid JSON becomes a marker the engine reports.
 
     Only JSON the API would take back in the next request counts: not Python's
