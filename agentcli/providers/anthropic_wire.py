@@ -44,11 +44,12 @@ def request_headers(
 
 
 def custom_headers(value: str | None) -> dict[str, str]:
-    """`ANTHROPIC_CUSTOM_HEADERS`: one `Name: value` a line; a line without a colon is skipped."""
+    """`ANTHROPIC_CUSTOM_HEADERS`: one `Name: value` a line; a line without a colon or a
+    name is skipped."""
     headers: dict[str, str] = {}
     for line in (value or "").split("\n"):
         name, colon, rest = line.partition(":")
-        if colon:
+        if colon and name.strip():
             headers[name.strip()] = rest.strip()
     return headers
 

@@ -82,7 +82,9 @@ async def test_an_auth_token_alone_is_the_bearer_token(fake_api, providers):
 
 
 async def test_custom_headers_from_the_environment_are_sent(fake_api, providers, monkeypatch):
-    monkeypatch.setenv("ANTHROPIC_CUSTOM_HEADERS", "X-Team: tools\nX-Trace : abc 123\nnot a header")
+    monkeypatch.setenv(
+        "ANTHROPIC_CUSTOM_HEADERS", "X-Team: tools\nX-Trace : abc 123\nnot a header\n: no name"
+    )
     fake_api.enqueue(reply(text("Hello!")))
 
     await collect(provider_for(fake_api, providers, api_key="k"), HELLO)
