@@ -4,10 +4,9 @@ Both front ends build the engine the same way, so a flag means the same
 thing in both: the options and the merged settings make the parts (the
 workspace, the permission policy, the model, the system prompt, the tools,
 the hooks), and `composition.assemble()` puts them together with the session.
-The provider is built separately (`make_provider`) because importing the SDK
-is the slowest part of starting: headless overlaps it with the rest of the
-set-up, the TUI does it after its first frame; both then hand it over with
-`engine.connect()`.
+The provider is built separately (`make_provider`) because a front end may
+build it later than the engine (the TUI, after its first frame) and reports a
+missing key in its own way; both then hand it over with `engine.connect()`.
 
 Folder trust: `Options.trusted` says whether the project's own settings files
 apply in full; None means "as remembered" (config/trust.py). `-p` passes True

@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import signal
 import sys
-import threading
 import time
 from contextlib import nullcontext
 from dataclasses import dataclass, replace
@@ -36,24 +35,14 @@ EXIT_OK, EXIT_ERROR = 0, 1
 
 
 def main(args: Any, prompt: str) -> int:
-    # The SDK import is the slowest step of a run; start it now, alongside set-up.
-    importer = threading.Thread(target=_import_sdk, daemon=True)
-    importer.start()
     try:
-        return asyncio.run(_run(args, prompt, importer))
+        return asyncio.run(_run(args, prompt))
     except KeyboardInterrupt:
         print("agentcli: interrupted", file=sys.stderr)
         return 130
 
 
-def _import_sdk() -> None:
-    try:
-        import anthropic  # noqa: F401
-    except Exception:  # reported properly when the provider is built
-        pass
-
-
-async def _run(args: Any, prompt: str, importer: threading.Thread) -> int:
+async def _run(args: Any, prompt: str) -> int:
     from agentcli.bootstrap import Options, build_engine, engine_startup_notices
     from agentcli.core.abort import AbortSignal
     from agentcli.headless_output import report
@@ -75,9 +64,8 @@ async def _run(args: Any, prompt: str, importer: threading.Thread) -> int:
         report(f"warning: {startup.text}")
     mcp = engine.mcp
     try:
-        if mcp is not None and mcp.configured:  # its servers start while the SDK loads
+        if mcp is not None and mcp.configured:
             await _start_mcp(mcp)
-        await asyncio.to_thread(importer.join)  # the loop runs on: servers are connecting
         run = _Run(args, prompt, abort, started, stopped_by, resumed=resumed is not None)
         return await _run_engine(engine, run)
     finally:

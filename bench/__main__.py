@@ -12,6 +12,7 @@ import time
 
 BENCHMARKS = (
     "startup_bench",
+    "tui_ready_bench",
     "loop_bench",
     "tools_bench",
     "shell_bench",

@@ -7,12 +7,17 @@ import statistics
 import subprocess
 import time
 from collections.abc import Sequence
+from typing import NamedTuple
 
 
-def run_child(
-    argv: Sequence[str], env: dict[str, str] | None = None, cwd=None
-) -> tuple[float, int]:
-    """Run a process to its end: (wall seconds, peak RSS in KB of that child alone)."""
+class Child(NamedTuple):
+    wall_s: float
+    rss_kb: int  # peak RSS of that child alone
+    cpu_s: float  # user + system
+
+
+def run_child(argv: Sequence[str], env: dict[str, str] | None = None, cwd=None) -> Child:
+    """Run a process to its end: its wall time, peak RSS and CPU time."""
     started = time.perf_counter()
     proc = subprocess.Popen(
         argv,
@@ -30,7 +35,7 @@ def run_child(
         raise RuntimeError(f"{' '.join(argv)} exited {proc.returncode}: {err[-500:]}")
     if proc.stderr:
         proc.stderr.close()
-    return elapsed, usage.ru_maxrss
+    return Child(elapsed, usage.ru_maxrss, usage.ru_utime + usage.ru_stime)
 
 
 def median_of(samples: Sequence[float]) -> float:

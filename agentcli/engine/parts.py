@@ -4,7 +4,7 @@ The composition root (agentcli/composition.py) puts an `EngineParts` together
 for every front end, so this one class lists everything the engine uses and a
 new front end has nothing left to wire. Nothing sets an engine's parts
 afterwards, with one exception that has its own method: the model provider,
-which a front end may load after the engine (importing the SDK is slow), is
+which a front end may load after the engine (the TUI, after its first frame), is
 handed over with `QueryEngine.connect()`.
 
 `SessionStart` is where the conversation begins: a new session, or the

@@ -142,8 +142,8 @@ class QueryEngine:
         return self._parts.checkpoints
 
     def connect(self, provider: Provider) -> None:
-        """Hand over the model provider once a front end has loaded it (the SDK import
-        is slow, so front ends build the engine first). Call it on the thread that
+        """Hand over the model provider once a front end has loaded it (the TUI builds
+        the engine first, after its first frame). Call it on the thread that
         runs the engine's turns, and not during one."""
         if self.busy:
             raise RuntimeError("a turn is running")

@@ -1,6 +1,6 @@
 """What went wrong with one model request, in the few words a person needs.
 
-The SDK and the HTTP stack under it raise many kinds of errors, often wrapped
+The HTTP client and the stack under it raise many kinds of errors, often wrapped
 several deep ("Connection error." caused by "All connection attempts failed"
 caused by a refused connection). The person needs the cause ("connection
 refused", "no response for 2 min", "API Error 529: Overloaded"); the retry
@@ -45,7 +45,8 @@ class StreamCut(Exception):
 
 
 def classify(exc: BaseException, sdk: ModuleType, timeouts: Timeouts) -> Failure:
-    """The failure behind `exc`, raised by the `sdk` (the anthropic module) or below it."""
+    """The failure behind `exc`, raised by the `sdk` or below it: a module with the
+    `anthropic` SDK's three error names (providers/anthropic_errors.py, for our client)."""
     if isinstance(exc, StreamCut):
         return Failure(str(exc))
     if isinstance(exc, sdk.APIStatusError):

@@ -2,12 +2,11 @@
 
 Start-up order is the point of this module: only textual and our UI modules
 are imported before the first frame; the engine is built and the provider
-(`import anthropic` costs about a second) is loaded in a thread worker after
-the screen is up. A message sent before then waits in a queue and goes as
-soon as the provider is ready. In a folder whose settings would enable
-something and that the person has not trusted yet, the loader first asks
-(screens/trust_question.py) and builds the engine only with the answer, so
-nothing from those settings takes effect before it.
+loaded in a thread worker after the screen is up. A message sent before then
+waits in a queue and goes as soon as the provider is ready. In a folder whose
+settings would enable something and that the person has not trusted yet, the
+loader first asks (screens/trust_question.py) and builds the engine only with
+the answer, so nothing from those settings takes effect before it.
 
 A turn runs in an async worker that feeds engine events to EventsView. Esc
 interrupts it through `engine.interrupt()`; the engine guarantees a valid
@@ -241,8 +240,8 @@ class AgentApp(App[None]):
     # -- background loading -------------------------------------------------------
 
     def _load_in_thread(self) -> None:
-        """Build the engine, then the provider (slow SDK import), then start the MCP
-        servers, off the UI thread."""
+        """Build the engine, then the provider, then start the MCP servers, off the UI
+        thread."""
         from agentcli.bootstrap import build_engine
 
         if self.engine is None:
@@ -265,7 +264,7 @@ class AgentApp(App[None]):
         self._load_mcp_in_thread()
 
     def _load_provider(self) -> None:
-        """In the loader thread: the provider (the SDK's import is slow), handed over."""
+        """In the loader thread: the provider, handed over."""
         from agentcli.bootstrap import make_provider
         from agentcli.providers.base import ModelError
         from agentcli.providers.tuning import ApiTuning
@@ -278,7 +277,7 @@ class AgentApp(App[None]):
         except ModelError as error:
             self.call_from_thread(self._provider_failed, error.message)
             return
-        except Exception as error:  # an SDK that fails to import must not kill the app
+        except Exception as error:  # a provider that fails to build must not kill the app
             self.call_from_thread(self._provider_failed, f"{type(error).__name__}: {error}")
             return
         self.call_from_thread(self._provider_loaded, provider)

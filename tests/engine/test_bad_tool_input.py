@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from agentcli.engine.events import EndReason, ToolCallFinished, TurnEnded
 from agentcli.permissions.types import PermissionMode
-from agentcli.providers.anthropic import _parse_tool_input
+from agentcli.providers.anthropic_events import parse_tool_input
 from agentcli.session import records
 from agentcli.session.loader import load_session
 from agentcli.session.writer import TranscriptWriter
@@ -274,7 +274,7 @@ async def test_a_file_name_that_is_not_utf8_does_not_break_the_next_request(root
     ],
 )
 def test_tool_input_json_the_api_could_not_take_back_is_invalid(raw):
-    assert "__invalid_json__" in _parse_tool_input(raw)
+    assert "__invalid_json__" in parse_tool_input(raw)
 
 
 def test_a_transcript_record_with_a_lone_surrogate_is_written_and_read_back():

@@ -1,0 +1,42 @@
+"""Server-Sent Events, read off an HTTP response's lines.
+
+The model APIs stream their answers as `text/event-stream`: `event:` and
+`data:` lines, an event ending at a blank line. This is the framing alone,
+as the WHATWG spec defines it (comment lines and unknown fields ignored, an
+event cut off by the end of the stream dropped); what the data means is each
+provider's business.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterable, AsyncIterator
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class SseEvent:
+    """One event: its `event:` name (None when it has none) and its data lines, joined."""
+
+    event: str | None
+    data: str
+
+
+async def sse_events(lines: AsyncIterable[str]) -> AsyncIterator[SseEvent]:
+    """The events in `lines` (without their line endings, as httpx's `aiter_lines` gives)."""
+    name: str | None = None
+    data: list[str] = []
+    seen_data = False
+    async for line in lines:
+        if not line:
+            if seen_data:
+                yield SseEvent(name, "\n".join(data))
+            name, data, seen_data = None, [], False
+            continue
+        field, colon, value = line.partition(":")
+        if colon and value.startswith(" "):
+            value = value[1:]
+        if field == "event":
+            name = value
+        elif field == "data":
+            data.append(value)
+            seen_data = True

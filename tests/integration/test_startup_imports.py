@@ -1,0 +1,60 @@
+"""What starting up loads: the `anthropic` SDK is not on the one-shot path nor the app's.
+
+Importing the SDK costs more than everything else `agentcli -p` does (issue 16),
+so neither `-p` nor the provider the app builds may pull it in. Checked on the
+real binary with Python's own import log (`-X importtime`), against the fake API.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.fakeapi import reply, text
+
+
+def imported_modules(import_log: str) -> set[str]:
+    """The modules named in `-X importtime` output (one per line, after the last '|')."""
+    return {
+        line.rsplit("|", 1)[1].strip()
+        for line in import_log.splitlines()
+        if line.startswith("import time:") and "|" in line
+    }
+
+
+def run_python(args: list[str], cwd: Path, base_url: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+    env.update(ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=base_url)
+    return subprocess.run(
+        [sys.executable, "-X", "importtime", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_a_one_shot_run_answers_without_importing_the_sdk(fake_api, tmp_path):
+    fake_api.enqueue(reply(text("Hello!")))
+
+    done = run_python(["-m", "agentcli", "-p", "hi"], tmp_path, fake_api.base_url)
+
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout == "Hello!\n"
+    loaded = imported_modules(done.stderr)
+    assert "agentcli.providers.anthropic" in loaded  # the log does list our provider
+    assert not {name for name in loaded if name.split(".")[0] == "anthropic"}
+
+
+def test_the_provider_the_app_loads_does_not_import_the_sdk(fake_api, tmp_path):
+    build = "from agentcli.bootstrap import make_provider; make_provider()"
+
+    done = run_python(["-c", build], tmp_path, fake_api.base_url)
+
+    assert done.returncode == 0, done.stderr[-2000:]
+    loaded = imported_modules(done.stderr)
+    assert "agentcli.providers.anthropic" in loaded
+    assert not {name for name in loaded if name.split(".")[0] == "anthropic"}
