@@ -24,9 +24,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agentcli.composition import assemble
+from agentcli.config.credentials import keep_credentials_private
 from agentcli.config.mcp_servers import load_mcp_servers
 from agentcli.config.notices import Notice, startup_notices
 from agentcli.config.paths import project_dir
+from agentcli.config.provider_settings import ProviderSettings
 from agentcli.config.settings import CliSettings, Settings, load_settings
 from agentcli.config.trust import is_trusted
 from agentcli.engine.compaction import Compactor
@@ -39,6 +41,7 @@ from agentcli.mcp.timeouts import McpTimeouts
 from agentcli.permissions.policy import LOCKED, PermissionPolicy
 from agentcli.permissions.types import PermissionMode
 from agentcli.providers.base import Provider
+from agentcli.providers.registry import api_key_variables, model_catalog
 from agentcli.providers.tuning import ApiTuning
 from agentcli.sandbox import Sandbox, unavailable_message
 from agentcli.session.loader import LoadedSession
@@ -85,16 +88,33 @@ class Options:
         )
 
 
-def make_provider(tuning: ApiTuning | None = None) -> Provider:
-    """The Anthropic provider. Raises ModelError (with how to fix it) without a key.
+def make_provider(
+    tuning: ApiTuning | None = None,
+    settings: Settings | None = None,
+    model: str = DEFAULT_MODEL,
+) -> Provider:
+    """The session's provider: Anthropic's API for plain model names, the settings'
+    `providers` for `provider/model` names (providers/registry.py). The back end of
+    `model` is built now: raises ModelError (with how to fix it) without its key or
+    for a provider nobody configured.
 
     `tuning`: retries and timeouts, by default read from the environment; a front end
     reads it first (`ApiTuning.from_env()`) to show its `problems`.
     """
-    from agentcli.providers.anthropic import AnthropicProvider
+    from agentcli.providers.registry import ProviderRouter
 
     tuning = tuning or ApiTuning.from_env()
-    return AnthropicProvider(retry=tuning.retry, timeouts=tuning.timeouts)
+    env = settings.env_values() if settings is not None else {}
+    router = ProviderRouter(providers_of(settings), tuning, env)
+    router.connect(model)
+    return router
+
+
+def providers_of(settings: Settings | None) -> dict[str, ProviderSettings]:
+    """The settings' providers by name (a project's own only in a trusted folder)."""
+    if settings is None:
+        return {}
+    return {name: item.value for name, item in settings.providers.items()}
 
 
 def build_engine(
@@ -113,6 +133,8 @@ def build_engine(
     each run's). `mcp`: the MCP servers of an engine this one replaces (a resumed
     session keeps the connections); by default the configured ones, not yet started."""
     settings = settings_for(options)
+    # The providers' keys, like Anthropic's, are for agentcli only: no child inherits them.
+    keep_credentials_private(api_key_variables(providers_of(settings)))
     workspace = Workspace(
         root=options.cwd,
         extra_dirs=[path for path, _source in settings.additional_dirs],
@@ -137,7 +159,11 @@ def build_engine(
         # ExitPlanMode is always offered, so the tool list (a cached prefix) stays stable.
         tools=ToolRegistry([*builtin_tools(), ExitPlanModeTool()]),
         policy=policy,
-        config=EngineConfig(model=model_of(settings), max_turns=options.max_turns),
+        config=EngineConfig(
+            model=model_of(settings),
+            max_turns=options.max_turns,
+            models=model_catalog(providers_of(settings)),
+        ),
         system=system_prompt(env, mode, load_memory(workspace.root), sandbox_note),
         settings=settings,
         hooks=None if settings.hooks.is_empty() else settings.hooks,

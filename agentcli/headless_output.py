@@ -45,7 +45,7 @@ class RunSummary:
     num_turns: int = 0
     duration_ms: int = 0
     usage: dict[str, int] = field(default_factory=dict)
-    total_cost_usd: float = 0.0
+    total_cost_usd: float | None = 0.0  # None: unknown (a model without prices)
 
     @property
     def subtype(self) -> str:
@@ -69,7 +69,9 @@ class RunSummary:
             "session_id": self.session_id,
             "duration_ms": self.duration_ms,
             "usage": self.usage,
-            "total_cost_usd": round(self.total_cost_usd, 6),
+            "total_cost_usd": None
+            if self.total_cost_usd is None
+            else round(self.total_cost_usd, 6),
         }
         if self.reason is not None:
             result["stop_reason"] = self.reason.value

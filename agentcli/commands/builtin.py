@@ -72,7 +72,7 @@ async def status_command(ctx: CommandContext) -> None:
     from agentcli.engine.windows import context_window
 
     used = engine.last_request_usage.context_tokens
-    window = context_window(engine.config.model)
+    window = context_window(engine.config.model, engine.config.models)
     settings = engine.settings
     problem = getattr(ctx.app, "provider_error", None)
     lines = [
