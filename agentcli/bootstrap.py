@@ -28,7 +28,6 @@ from agentcli.config.credentials import keep_credentials_private
 from agentcli.config.mcp_servers import load_mcp_servers
 from agentcli.config.notices import Notice, startup_notices
 from agentcli.config.paths import project_dir
-from agentcli.config.provider_settings import ProviderSettings
 from agentcli.config.settings import CliSettings, Settings, load_settings
 from agentcli.config.trust import is_trusted
 from agentcli.engine.compaction import Compactor
@@ -41,7 +40,7 @@ from agentcli.mcp.timeouts import McpTimeouts
 from agentcli.permissions.policy import LOCKED, PermissionPolicy
 from agentcli.permissions.types import PermissionMode
 from agentcli.providers.base import Provider
-from agentcli.providers.registry import api_key_variables, model_catalog
+from agentcli.providers.registry import api_key_variables, model_catalog, providers_of
 from agentcli.providers.tuning import ApiTuning
 from agentcli.sandbox import Sandbox, unavailable_message
 from agentcli.session.loader import LoadedSession
@@ -108,13 +107,6 @@ def make_provider(
     router = ProviderRouter(providers_of(settings), tuning, env)
     router.connect(model)
     return router
-
-
-def providers_of(settings: Settings | None) -> dict[str, ProviderSettings]:
-    """The settings' providers by name (a project's own only in a trusted folder)."""
-    if settings is None:
-        return {}
-    return {name: item.value for name, item in settings.providers.items()}
 
 
 def build_engine(

@@ -20,6 +20,7 @@ from dataclasses import replace
 
 from agentcli.config.credentials import credential
 from agentcli.config.provider_settings import ProviderSettings
+from agentcli.config.settings import Settings
 from agentcli.core.abort import AbortSignal
 from agentcli.core.model_catalog import ModelCatalog, ModelSpec
 from agentcli.core.pricing import Price
@@ -72,6 +73,13 @@ def model_catalog(providers: Mapping[str, ProviderSettings]) -> ModelCatalog:
             specs[f"{name}/{model}"] = ModelSpec(settings.contextWindow, price)
     anthropic = frozenset(n for n, p in providers.items() if p.type == "anthropic")
     return ModelCatalog(specs, anthropic)
+
+
+def providers_of(settings: Settings | None) -> dict[str, ProviderSettings]:
+    """The settings' providers by name (a project's own only in a trusted folder)."""
+    if settings is None:
+        return {}
+    return {name: item.value for name, item in settings.providers.items()}
 
 
 def api_key_variables(providers: Mapping[str, ProviderSettings]) -> list[str]:
