@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentcli.config.credentials import credential
+from agentcli.config.credentials import credential, expand
 from agentcli.config.provider_settings import ProviderSettings
 from agentcli.providers.registry import DEFAULT_BASE_URLS
 
@@ -62,7 +62,8 @@ async def _served(
     import httpx
 
     base = (provider.baseUrl or DEFAULT_BASE_URLS[provider.type]).rstrip("/")
-    key = provider.apiKeyEnv and (credential(provider.apiKeyEnv) or env.get(provider.apiKeyEnv))
+    variable = provider.apiKeyEnv
+    key = variable and (credential(variable) or expand(env.get(variable, "")))
     headers = {"Authorization": f"Bearer {key}"} if key else {}
     async with httpx.AsyncClient(timeout=timeout_s, headers=headers) as client:
         response = await client.get(f"{base}/models")

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import replace
 
-from agentcli.config.credentials import credential
+from agentcli.config.credentials import credential, expand
 from agentcli.config.provider_settings import ProviderSettings
 from agentcli.config.settings import Settings
 from agentcli.core.abort import AbortSignal
@@ -126,7 +126,7 @@ class ProviderRouter:
         variable = self.providers[name].apiKeyEnv
         if variable is None:
             return None
-        key = credential(variable) or self._env.get(variable)
+        key = credential(variable) or expand(self._env.get(variable, ""))
         if not key:
             raise ModelError(
                 f"Provider {name!r} reads its API key from {variable}, which is not set. "
