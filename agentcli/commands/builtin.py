@@ -62,7 +62,7 @@ async def model_command(ctx: CommandContext) -> None:
         ctx.output(await listing_text(ctx.engine))
         return
     model = ctx.args.split()[0]
-    problem = switch_problem(ctx.engine, model)
+    problem = await switch_problem(ctx.engine, model)
     if problem:
         ctx.error(problem)
         return

@@ -7,6 +7,7 @@ the person reads why.
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from agentcli.providers.base import ModelError
@@ -32,12 +33,13 @@ async def listing_text(engine: Any) -> str:
     return "\n".join(lines)
 
 
-def switch_problem(engine: Any, model: str) -> str | None:
-    """Why `model` cannot be used in this session, or None."""
+async def switch_problem(engine: Any, model: str) -> str | None:
+    """Why `model` cannot be used in this session, or None. Its back end is built now
+    (its key checked), off the UI thread: the Anthropic SDK's import is slow."""
     try:
         split_model(model, providers_of(engine.settings))
         if isinstance(engine.provider, ProviderRouter):
-            engine.provider.connect(model)  # its back end's key is checked now
+            await asyncio.to_thread(engine.provider.connect, model)
     except ModelError as error:
         return f"{error.message} The model is still `{engine.config.model}`."
     return None

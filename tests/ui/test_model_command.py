@@ -25,6 +25,7 @@ def app_with_providers(root: Path, server) -> AgentApp:
             "models": {"configured-one": {"contextWindow": 8192}},
         },
         "down": {"type": "openai-chat", "baseUrl": "http://127.0.0.1:9/v1"},
+        "keyed": {"type": "openai-chat", "baseUrl": server.base_url, "apiKeyEnv": "UNSET_KEY"},
     }
     settings = Path(os.environ["AGENTCLI_HOME"]) / "settings.json"
     settings.parent.mkdir(parents=True, exist_ok=True)
@@ -51,8 +52,7 @@ async def test_switching_to_a_provider_model_sends_there_and_cost_is_unknown(tmp
     async with app.run_test(size=(120, 50)) as pilot:
         await wait_for(pilot, lambda: app.engine.provider is not None, "the provider")
         await send(pilot, "/model local/gpt-oss")
-        await pilot.pause()
-        assert app.engine.config.model == "local/gpt-oss"
+        await wait_for(pilot, lambda: app.engine.config.model == "local/gpt-oss", "the switch")
         await send(pilot, "hi")
         await idle(pilot, app)
         assert fake_openai.requests[-1].body["model"] == "gpt-oss"
@@ -62,11 +62,16 @@ async def test_switching_to_a_provider_model_sends_there_and_cost_is_unknown(tmp
         assert "**Total cost:** unknown" in last_output(app)
 
 
-async def test_an_unknown_provider_is_refused_and_the_model_kept(tmp_path, fake_openai):
+async def test_an_unknown_provider_or_a_missing_key_is_refused_and_the_model_kept(
+    tmp_path, fake_openai
+):
     app = app_with_providers(tmp_path, fake_openai)
     async with app.run_test(size=(120, 50)) as pilot:
         await wait_for(pilot, lambda: app.engine.provider is not None, "the provider")
         await send(pilot, "/model elsewhere/gpt-5")
-        await pilot.pause()
+        await wait_for(pilot, lambda: "elsewhere" in last_output(app), "the refusal")
         assert app.engine.config.model == "local/qwen3-coder"
         assert "Unknown provider 'elsewhere'" in last_output(app)
+        await send(pilot, "/model keyed/gpt-oss")
+        await wait_for(pilot, lambda: "UNSET_KEY" in last_output(app), "the refusal")
+        assert app.engine.config.model == "local/qwen3-coder"
