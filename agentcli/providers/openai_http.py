@@ -141,7 +141,7 @@ async def sse_events(lines: AsyncIterator[str]) -> AsyncIterator[SseEvent]:
     data: list[str] = []
     async for line in lines:
         if not line:
-            if data:
+            if "".join(data).strip():  # an event with no data (a keep-alive) is skipped
                 yield SseEvent(name, "\n".join(data))
             name, data = None, []
             continue
@@ -151,7 +151,7 @@ async def sse_events(lines: AsyncIterator[str]) -> AsyncIterator[SseEvent]:
             name = value
         elif field == "data":
             data.append(value)
-    if data:
+    if "".join(data).strip():
         yield SseEvent(name, "\n".join(data))
 
 

@@ -205,3 +205,13 @@ async def test_an_unreachable_server_names_the_provider_and_its_address():
             await collect(provider, ask())
     finally:
         await provider.aclose()
+
+
+async def test_sse_framing_skips_comments_and_empty_keep_alives():
+    from agentcli.providers.openai_http import SseEvent, sse_events
+
+    async def lines():
+        for line in [": keep-alive", "", "data:", "", "event: x", 'data: {"a":', "data: 1}", ""]:
+            yield line
+
+    assert [e async for e in sse_events(lines())] == [SseEvent("x", '{"a":\n1}')]
