@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from agentcli.composition import assemble
+from agentcli.config.credentials import keep_credentials_private
 from agentcli.config.mcp_servers import load_mcp_servers
 from agentcli.config.notices import Notice, startup_notices
 from agentcli.config.paths import project_dir
@@ -42,6 +43,7 @@ from agentcli.mcp.timeouts import McpTimeouts
 from agentcli.permissions.policy import LOCKED, PermissionPolicy
 from agentcli.permissions.types import PermissionMode
 from agentcli.providers.base import Provider
+from agentcli.providers.registry import api_key_variables, model_catalog, providers_of
 from agentcli.providers.tuning import ApiTuning
 from agentcli.sandbox import Sandbox, unavailable_message
 from agentcli.session.checkpoint_prune import start_pruning
@@ -108,16 +110,26 @@ class Options:
         )
 
 
-def make_provider(tuning: ApiTuning | None = None) -> Provider:
-    """The Anthropic provider. Raises ModelError (with how to fix it) without a key.
+def make_provider(
+    tuning: ApiTuning | None = None,
+    settings: Settings | None = None,
+    model: str = DEFAULT_MODEL,
+) -> Provider:
+    """The session's provider: Anthropic's API for plain model names, the settings'
+    `providers` for `provider/model` names (providers/registry.py). The back end of
+    `model` is built now: raises ModelError (with how to fix it) without its key or
+    for a provider nobody configured.
 
     `tuning`: retries and timeouts, by default read from the environment; a front end
     reads it first (`ApiTuning.from_env()`) to show its `problems`.
     """
-    from agentcli.providers.anthropic import AnthropicProvider
+    from agentcli.providers.registry import ProviderRouter
 
     tuning = tuning or ApiTuning.from_env()
-    return AnthropicProvider(retry=tuning.retry, timeouts=tuning.timeouts)
+    env = settings.env_values() if settings is not None else {}
+    router = ProviderRouter(providers_of(settings), tuning, env)
+    router.connect(model)
+    return router
 
 
 def build_engine(
@@ -141,6 +153,8 @@ def build_engine(
     settings = settings_for(options)
     retention = settings.checkpoint_retention_days
     start_pruning(int(retention.value) if retention is not None else None)  # in the background
+    # The providers' keys, like Anthropic's, are for agentcli only: no child inherits them.
+    keep_credentials_private(api_key_variables(providers_of(settings)))
     workspace = Workspace(
         root=options.cwd,
         extra_dirs=[path for path, _source in settings.additional_dirs],
@@ -173,6 +187,7 @@ def build_engine(
             model=model_of(settings),
             max_turns=options.max_turns,
             small_model=_value(settings.small_fast_model),
+            models=model_catalog(providers_of(settings)),
         ),
         system=chosen_system(options, system),
         settings=settings,

@@ -119,7 +119,7 @@ async def _run_engine(engine: QueryEngine, run: _Run) -> int:
     for malformed in tuning.problems:  # a malformed AGENTCLI_* timing: its default is used
         report(f"warning: {malformed}")
     try:
-        engine.connect(make_provider(tuning))
+        engine.connect(make_provider(tuning, engine.settings, engine.config.model))
     except ModelError as error:
         report(f"error: {error.message}")
         return EXIT_ERROR

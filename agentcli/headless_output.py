@@ -55,7 +55,7 @@ class RunSummary:
     num_turns: int = 0
     duration_ms: int = 0
     usage: dict[str, int] = field(default_factory=dict)
-    total_cost_usd: float = 0.0
+    total_cost_usd: float | None = 0.0  # None: unknown (a model without prices)
     stop_reason: str | None = None  # the model's, of its last message (end_turn, tool_use...)
     duration_api_ms: int = 0  # time spent waiting on model requests
     permission_denials: list[dict[str, Any]] = field(default_factory=list)
@@ -119,7 +119,9 @@ class RunSummary:
             "duration_ms": self.duration_ms,
             "duration_api_ms": self.duration_api_ms,
             "usage": self.usage,
-            "total_cost_usd": round(self.total_cost_usd, 6),
+            "total_cost_usd": None
+            if self.total_cost_usd is None
+            else round(self.total_cost_usd, 6),
             "stop_reason": self.stop_reason,
             "permission_denials": self.permission_denials,
             "uuid": str(uuid.uuid4()),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.fakeapi.fixtures import fake_api  # noqa: F401  (re-exported fixture)
+from tests.fakeopenai.fixtures import fake_openai  # noqa: F401  (re-exported fixture)
 from tests.mcp.everything import needs_everything  # noqa: F401  (re-exported fixture)
 from tests.sandbox_support import needs_bwrap  # noqa: F401  (re-exported fixture)
 

@@ -47,17 +47,28 @@ async def clear_command(ctx: CommandContext) -> None:
     ctx.app.refresh_status()
 
 
-@command("model", "Show or set the model for this session", argument_hint="[model]")
+@command(
+    "model",
+    "Show the models of each provider, or set the model for this session",
+    argument_hint="[model]",
+)
 async def model_command(ctx: CommandContext) -> None:
     if ctx.engine is None:
         ctx.error(NOT_READY)
         return
-    if ctx.args:
-        ctx.engine.config.model = ctx.args.split()[0]
-        ctx.app.refresh_status()
-        ctx.output(f"Model set to `{ctx.engine.config.model}` for this session.")
-    else:
-        ctx.output(f"Model: `{ctx.engine.config.model}` · `/model NAME` to change it.")
+    from agentcli.commands.model_choice import listing_text, switch_problem
+
+    if not ctx.args:
+        ctx.output(await listing_text(ctx.engine))
+        return
+    model = ctx.args.split()[0]
+    problem = await switch_problem(ctx.engine, model)
+    if problem:
+        ctx.error(problem)
+        return
+    ctx.engine.config.model = model
+    ctx.app.refresh_status()
+    ctx.output(f"Model set to `{model}` for this session.")
 
 
 @command("status", "Show the session: version, folder, model, mode, context, settings files")
@@ -72,7 +83,7 @@ async def status_command(ctx: CommandContext) -> None:
     from agentcli.engine.windows import context_window
 
     used = engine.last_request_usage.context_tokens
-    window = context_window(engine.config.model)
+    window = context_window(engine.config.model, engine.config.models)
     settings = engine.settings
     problem = getattr(ctx.app, "provider_error", None)
     lines = [

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from agentcli.commands.registry import CommandContext, command
-from agentcli.core.pricing import is_estimate, price_for
+from agentcli.core.pricing import is_estimate, model_price
 from agentcli.engine.memory import load_memory, memory_locations
 from agentcli.engine.windows import context_usage
 
@@ -39,7 +39,9 @@ If AGENTS.md (or CLAUDE.md) already exists, improve it rather than starting over
 
 def cost_text(engine: Any) -> str:
     usage, model = engine.usage, engine.config.model
-    price = price_for(model)
+    price = model_price(model, engine.config.models)
+    if price is None or engine.cost_usd is None:
+        return _unknown_cost_text(engine)
     rows = [
         ("Input", usage.input_tokens, price.input),
         ("Cache write", usage.cache_creation_input_tokens, price.cache_write),
@@ -62,6 +64,23 @@ def cost_text(engine: Any) -> str:
         lines += ["", f"Cache reads: {usage.cache_read_input_tokens / inputs:.0%} of input tokens."]
     lines.append(f"Turns: {engine.turns} · model: `{model}`")
     return "\n".join(lines)
+
+
+def _unknown_cost_text(engine: Any) -> str:
+    usage, model = engine.usage, engine.config.model
+    return "\n".join(
+        [
+            "**Total cost:** unknown",
+            "",
+            f"No prices are set for `{model}` (or for a model used earlier in this session):"
+            " give its provider's `models` entry an `inputPrice` and `outputPrice`"
+            " (dollars per million tokens) in the settings.",
+            "",
+            f"Tokens: {usage.context_tokens:,} input"
+            f" ({usage.cache_read_input_tokens:,} read from the cache),"
+            f" {usage.output_tokens:,} output · turns: {engine.turns}",
+        ]
+    )
 
 
 def context_text(engine: Any) -> str:

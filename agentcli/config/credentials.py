@@ -6,7 +6,8 @@ print it into the conversation or send it elsewhere. So:
 
 - `CREDENTIAL_VARIABLES` lists every variable agentcli reads for its own
   credentials (a new provider adds its names here, and reads them with
-  `credential()`);
+  `credential()`); the variables the settings' providers read their keys
+  from (`apiKeyEnv`) join them once the settings are read;
 - `keep_credentials_private()`, called once when the binary starts, takes
   them out of `os.environ` (so no child, whoever starts it, inherits them)
   and makes the process non-dumpable (so a child running as the same user
@@ -22,7 +23,7 @@ from __future__ import annotations
 import os
 import re
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 CREDENTIAL_VARIABLES: tuple[str, ...] = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
 
@@ -37,9 +38,10 @@ def credential(name: str) -> str | None:
     return _kept.get(name) or os.environ.get(name)
 
 
-def keep_credentials_private() -> None:
-    """Move the credentials out of os.environ and make this process non-dumpable."""
-    for name in CREDENTIAL_VARIABLES:
+def keep_credentials_private(more: Iterable[str] = ()) -> None:
+    """Move the credentials out of os.environ and make this process non-dumpable.
+    `more`: variables the settings name as holding a key (a provider's `apiKeyEnv`)."""
+    for name in (*CREDENTIAL_VARIABLES, *more):
         value = os.environ.pop(name, None)
         if value:
             _kept[name] = value
@@ -59,7 +61,11 @@ def _set_non_dumpable() -> None:
 
 def child_env(settings_env: Mapping[str, str]) -> dict[str, str]:
     """The environment for a process agentcli starts: no credentials unless settings name them."""
-    env = {key: value for key, value in os.environ.items() if key not in CREDENTIAL_VARIABLES}
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if key not in CREDENTIAL_VARIABLES and key not in _kept
+    }
     env.update({key: expand(value) for key, value in settings_env.items()})
     return env
 
@@ -72,6 +78,6 @@ def expand(value: str) -> str:
 
 
 def _own_variable(name: str) -> str:
-    if name in CREDENTIAL_VARIABLES:
+    if name in CREDENTIAL_VARIABLES or name in _kept:
         return credential(name) or ""
     return os.environ.get(name, "")

@@ -7,8 +7,8 @@ Layers, lowest to highest:
   command line flags
 
 Lists (permission rules, additional folders, hooks) add up across layers;
-scalars (model, defaultMode, theme), `env` keys and `sandbox` keys are
-overridden by a higher layer (`--sandbox` sets `sandbox.enabled`). A file
+scalars (model, defaultMode, theme), `env` keys, `sandbox` keys and
+`providers` entries are overridden by a higher layer (`--sandbox` sets `sandbox.enabled`). A file
 that is not valid JSON, or has an unknown key or a wrong type, is skipped
 with a problem naming the file, the key, its line and column, and what was
 expected; the other layers still load. A broken file never loosens
@@ -101,6 +101,8 @@ class Settings:
     checkpoint_retention_days: Sourced | None = None
     env: dict[str, Sourced] = field(default_factory=dict)
     sandbox: dict[str, Sourced] = field(default_factory=dict)  # enabled, network, ...
+    # Model back ends by name (values: ProviderSettings); a higher layer's replaces a lower's.
+    providers: dict[str, Sourced] = field(default_factory=dict)
     allow: list[tuple[Rule, str]] = field(default_factory=list)
     ask: list[tuple[Rule, str]] = field(default_factory=list)
     deny: list[tuple[Rule, str]] = field(default_factory=list)
@@ -216,6 +218,8 @@ def _merge(settings: Settings, data: SettingsFile, source: str, base: Path) -> N
         settings.env[key] = Sourced(value, source)
     for key, value in data.sandbox.model_dump(exclude_none=True).items():
         settings.sandbox[key] = Sourced(value, source)
+    for name, provider in data.providers.items():
+        settings.providers[name] = Sourced(provider, source)
     _add_hooks(settings, data.hooks, source)
 
 

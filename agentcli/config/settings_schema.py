@@ -15,6 +15,7 @@ from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Fie
 
 from agentcli.config.hooks import HooksConfig
 from agentcli.config.key_positions import KeyPositions
+from agentcli.config.provider_settings import ProvidersSettings
 from agentcli.config.rules import Rule
 
 Mode = Literal["default", "acceptEdits", "plan", "bypassPermissions"]
@@ -79,6 +80,8 @@ class SettingsFile(BaseModel):
     enableAllProjectMcpServers: bool | None = None
     # Days checkpoints (rewind) are kept; older ones are pruned at start-up.
     checkpointRetentionDays: int | None = Field(None, ge=1)
+    # Model back ends besides Anthropic's (config/provider_settings.py).
+    providers: ProvidersSettings = Field(default_factory=dict)
 
 
 def describe_errors(exc: ValidationError, text: str) -> str:

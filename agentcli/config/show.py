@@ -11,6 +11,19 @@ import json
 from agentcli.config.notices import uncertain_notice, withheld_notice
 from agentcli.config.settings import Settings
 
+
+def provider_lines(settings: Settings) -> list[str]:
+    """Each provider: its type, address, key variable and models, and where it came from."""
+    lines = []
+    for name, item in settings.providers.items():
+        provider = item.value
+        address = provider.baseUrl or "default address"
+        key = f", key from ${provider.apiKeyEnv}" if provider.apiKeyEnv else ", no key"
+        models = ", ".join(provider.models) or "no models configured"
+        lines.append(f"{name}: {provider.type} at {address}{key}; {models}  ({item.source})")
+    return lines
+
+
 TRUST_NOTE = (
     "(That is the app's view until you trust the folder; agentcli -p trusts it, so there "
     "they apply.)"
@@ -63,6 +76,9 @@ def render_settings(settings: Settings) -> str:
             f"    {key} = {json.dumps(item.value)}  ({item.source})"
             for key, item in settings.env.items()
         ]
+    if settings.providers:
+        lines.append("  providers:")
+        lines += [f"    {line}" for line in provider_lines(settings)]
     if settings.hook_sources:
         lines.append("  hooks:")
         for event, matcher, command, source in settings.hook_sources:

@@ -7,7 +7,8 @@ its deny and ask rules, a `defaultMode` stricter than the one that applies
 without it, turning the sandbox on (without auto-allowing Bash in it), and
 the harmless `model`, `smallFastModel` and `theme`. Everything else is
 withheld: hooks (commands agentcli would run), `env` (given to every command
-and hook), a looser `defaultMode`, allow rules, `additionalDirectories`, and
+and hook), `providers` (where prompts would be sent, with which key), a
+looser `defaultMode`, allow rules, `additionalDirectories`, and
 any other key, so a key added to the settings later is withheld until someone
 decides it is safe. `withheld()` lists each of those, as the trust question
 shows them. The project's `.mcp.json` comes with the folder too: each of its
@@ -26,6 +27,7 @@ from pathlib import Path
 from agentcli.config.hooks import HooksConfig
 from agentcli.config.mcp_files import read_server_file
 from agentcli.config.mcp_specs import ServerSpec, StdioServer
+from agentcli.config.provider_settings import ProviderSettings
 from agentcli.config.salvage import Salvage
 from agentcli.config.settings_schema import SettingsFile
 
@@ -33,7 +35,7 @@ from agentcli.config.settings_schema import SettingsFile
 # `disabledMcpjsonServers` only ever turns a server off.
 HARMLESS_KEYS = frozenset({"schema_", "model", "smallFastModel", "theme", "disabledMcpjsonServers"})
 # Keys listed one item at a time below; any other key is listed whole.
-_ITEMISED = frozenset({"permissions", "env", "hooks"})
+_ITEMISED = frozenset({"permissions", "env", "hooks", "providers"})
 # Modes that enable more than `default` does.
 LOOSER_MODES = ("acceptEdits", "bypassPermissions")
 
@@ -78,6 +80,7 @@ def withheld(
     if data is not None:
         items += _hooks(data.hooks)
         items += [("env", f"{key}={value}") for key, value in data.env.items()]
+        items += [("providers", _provider(name, p)) for name, p in data.providers.items()]
         permissions = data.permissions
         mode = permissions.defaultMode
         if mode in LOOSER_MODES and not mode_applied:
@@ -105,6 +108,12 @@ def _endpoint(spec: ServerSpec) -> str:
     if isinstance(spec, StdioServer):
         return shlex.join([spec.command, *spec.args])
     return spec.url
+
+
+def _provider(name: str, provider: ProviderSettings) -> str:
+    """Where a provider would send the person's prompts, and with which key."""
+    shown = f"{name}: {provider.type} at {provider.baseUrl or 'its default address'}"
+    return shown + (f", key from ${provider.apiKeyEnv}" if provider.apiKeyEnv else "")
 
 
 def _hooks(hooks: HooksConfig) -> list[tuple[str, str]]:

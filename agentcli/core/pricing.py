@@ -1,21 +1,29 @@
 """Dollars per million tokens, by model family, and the cost of a usage.
 
 Cache writes cost 1.25x the input price and cache reads 0.1x (5-minute
-cache), as the API bills them. A model we do not know is priced like its
-family; an unknown family like Sonnet, and `is_estimate()` says so.
+cache), as the API bills them. A Claude model we do not know is priced like
+its family; an unknown family like Sonnet, and `is_estimate()` says so.
+Another vendor's model (`provider/model`) is priced only from its settings
+(core/model_catalog.py): without them its cost is unknown (None), never a
+guess, and once one request's cost is unknown so is the session's.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from agentcli.core.usage import Usage
+
+if TYPE_CHECKING:
+    from agentcli.core.model_catalog import ModelCatalog
 
 
 @dataclass(frozen=True, slots=True)
 class Price:
     input: float
     output: float
+    cached_input: float | None = None  # a cache read's price, where the settings give it
 
     @property
     def cache_write(self) -> float:
@@ -23,7 +31,7 @@ class Price:
 
     @property
     def cache_read(self) -> float:
-        return self.input * 0.1
+        return self.input * 0.1 if self.cached_input is None else self.cached_input
 
 
 # Most specific prefix first.
@@ -52,11 +60,35 @@ def is_estimate(model: str) -> bool:
     return not any(model.startswith(prefix) for prefix, _ in _PRICES)
 
 
-def cost_usd(model: str, usage: Usage) -> float:
-    price = price_for(model)
+def model_price(model: str, catalog: ModelCatalog | None = None) -> Price | None:
+    """The settings' price for `model`, else Claude's; None when nobody knows it."""
+    from agentcli.core.model_catalog import DEFAULT_CATALOG
+
+    catalog = catalog or DEFAULT_CATALOG
+    configured = catalog.spec(model).price
+    if configured is not None:
+        return configured
+    claude = catalog.anthropic_name(model)
+    return price_for(claude) if claude is not None else None
+
+
+def cost_usd(model: str, usage: Usage, catalog: ModelCatalog | None = None) -> float | None:
+    """The usage's cost in dollars; None when the model's prices are unknown."""
+    price = model_price(model, catalog)
+    if price is None:
+        return None
     return (
         usage.input_tokens * price.input
         + usage.output_tokens * price.output
         + usage.cache_creation_input_tokens * price.cache_write
         + usage.cache_read_input_tokens * price.cache_read
     ) / 1_000_000
+
+
+def add_cost(total: float | None, cost: float | None) -> float | None:
+    """A running total: unknown once any part of it is."""
+    return None if total is None or cost is None else total + cost
+
+
+def format_cost(cost: float | None, digits: int = 2) -> str:
+    return "cost unknown" if cost is None else f"${cost:.{digits}f}"

@@ -55,5 +55,5 @@ class SessionTotals:
     """What a session has used so far: tokens, dollars, model requests."""
 
     usage: Usage = field(default_factory=Usage)
-    cost_usd: float = 0.0
+    cost_usd: float | None = 0.0  # None: a model's prices are unknown
     turns: int = 0

@@ -114,7 +114,7 @@ class Compactor:
         self.failures = 0
 
     def window(self, engine: QueryEngine) -> int:
-        return self._window or context_window(engine.config.model)
+        return self._window or context_window(engine.config.model, engine.config.models)
 
     def keep_tokens(self, engine: QueryEngine) -> int:
         return self._keep_tokens or int(self.window(engine) * KEEP_RATIO)

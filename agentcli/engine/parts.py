@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from agentcli.core.messages import Block, Message
+from agentcli.core.model_catalog import DEFAULT_CATALOG, ModelCatalog
 from agentcli.core.usage import SessionTotals, Usage
 
 if TYPE_CHECKING:
@@ -87,6 +88,8 @@ class Checkpoints(Protocol):
 @dataclass
 class EngineConfig:
     model: str = DEFAULT_MODEL  # `/model` changes it for the rest of the session
+    # Windows and prices of configured models (`providers` in the settings).
+    models: ModelCatalog = DEFAULT_CATALOG
     max_tokens: int = 32000
     max_turns: int | None = None
     start_tools_while_streaming: bool = True

@@ -36,7 +36,7 @@ from agentcli.core.messages import (
     text_of,
     user_message,
 )
-from agentcli.core.pricing import cost_usd
+from agentcli.core.pricing import add_cost, cost_usd
 from agentcli.core.usage import Usage
 from agentcli.engine.compaction import CompactionOutcome, Compactor
 from agentcli.engine.events import (
@@ -82,7 +82,7 @@ class QueryEngine:
         self.session_id = start.session_id
         self.messages: list[Message] = list(start.messages)
         self.usage = start.totals.usage
-        self.cost_usd = start.totals.cost_usd
+        self.cost_usd: float | None = start.totals.cost_usd  # None: unknown prices
         self.turns = start.totals.turns
         self.last_request_usage = start.last_request_usage
         self._prompts: dict[str, Message] = dict(start.prompts)  # prompt id -> its message
@@ -340,7 +340,7 @@ class QueryEngine:
     def account(self, usage: Usage, model: str) -> None:
         """Add a model request's tokens and cost to the session's totals."""
         self.usage = self.usage + usage
-        self.cost_usd += cost_usd(model, usage)
+        self.cost_usd = add_cost(self.cost_usd, cost_usd(model, usage, self.config.models))
 
     def notify(self, message: Message, meta: MessageMeta) -> None:
         """Tell the transcript of a complete message (and what came with it). A prompt

@@ -1,9 +1,12 @@
 """The context window of each model, in tokens.
 
 Current Claude models have a 200k-token window; a `[1m]` suffix (how Claude
-Code names the 1M-token beta variants) means one million. A model we do not
-know gets 200k, the common case. AGENTCLI_CONTEXT_WINDOW overrides (for
-trying compaction on a small window).
+Code names the 1M-token beta variants) means one million. A Claude model we
+do not know gets 200k, the common case. Another vendor's model
+(`provider/model`) has the window its settings give (`contextWindow`), else
+a small one that every current model holds, so compaction comes early
+rather than too late. AGENTCLI_CONTEXT_WINDOW overrides (for trying
+compaction on a small window).
 """
 
 from __future__ import annotations
@@ -13,17 +16,25 @@ import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from agentcli.core.model_catalog import DEFAULT_CATALOG, ModelCatalog
+
 if TYPE_CHECKING:
     from agentcli.engine.query_engine import QueryEngine
 
 DEFAULT_WINDOW = 200_000
 LARGE_WINDOW = 1_000_000
+UNKNOWN_MODEL_WINDOW = 32_768  # another vendor's model without a configured window
 
 
-def context_window(model: str) -> int:
+def context_window(model: str, catalog: ModelCatalog = DEFAULT_CATALOG) -> int:
     configured = os.environ.get("AGENTCLI_CONTEXT_WINDOW", "").strip()
     if configured.isdigit() and int(configured) > 0:
         return int(configured)
+    from_settings = catalog.spec(model).context_window
+    if from_settings is not None:
+        return from_settings
+    if catalog.anthropic_name(model) is None:
+        return UNKNOWN_MODEL_WINDOW
     if model.lower().endswith("[1m]"):
         return LARGE_WINDOW
     return DEFAULT_WINDOW
@@ -71,7 +82,7 @@ def context_usage(engine: QueryEngine) -> ContextUsage:
     else:
         messages = normalize_for_api(engine.messages)
         total = sum(parts.values()) + (estimate_tokens(messages) if messages else 0)
-        window, compact_at = context_window(engine.config.model), None
+        window, compact_at = context_window(engine.config.model, engine.config.models), None
     fixed = sum(parts.values())
     parts["messages"] = max(total - fixed, 0)
     return ContextUsage(window, max(total, fixed), parts, compact_at)

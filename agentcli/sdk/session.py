@@ -188,7 +188,9 @@ class SdkSession:
         for malformed in tuning.problems:
             report(f"warning: {malformed}")
         try:
-            engine.connect(await asyncio.to_thread(make_provider, tuning))
+            engine.connect(
+                await asyncio.to_thread(make_provider, tuning, engine.settings, engine.config.model)
+            )
         except ModelError as exc:
             raise SetupFailed(exc.message) from None
         if engine.mcp is not None and engine.mcp.configured:
@@ -247,7 +249,8 @@ class SdkSession:
 
     def _over_budget(self, engine: QueryEngine) -> bool:
         budget: float | None = self.args.max_budget_usd
-        return budget is not None and engine.cost_usd >= budget
+        cost = engine.cost_usd  # None: a model without prices, whose cost cannot be held
+        return budget is not None and cost is not None and cost >= budget
 
     def _answer(self, question: PermissionQuestion) -> None:
         """Ask the client (`can_use_tool`), or refuse at once when nobody may be asked."""

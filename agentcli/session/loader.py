@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import IO, Any, TypeGuard
 
 from agentcli.core.messages import INTERRUPTED_MESSAGE, user_message
-from agentcli.core.pricing import cost_usd
+from agentcli.core.pricing import add_cost, cost_usd
 from agentcli.core.usage import SessionTotals, Usage
 from agentcli.session import records
 from agentcli.tools.display import ToolDisplay, load_display
@@ -211,7 +211,7 @@ class _Parser:
         before = loaded.totals
         loaded.totals = SessionTotals(
             usage=before.usage + used,
-            cost_usd=before.cost_usd + cost_usd(str(model), used),
+            cost_usd=add_cost(before.cost_usd, cost_usd(str(model), used)),
             turns=before.turns + (kind == records.ASSISTANT),
         )
         if kind == records.ASSISTANT:

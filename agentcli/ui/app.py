@@ -272,8 +272,9 @@ class AgentApp(App[None]):
         tuning = ApiTuning.from_env()
         for problem in tuning.problems:  # a malformed AGENTCLI_* timing: its default is used
             self.call_from_thread(self.note, problem, "warning")
+        engine = self.built_engine()
         try:
-            provider = make_provider(tuning)
+            provider = make_provider(tuning, engine.settings, engine.config.model)
         except ModelError as error:
             self.call_from_thread(self._provider_failed, error.message)
             return

@@ -384,7 +384,7 @@ class _HTTPServer(ThreadingHTTPServer):
         self.app = app
         self._lock = threading.Lock()
         self._connections: dict[socket.socket, threading.Thread] = {}
-        super().__init__(address, _Handler)
+        super().__init__(address, app.handler)
 
     def process_request(self, request: Any, client_address: Any) -> None:
         thread = threading.Thread(
@@ -431,6 +431,9 @@ class FakeAnthropic:
     order, one per `POST /v1/messages` that passes validation; `default` answers once
     the queue is empty (otherwise a 500 "no scripted response left").
     """
+
+    # Speaks the wire protocol; a server for another API brings its own (tests/fakeopenai).
+    handler: type[BaseHTTPRequestHandler] = _Handler
 
     def __init__(
         self,

@@ -15,9 +15,17 @@ from tests.fakeapi import hang, http_error, reply, text, tool_use
 
 
 def agentcli(
-    args: list[str], cwd: Path, server=None, *, stdin: str | None = None, key: bool = True
+    args: list[str],
+    cwd: Path,
+    server=None,
+    *,
+    stdin: str | None = None,
+    key: bool = True,
+    env: dict[str, str] | None = None,
 ) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+    """`agentcli ARGS` in `cwd`; `env`: more variables."""
+    more, env = env or {}, {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+    env.update(more)
     env["AGENTCLI_RETRY_BASE_DELAY_MS"] = "0"
     if key:
         env["ANTHROPIC_API_KEY"] = "test-key"

@@ -83,17 +83,18 @@ class StatusBar(Static):
         if engine is None:
             return
         mode = str(engine.gate.policy.mode)
+        from agentcli.core.pricing import format_cost
         from agentcli.engine.windows import context_window
 
         # The API's own count for the last request: cheap, unlike an estimate of
         # the whole conversation, which a refresh per event could not afford.
         used = engine.last_request_usage.context_tokens
-        percent = used * 100 // context_window(engine.config.model)
+        percent = used * 100 // context_window(engine.config.model, engine.config.models)
         parts = [
             engine.config.model,
             MODE_LABELS.get(mode, mode),
             f"context {format_tokens(used)} ({percent}%)",
-            f"${engine.cost_usd:.2f}",
+            format_cost(engine.cost_usd),
         ]
         if engine.workspace.sandbox is not None:  # see /status
             parts.insert(2, SANDBOX_LABEL)

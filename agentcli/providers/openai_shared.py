@@ -1,0 +1,106 @@
+"""What the two OpenAI translations share: reading our Anthropic-shaped blocks.
+
+The conversation, the system prompt and the tool schemas are kept in the
+Messages API's shape everywhere (the engine, transcripts, compaction). An
+OpenAI-style request is made from them here, leaving out what only Anthropic
+understands: `cache_control` breakpoints, thinking blocks (their signatures
+mean nothing elsewhere) and server tools (run by Anthropic's servers).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import uuid
+from typing import Any
+
+from agentcli.core.usage import Usage
+
+# Ids of tool calls must suit every API the conversation may go to next
+# (the Messages API takes `^[a-zA-Z0-9_-]+$`).
+_ID_UNSAFE = re.compile(r"[^a-zA-Z0-9_-]")
+
+
+def system_text(system: list[dict[str, Any]]) -> str:
+    """The system prompt's text blocks as one string."""
+    return "\n\n".join(b["text"] for b in system if b.get("type") == "text" and b.get("text"))
+
+
+def function_tools(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Our tools as (name, description, JSON schema); server tools are left out."""
+    return [
+        {
+            "name": tool["name"],
+            "description": tool.get("description", ""),
+            "parameters": tool["input_schema"],
+        }
+        for tool in tools
+        if "input_schema" in tool
+    ]
+
+
+def result_text(block: dict[str, Any]) -> str:
+    """A tool_result's content as text (an image in it is named, not sent)."""
+    content = block.get("content", "")
+    if isinstance(content, str):
+        text = content
+    else:
+        parts = []
+        for part in content:
+            if part.get("type") == "text":
+                parts.append(part.get("text", ""))
+            elif part.get("type") == "image":
+                parts.append("[image omitted: this model API takes no images in tool results]")
+        text = "\n".join(parts)
+    if block.get("is_error") and not text.startswith("Error"):
+        return f"Error: {text}"
+    return text
+
+
+def image_url(block: dict[str, Any]) -> str | None:
+    """An image block's source as a URL (a data: URL for base64 images)."""
+    source = block.get("source", {})
+    if source.get("type") == "base64":
+        return f"data:{source.get('media_type', 'image/png')};base64,{source.get('data', '')}"
+    if source.get("type") == "url":
+        return str(source.get("url"))
+    return None
+
+
+def arguments_json(block: dict[str, Any]) -> str:
+    """A tool_use block's input as the arguments string the model wrote."""
+    tool_input = block.get("input", {})
+    invalid = tool_input.get("__invalid_json__") if isinstance(tool_input, dict) else None
+    return invalid if isinstance(invalid, str) else json.dumps(tool_input, ensure_ascii=False)
+
+
+def tool_use_block(call_id: str | None, name: str, arguments: str) -> dict[str, Any]:
+    """A tool call as our tool_use block: a safe id, the arguments parsed once."""
+    safe = _ID_UNSAFE.sub("_", call_id or "") or f"call_{uuid.uuid4().hex[:24]}"
+    return {"type": "tool_use", "id": safe, "name": name, "input": parse_arguments(arguments)}
+
+
+def parse_arguments(text: str) -> dict[str, Any]:
+    """Parse the streamed arguments. Invalid JSON becomes the marker the engine reports
+    (`__invalid_json__`), as for the Anthropic provider."""
+    if not text.strip():
+        return {}
+    try:
+        value = json.loads(text, parse_constant=_refuse_constant)
+    except (ValueError, RecursionError):
+        return {"__invalid_json__": text}
+    return value if isinstance(value, dict) else {"__invalid_json__": text}
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def usage_from(prompt: int, output: int, cached: int) -> Usage:
+    """Our usage from OpenAI's counts, where cached tokens are part of the prompt's."""
+    cached = min(max(cached, 0), prompt)
+    return Usage(input_tokens=prompt - cached, output_tokens=output, cache_read_input_tokens=cached)
+
+
+def as_int(value: Any) -> int:
+    return int(value) if isinstance(value, int | float) else 0
