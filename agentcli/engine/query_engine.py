@@ -60,7 +60,7 @@ from agentcli.engine.parts import (
 from agentcli.engine.server_tools import offered
 from agentcli.hooks.events import Hooks
 from agentcli.permissions.gate import PermissionGate
-from agentcli.providers.base import Provider
+from agentcli.providers.base import Provider, api_of
 from agentcli.tools.base import Workspace
 from agentcli.tools.display import ToolDisplay
 from agentcli.tools.registry import ToolRegistry
@@ -171,11 +171,15 @@ class QueryEngine:
             tuple(policy.deny),
             tuple(policy.ask),
             policy.locked_reason,
-            provider.name if provider is not None else None,
+            api_of(provider, self.config.model) if provider is not None else None,
         )
         if self._visible is None or self._visible[0] != key:
             tools = [*self.tools, *(mcp.tools() if mcp is not None else [])]
-            shown = (t for t in tools if not policy.hides(t.name) and offered(t, provider, policy))
+            shown = (
+                t
+                for t in tools
+                if not policy.hides(t.name) and offered(t, provider, self.config.model, policy)
+            )
             self._visible = (key, ToolRegistry(shown))
         return self._visible[1]
 

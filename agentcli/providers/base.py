@@ -93,6 +93,14 @@ async def close_provider(provider: object) -> None:
         await close()
 
 
+def api_of(provider: Provider, model: str) -> str:
+    """The API a request for `model` goes to: the provider's name, or, for a router of
+    several back ends (providers/registry.py), the type of the one `model` names. What
+    a request may carry (the API's own server tools) depends on it."""
+    route = getattr(provider, "api_of", None)
+    return str(route(model)) if route is not None else provider.name
+
+
 class Provider(Protocol):
     """A model back end."""
 

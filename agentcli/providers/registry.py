@@ -108,6 +108,16 @@ class ProviderRouter:
         so a front end reports it at start rather than at the first prompt."""
         self._backend(model)
 
+    def api_of(self, model: str) -> str:
+        """The API `model`'s requests go to: "anthropic" for a plain name, else the
+        configured provider's type ("openai-chat", "openai-responses", "anthropic"); ""
+        for a provider nobody configured (its requests fail, saying why, when sent)."""
+        try:
+            name, _bare = split_model(model, self.providers)
+        except ModelError:
+            return ""
+        return "anthropic" if name is None else self.providers[name].type
+
     def _backend(self, model: str) -> tuple[Provider, str | None, str]:
         name, bare = split_model(model, self.providers)
         if name not in self._built:

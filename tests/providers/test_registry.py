@@ -79,3 +79,21 @@ def test_a_key_may_come_from_the_settings_env():
     router = ProviderRouter({"local": settings}, ApiTuning(), env={"LOCAL_KEY": "k"})
 
     router.connect("local/m")  # no error
+
+
+def test_the_apis_server_tools_are_offered_only_to_models_whose_api_runs_them(tmp_path):
+    """WebSearch runs on Anthropic's side: a model routed to a local server must never
+    be sent it (the server would reject the request), a plain Claude model is."""
+    from agentcli.tools.web.fetch_tool import WebFetchTool
+    from agentcli.tools.web.search_tool import WebSearchTool
+    from tests.engine.harness import make_engine
+
+    settings = ProviderSettings(type="openai-chat", baseUrl="http://127.0.0.1:9/v1")
+    router = ProviderRouter({"local": settings}, ApiTuning())
+    engine = make_engine(router, [WebSearchTool(), WebFetchTool()], tmp_path, model="local/m")
+
+    assert engine.visible_tools().names() == ["WebFetch"]
+    engine.config.model = "claude-sonnet-5-5"  # `/model`
+    assert engine.visible_tools().names() == ["WebSearch", "WebFetch"]
+    engine.config.model = "nowhere/m"  # a provider nobody configured: nothing of Anthropic's
+    assert engine.visible_tools().names() == ["WebFetch"]
