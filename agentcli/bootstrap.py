@@ -23,6 +23,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from agentcli.agents.definitions import load_agents
+from agentcli.agents.sub_engine import catalog_of
 from agentcli.composition import assemble
 from agentcli.config.mcp_servers import load_mcp_servers
 from agentcli.config.notices import Notice, startup_notices
@@ -145,6 +147,7 @@ def build_engine(
         carry_totals=carry_totals,
         compactor=Compactor(),
         mcp=mcp or mcp_manager(options, settings, workspace),
+        agents=load_agents(options.cwd),
     )
 
 
@@ -233,7 +236,9 @@ def engine_startup_notices(engine: QueryEngine) -> list[Notice]:
     notices = startup_notices(settings, mode) if settings is not None else []
     mcp = engine.mcp
     mcp_problems = [Notice(problem, "warning") for problem in mcp.problems] if mcp else []
-    return notices + sandbox_notices(engine.workspace) + mcp_problems
+    agents = catalog_of(engine)
+    agent_problems = [Notice(problem, "warning") for problem in agents.problems] if agents else []
+    return notices + sandbox_notices(engine.workspace) + mcp_problems + agent_problems
 
 
 def sandbox_notices(workspace: Workspace) -> list[Notice]:

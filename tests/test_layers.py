@@ -40,6 +40,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "agentcli.mcp_command",  # `agentcli mcp add|add-json|list|get|remove`
         ),
     ),
+    ("agents", ("agentcli.agents",)),  # subagents: kinds, the Task tool, running one
     ("engine", ("agentcli.engine",)),  # the loop, its events, context care
     (
         "services",  # what the engine drives; peers, they may use each other

@@ -245,6 +245,7 @@ class ToolRunner:
                 tool_use_id=call.id,
                 report=lambda data: self._emit(ToolCallProgress(call.id, data)),
                 search_filter=self.gate.policy.search_filter(tool.name),
+                emit=self._emit,
             )
             result = await tool.run(inp, context)
             if self.hooks is not None:

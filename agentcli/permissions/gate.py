@@ -54,8 +54,10 @@ class PermissionGate:
         policy: PermissionPolicy,
         *,
         remember: Callable[[list[Rule]], object] | None = None,
+        agent: str | None = None,
     ) -> None:
         self.policy = policy
+        self.agent = agent  # the subagent whose calls this gate decides; None: the main one
         # Writes "always" rules to the local settings file (see persist.py).
         self.remember = remember or (
             lambda rules: remember_allow_rules(policy.workspace.root, rules)
@@ -94,7 +96,7 @@ class PermissionGate:
             rules=texts,
             options=plan_options() if plan else rule_options(texts),
         )
-        return PermissionQuestion(request, rules)
+        return PermissionQuestion(request, rules, agent=self.agent)
 
     def apply(self, question: PermissionQuestion, answer: PermissionAnswer) -> GateResult:
         """What the person's answer does: refuse, stop the turn, or allow (and remember)."""

@@ -194,7 +194,9 @@ class ToolContext:
     """What one call of a tool runs with.
 
     `search_filter` is None only where no permission rules exist (a tool's own
-    tests, the benchmarks): the engine always passes one.
+    tests, the benchmarks): the engine always passes one. `emit` puts an event in the
+    engine's stream as it happens: a tool that runs an engine of its own (Task) passes
+    on that engine's events (typed loosely: tools do not know the engine's events).
     """
 
     workspace: Workspace
@@ -202,6 +204,7 @@ class ToolContext:
     tool_use_id: str = ""
     report: Callable[[LiveOutput], None] = lambda _output: None
     search_filter: SearchFilter | None = None
+    emit: Callable[[Any], None] | None = None
 
 
 class Tool(ABC):
