@@ -3,7 +3,9 @@
 - text: the final answer on stdout.
 - json: one result object at the end.
 - stream-json: one JSON object a line as things happen (init, assistant and
-  user messages in API shape, retries), then the result object.
+  user messages in API shape, retries), then the result object. A message
+  carries `parent_tool_use_id`: the Task call whose subagent said it, or null
+  for the main conversation's (Claude Code's field).
 
 Text written to a terminal is shown to a person: the answer (text format) and
 every stderr line go through `terminal_plain` there, so nothing the model, a
@@ -28,6 +30,7 @@ from agentcli.engine.events import (
     EndReason,
     Event,
     Notice,
+    SubagentEvent,
     TurnEnded,
     UserMessage,
 )
@@ -150,13 +153,13 @@ class Output:
                 text = text_of(message)
                 if text:
                     summary.last_text = text
-                if self.fmt == "stream-json":
-                    self._line(
-                        {"type": "assistant", "message": message, "session_id": self.session_id}
-                    )
+                self._message("assistant", message, None)
             case UserMessage(message=message):
-                if self.fmt == "stream-json":
-                    self._line({"type": "user", "message": message, "session_id": self.session_id})
+                self._message("user", message, None)
+            case SubagentEvent(parent_tool_use_id=parent, event=AssistantMessage(message=message)):
+                self._message("assistant", message, parent)
+            case SubagentEvent(parent_tool_use_id=parent, event=UserMessage(message=message)):
+                self._message("user", message, parent)
             case ApiRetry() as retry:
                 if self.fmt == "stream-json":
                     self._line(self._retry_line(retry))
@@ -179,6 +182,17 @@ class Output:
         self.out.flush()
         if summary.is_error:
             report(f"error: {describe_failure(summary)}")
+
+    def _message(self, role: str, message: dict[str, Any], parent: str | None) -> None:
+        if self.fmt == "stream-json":
+            self._line(
+                {
+                    "type": role,
+                    "message": message,
+                    "parent_tool_use_id": parent,
+                    "session_id": self.session_id,
+                }
+            )
 
     def _retry_line(self, retry: ApiRetry) -> dict[str, Any]:
         """Claude Code's `system/api_retry` message, plus the cause in words."""

@@ -20,6 +20,7 @@ BUILTIN_TOOLS = (
     "agentcli.tools.read:ReadTool",
     "agentcli.tools.edit:EditTool",
     "agentcli.tools.write:WriteTool",
+    "agentcli.tools.todo_write:TodoWriteTool",
 )
 
 
