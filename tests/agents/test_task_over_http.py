@@ -17,6 +17,8 @@ import pytest
 
 from agentcli.agents.definitions import load_agents
 from agentcli.agents.display import SubagentDisplay
+from agentcli.commands.session_commands import cost_text
+from agentcli.core.pricing import cost_usd
 from agentcli.engine.events import (
     AssistantMessage,
     EndReason,
@@ -174,6 +176,8 @@ async def test_two_task_calls_run_two_subagents_at_once_and_the_parent_gets_both
     assert len(answered) == 4
     assert engine.usage.output_tokens == sum(e.usage.output_tokens for e in answered)
     assert engine.usage.input_tokens == sum(e.usage.input_tokens for e in answered)
+    assert engine.cost_usd == pytest.approx(sum(cost_usd(e.model, e.usage) for e in answered))
+    assert f"${engine.cost_usd:.4f}" in cost_text(engine)  # what /cost shows
 
 
 async def test_esc_during_a_subagent_stops_it_and_the_next_prompt_goes_on(fake_api, tmp_path):
