@@ -27,6 +27,7 @@ from agentcli.engine.events import (
     AssistantMessage,
     EndReason,
     Event,
+    Notice,
     SubagentEvent,
     ToolCallStarted,
     ToolPermissionRequested,
@@ -106,6 +107,11 @@ class SubagentLauncher:
         if parent is None:
             raise RuntimeError("the launcher has no parent engine")
         engine = self._build(parent, agent, uuid.uuid4().hex[:16])
+        missing = unavailable_tools(agent, engine)
+        if missing and ctx.emit is not None:
+            listed = ", ".join(missing)
+            words = f"The {agent.name} subagent runs without {listed}: no such tool here"
+            ctx.emit(Notice(words, "warning"))
         run = SubagentRun(agent, description)
         transcript = engine.transcript
         run.transcript = str(transcript.path) if transcript is not None else None
@@ -134,6 +140,13 @@ class SubagentLauncher:
                 await _closed(event.question)
             return
         emit(SubagentEvent(ctx.tool_use_id, run.agent.name, run.description, event))
+
+
+def unavailable_tools(agent: AgentDefinition, engine: QueryEngine) -> list[str]:
+    """The tools an agent file names that its engine does not have (a typo, or a tool
+    of Claude Code's that agentcli lacks): the agent runs without them."""
+    have = set(engine.visible_tools().names())
+    return [name for name in agent.tools or () if name not in have]
 
 
 async def _closed(question: PermissionQuestion) -> None:

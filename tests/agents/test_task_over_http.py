@@ -23,6 +23,7 @@ from agentcli.engine.events import (
     AssistantMessage,
     EndReason,
     Event,
+    Notice,
     SubagentEvent,
     ToolCallFinished,
     ToolPermissionRequested,
@@ -215,7 +216,8 @@ async def test_a_custom_agent_file_gets_only_its_tools_its_prompt_and_its_model(
     agents = tmp_path / ".agentcli" / "agents"
     agents.mkdir(parents=True)
     (agents / "reader.md").write_text(
-        "---\nname: reader\ndescription: Reads one file.\ntools: Read\nmodel: haiku\n---\n"
+        "---\nname: reader\ndescription: Reads one file.\ntools: Read, MultiEdit\n"
+        "model: haiku\n---\n"
         "You only read files for the reader test.\n"
     )
 
@@ -233,9 +235,11 @@ async def test_a_custom_agent_file_gets_only_its_tools_its_prompt_and_its_model(
     (tmp_path / "a.py").write_text("x = 1\n")
     engine = engine_for(fake_api, tmp_path)
     parent_tools = {t["name"]: t for t in engine.visible_tools().schemas()}
-    assert "- reader: Reads one file. (Tools: Read)" in parent_tools["Task"]["description"]
+    assert (
+        "- reader: Reads one file. (Tools: Read, MultiEdit)" in parent_tools["Task"]["description"]
+    )
 
-    await asyncio.wait_for(run(engine, "use the reader"), GUARD_S)
+    events = await asyncio.wait_for(run(engine, "use the reader"), GUARD_S)
 
     assert_all_requests_valid(fake_api)
     sub = [r.body for r in fake_api.requests if "reader test" in system_of(r.body)]
@@ -244,6 +248,8 @@ async def test_a_custom_agent_file_gets_only_its_tools_its_prompt_and_its_model(
     refused = results_in(sub[1])[0]
     assert refused["is_error"] and "No such tool: Edit" in refused["content"]
     assert (tmp_path / "a.py").read_text() == "x = 1\n"
+    said = [e.text for e in events if isinstance(e, Notice)]
+    assert said == ["The reader subagent runs without MultiEdit: no such tool here"]
 
 
 async def test_a_subagents_permission_question_names_it_and_goes_through_the_gate(
