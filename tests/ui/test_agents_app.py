@@ -161,3 +161,16 @@ async def test_a_subagents_permission_question_says_which_subagent_asks(fake_api
         await idle(pilot, app)
         assert not (tmp_path / "b.py").exists()
         assert app.conversation.last_answer_source == "The subagent could not write."
+
+
+async def test_an_unfinished_list_stays_between_turns_and_clear_takes_it_down(fake_api, tmp_path):
+    items = [todo("Fix the bug", "in_progress", "Fixing the bug")]
+    fake_api.enqueue(reply(tool_use("TodoWrite", {"todos": items}, id="toolu_t")))
+    fake_api.enqueue(reply(text("I need your answer first.")))
+    app = app_for(fake_api, tmp_path)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await send(pilot, "fix it")
+        await idle(pilot, app)
+        assert app.todo_panel.display and app.todo_panel.current.content == "Fix the bug"
+        await send(pilot, "/clear")
+        await wait_for(pilot, lambda: not app.todo_panel.display, "the list to go")
