@@ -100,18 +100,22 @@ class SubagentLauncher:
         self._parent = parent
 
     async def run(
-        self, agent: AgentDefinition, description: str, prompt: str, ctx: ToolContext
+        self,
+        agent: AgentDefinition,
+        description: str,
+        prompt: str,
+        ctx: ToolContext,
+        emit: Callable[[Event], None],
     ) -> SubagentRun:
-        """Run the subagent to its end; its events go to `ctx.emit` as they happen."""
+        """Run the subagent to its end, passing its events to `emit` as they happen."""
         parent = self._parent
         if parent is None:
             raise RuntimeError("the launcher has no parent engine")
         engine = self._build(parent, agent, uuid.uuid4().hex[:16])
         missing = unavailable_tools(agent, engine)
-        if missing and ctx.emit is not None:
-            listed = ", ".join(missing)
-            words = f"The {agent.name} subagent runs without {listed}: no such tool here"
-            ctx.emit(Notice(words, "warning"))
+        if missing:
+            words = f"The {agent.name} subagent runs without {', '.join(missing)}"
+            emit(Notice(f"{words}: not available in this session", "warning"))
         run = SubagentRun(agent, description)
         transcript = engine.transcript
         run.transcript = str(transcript.path) if transcript is not None else None
@@ -123,23 +127,25 @@ class SubagentLauncher:
                     run.see(event)
                     if isinstance(event, AssistantMessage):
                         parent.account(event.usage, event.model)
-                    await self._pass_on(event, run, ctx)
+                    await self._pass_on(
+                        event, SubagentEvent(ctx.tool_use_id, agent.name, description, event), emit
+                    )
         finally:
             stop()
             if transcript is not None:
                 transcript.close()
         return run
 
-    async def _pass_on(self, event: Event, run: SubagentRun, ctx: ToolContext) -> None:
-        emit = ctx.emit
-        if emit is None:
+    async def _pass_on(
+        self, event: Event, wrapped: SubagentEvent, emit: Callable[[Event], None]
+    ) -> None:
+        """Wrapped, except a question: as it is, and alone until it closes."""
+        if not isinstance(event, ToolPermissionRequested):
+            emit(wrapped)
             return
-        if isinstance(event, ToolPermissionRequested):
-            async with self._ask_lock:
-                emit(event)
-                await _closed(event.question)
-            return
-        emit(SubagentEvent(ctx.tool_use_id, run.agent.name, run.description, event))
+        async with self._ask_lock:
+            emit(event)
+            await _closed(event.question)
 
 
 def unavailable_tools(agent: AgentDefinition, engine: QueryEngine) -> list[str]:

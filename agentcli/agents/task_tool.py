@@ -66,9 +66,9 @@ class TaskTool(Tool):
             raise ToolError(
                 f"No agent type {inp.subagent_type!r}. The available types are: {known}."
             )
-        if ctx.emit is None:
+        if ctx.emit is None:  # a subagent's questions could reach nobody
             raise ToolError("Task can only run inside an agentcli session.")
-        run = await self.launcher.run(agent, inp.description, inp.prompt, ctx)
+        run = await self.launcher.run(agent, inp.description, inp.prompt, ctx, ctx.emit)
         return ToolResult(_result_text(run), is_error=not run.completed, display=run.display())
 
 

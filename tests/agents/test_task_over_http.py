@@ -249,7 +249,7 @@ async def test_a_custom_agent_file_gets_only_its_tools_its_prompt_and_its_model(
     assert refused["is_error"] and "No such tool: Edit" in refused["content"]
     assert (tmp_path / "a.py").read_text() == "x = 1\n"
     said = [e.text for e in events if isinstance(e, Notice)]
-    assert said == ["The reader subagent runs without MultiEdit: no such tool here"]
+    assert said == ["The reader subagent runs without MultiEdit: not available in this session"]
 
 
 async def test_a_subagents_permission_question_names_it_and_goes_through_the_gate(
