@@ -139,7 +139,9 @@ def assemble_subagent(parent: QueryEngine, agent: AgentDefinition, agent_id: str
     parts = EngineParts(
         provider=parent.provider,
         tools=tools,
-        gate=PermissionGate(policy, remember=parent.gate.remember, agent=agent.name),
+        gate=PermissionGate(
+            policy, remember=parent.gate.remember, agent=agent.name, ask_lock=parent.gate.ask_lock
+        ),
         workspace=parent.workspace,
         config=EngineConfig(
             model=agent.model or parent.config.model, max_tokens=parent.config.max_tokens

@@ -5,15 +5,14 @@ composition root (`build`, given the parent engine, the agent and an id), so
 it shares the parent's provider, permission policy, workspace, hooks and MCP
 servers. Its events reach the parent's stream wrapped in `SubagentEvent`,
 except permission questions: they go as they are (with `question.agent`
-naming the subagent), so every front end answers them, and one at a time
-across all the session's subagents (a front end shows one question). Its
+naming the subagent), so every front end answers them; the subagent's gate
+shares its parent's lock, so questions still come one at a time. Its
 tokens and cost add to the parent's totals as each answer arrives; Esc (the
 parent's abort signal) interrupts it.
 """
 
 from __future__ import annotations
 
-import asyncio
 import uuid
 from collections.abc import Callable
 from contextlib import aclosing
@@ -34,7 +33,6 @@ from agentcli.engine.events import (
     TurnEnded,
 )
 from agentcli.engine.query_engine import QueryEngine
-from agentcli.permissions.question import PermissionQuestion
 from agentcli.tools.base import ToolContext
 
 # (parent engine, agent, agent id) -> the subagent's engine
@@ -94,7 +92,6 @@ class SubagentLauncher:
         self.catalog = catalog
         self._build = build
         self._parent: QueryEngine | None = None
-        self._ask_lock = asyncio.Lock()  # one subagent question open at a time
 
     def attach(self, parent: QueryEngine) -> None:
         self._parent = parent
@@ -127,25 +124,12 @@ class SubagentLauncher:
                     run.see(event)
                     if isinstance(event, AssistantMessage):
                         parent.account(event.usage, event.model)
-                    await self._pass_on(
-                        event, SubagentEvent(ctx.tool_use_id, agent.name, description, event), emit
-                    )
+                    emit(_passed_on(event, ctx.tool_use_id, run))
         finally:
             stop()
             if transcript is not None:
                 transcript.close()
         return run
-
-    async def _pass_on(
-        self, event: Event, wrapped: SubagentEvent, emit: Callable[[Event], None]
-    ) -> None:
-        """Wrapped, except a question: as it is, and alone until it closes."""
-        if not isinstance(event, ToolPermissionRequested):
-            emit(wrapped)
-            return
-        async with self._ask_lock:
-            emit(event)
-            await _closed(event.question)
 
 
 def unavailable_tools(agent: AgentDefinition, engine: QueryEngine) -> list[str]:
@@ -155,8 +139,9 @@ def unavailable_tools(agent: AgentDefinition, engine: QueryEngine) -> list[str]:
     return [name for name in agent.tools or () if name not in have]
 
 
-async def _closed(question: PermissionQuestion) -> None:
-    """Wait until the question is answered or withdrawn."""
-    done = asyncio.Event()
-    question.on_close(done.set)
-    await done.wait()
+def _passed_on(event: Event, tool_use_id: str, run: SubagentRun) -> Event:
+    """What the parent's stream gets: the event wrapped, except a question, which goes
+    as it is, so that every front end answers it (it names the subagent)."""
+    if isinstance(event, ToolPermissionRequested):
+        return event
+    return SubagentEvent(tool_use_id, run.agent.name, run.description, event)

@@ -12,7 +12,8 @@ before it is safe and already started); results still meet at the loop's
 checkpoint. One call failing never cancels its siblings.
 
 Permission questions: a call the gate says to ask about is put to the person
-here, one question at a time (`_ask_lock`), as a `ToolPermissionRequested`
+here, one question at a time (the gate's `ask_lock`, which a subagent's gate
+shares), as a `ToolPermissionRequested`
 event that the front end answers (permissions/question.py says why).
 """
 
@@ -87,7 +88,6 @@ class ToolRunner:
         self.start_while_streaming = start_while_streaming
         self.calls: list[ToolCall] = []
         self._queue: asyncio.Queue[Event | None] = asyncio.Queue()
-        self._ask_lock = asyncio.Lock()  # one question to the person at a time
         self._stop_message = INTERRUPTED_MESSAGE
 
     # -- intake ---------------------------------------------------------------
@@ -268,7 +268,7 @@ class ToolRunner:
             return ALLOWED
         if decision.behavior == "deny":
             return self.gate.refusal(tool, decision)
-        async with self._ask_lock:
+        async with self.gate.ask_lock:  # one question to the person at a time
             # A call that cannot succeed fails here (ToolError), before the question.
             preview = await tool.permission_preview(inp, self.workspace)
             question = self.gate.question(tool, inp, call.id, decision.reason, preview)

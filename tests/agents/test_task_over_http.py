@@ -30,6 +30,7 @@ from agentcli.engine.events import (
     TurnEnded,
 )
 from agentcli.engine.query_engine import QueryEngine
+from agentcli.permissions.gate import headless_answer
 from agentcli.permissions.types import PermissionMode
 from agentcli.providers.anthropic import AnthropicProvider
 from agentcli.providers.retry import RetryPolicy
@@ -300,3 +301,45 @@ async def test_a_subagents_conversation_is_saved_beside_the_session_and_linked(f
     assert said[-1]["content"][0]["text"] == "Found it."
     parent_lines = engine.transcript.path.read_text()
     assert str(saved) in parent_lines  # the parent's record of the call links to it
+
+
+async def test_two_subagents_questions_come_one_at_a_time(fake_api, tmp_path):
+    def route(body: dict[str, Any]) -> Any:
+        system, results = system_of(body), results_in(body)
+        if PARENT in system:
+            if not results:
+                return reply(
+                    tool_use("Task", task("general-purpose", "Write a.txt."), id="toolu_1"),
+                    tool_use("Task", task("general-purpose", "Write b.txt."), id="toolu_2"),
+                )
+            return reply(text("Both refused."))
+        if results:
+            return reply(text("Refused."))
+        name = "a.txt" if "a.txt" in json.dumps(body["messages"]) else "b.txt"
+        return reply(tool_use("Write", {"file_path": name, "content": "x\n"}))
+
+    fake_api.default = route
+    engine = engine_for(fake_api, tmp_path, mode=PermissionMode.DEFAULT)
+    asked: list[Any] = []
+    open_when_asked: list[int] = []
+    main_lock_held: list[bool] = []
+
+    async def refuse(request):
+        # The session's one question lock is held: nobody else, the main conversation
+        # included, can ask while a subagent's question is open.
+        main_lock_held.append(engine.gate.ask_lock.locked())
+        return headless_answer(request)
+
+    events = []
+    async for event in engine.submit_message("write both"):
+        if isinstance(event, ToolPermissionRequested):
+            open_when_asked.append(sum(q.is_open for q in asked))
+            asked.append(event.question)
+        answer_questions(event, refuse)
+        events.append(event)
+
+    assert [q.agent for q in asked] == ["general-purpose", "general-purpose"]
+    assert open_when_asked == [0, 0]  # the second was asked only once the first was answered
+    assert main_lock_held == [True, True]
+    assert_all_requests_valid(fake_api)
+    assert not (tmp_path / "a.txt").exists() and not (tmp_path / "b.txt").exists()
