@@ -174,3 +174,26 @@ async def test_an_unfinished_list_stays_between_turns_and_clear_takes_it_down(fa
         assert app.todo_panel.display and app.todo_panel.current.content == "Fix the bug"
         await send(pilot, "/clear")
         await wait_for(pilot, lambda: not app.todo_panel.display, "the list to go")
+
+
+async def test_the_progress_line_names_the_tool_running_now_and_counts_tokens():
+    from textual.app import App
+
+    from agentcli.core.usage import Usage
+    from agentcli.engine.events import AssistantMessage, ToolCallRunning, ToolCallStarted
+
+    class Host(App[None]):
+        def compose(self):
+            yield SubagentProgress("Explore", "find \x1b[2JA")
+
+    async with Host().run_test() as pilot:
+        progress = pilot.app.query_one(SubagentProgress)
+        assert rendered(progress) == "⎿  Explore: find ␛[2JA · Starting · 0 tool uses · 0 tokens"
+        answer = {"role": "assistant", "content": []}
+        progress.see(AssistantMessage(answer, Usage(1000, 234), "tool_use", "m"))
+        progress.see(ToolCallStarted("t1", "Grep", {"pattern": "def main"}))
+        progress.see(ToolCallStarted("t2", "Read", {"file_path": "a.py"}, "a.py"))
+        progress.see(ToolCallRunning("t1", "Grep"))
+        assert rendered(progress) == (
+            "⎿  Explore: find ␛[2JA · Running Grep(def main) · 2 tool uses · 1.2k tokens"
+        )

@@ -38,6 +38,7 @@ class SubagentProgress(Static):
         self.tool_uses = 0
         self.tokens = 0
         self._streamed = 0  # characters of the answer in progress
+        self._labels: dict[str, str] = {}  # tool_use id -> `Grep(def main)`
         self._draw()
 
     def see(self, event: Event) -> None:
@@ -59,11 +60,11 @@ class SubagentProgress(Static):
             case AssistantMessage(usage=usage):
                 self.tokens += usage.input_tokens + usage.output_tokens
                 self._streamed = 0
-            case ToolCallStarted(name=name, input=inp, summary=summary):
+            case ToolCallStarted(tool_use_id=tid, name=name, input=inp, summary=summary):
                 self.tool_uses += 1
-                self.doing = tool_label(name, summary, inp)
-            case ToolCallRunning(name=name):
-                self.doing = self.doing if self.doing.startswith(name) else name
+                self._labels[tid] = self.doing = tool_label(name, summary, inp)
+            case ToolCallRunning(tool_use_id=tid, name=name):
+                self.doing = f"Running {self._labels.get(tid, name)}"
             case _:
                 return
         self._draw()
