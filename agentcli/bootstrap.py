@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agentcli.agents.definitions import load_agents
+from agentcli.agents.sub_engine import catalog_of
 from agentcli.composition import assemble
 from agentcli.config.credentials import keep_credentials_private
 from agentcli.config.mcp_servers import load_mcp_servers
@@ -198,6 +200,7 @@ def build_engine(
         compactor=Compactor(),
         mcp=mcp or mcp_manager(options, settings, workspace),
         session_id=options.session_id,
+        agents=load_agents(options.cwd),
     )
 
 
@@ -321,7 +324,9 @@ def engine_startup_notices(engine: QueryEngine) -> list[Notice]:
     mcp = engine.mcp
     mcp_problems = [Notice(problem, "warning") for problem in mcp.problems] if mcp else []
     skills = [Notice(problem) for problem in load_skills(engine.workspace.root).problems]
-    return notices + sandbox_notices(engine.workspace) + mcp_problems + skills
+    agents = catalog_of(engine)
+    agent_problems = [Notice(problem, "warning") for problem in agents.problems] if agents else []
+    return notices + sandbox_notices(engine.workspace) + mcp_problems + skills + agent_problems
 
 
 def sandbox_notices(workspace: Workspace) -> list[Notice]:

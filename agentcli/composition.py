@@ -9,6 +9,11 @@ where the conversation starts and under which session id, the transcript
 named by that id, the hooks that name both, the gate, then the engine,
 whole.
 
+`assemble_subagent()` builds a subagent's engine (the Task tool) on its
+parent's parts: the same provider, policy, workspace, hooks and MCP servers;
+its own conversation, prompt, tools and transcript (saved beside the
+parent's, under `<session>/subagents/`).
+
 `start_new_session()` is `/clear`: the same engine goes on in a new session on
 the same parts. `finish_session()` closes the transcript at exit.
 """
@@ -16,7 +21,13 @@ the same parts. `finish_session()` closes the transcript at exit.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
+from agentcli.agents.definitions import AgentCatalog, AgentDefinition
+from agentcli.agents.hooks import SubagentHooks
+from agentcli.agents.launcher import SubagentLauncher
+from agentcli.agents.sub_engine import subagent_system, subagent_tools
+from agentcli.agents.task_tool import TaskTool
 from agentcli.config.hooks import HooksConfig
 from agentcli.config.paths import project_dir
 from agentcli.config.settings import Settings
@@ -63,6 +74,7 @@ def assemble(
     mcp: McpManager | None = None,
     hook_callbacks: Sequence[CallbackHook] = (),
     session_id: str | None = None,
+    agents: AgentCatalog | None = None,
 ) -> QueryEngine:
     """A QueryEngine on these parts, with its session wired in.
 
@@ -77,6 +89,7 @@ def assemble(
     servers (a front end starts them, and closes them at exit). `hook_callbacks`: the
     client's own hooks (the Agent SDK's), run beside `hooks`. `session_id`: a new
     session's id (the Agent SDK's --session-id); by default a fresh uuid.
+    `agents`: the subagents the model may start with the Task tool (None: no Task tool).
     """
     workspace = policy.workspace
     start = _session_start(resumed, carry_totals)
@@ -97,6 +110,9 @@ def assemble(
         path = str(transcript.path) if transcript is not None else None
         commands = hooks or HooksConfig()
         session_hooks = _hooks(commands, workspace, start.session_id, path, policy, hook_callbacks)
+    launcher = SubagentLauncher(agents, assemble_subagent) if agents is not None else None
+    if launcher is not None:
+        tools = ToolRegistry([*tools, TaskTool(launcher)])
     parts = EngineParts(
         provider=provider,
         tools=tools,
@@ -112,7 +128,53 @@ def assemble(
         mcp=mcp,
         checkpoints=checkpoints,
     )
-    return QueryEngine(parts, start)
+    engine = QueryEngine(parts, start)
+    if launcher is not None:
+        launcher.attach(engine)
+    return engine
+
+
+def assemble_subagent(parent: QueryEngine, agent: AgentDefinition, agent_id: str) -> QueryEngine:
+    """A subagent's engine on its parent's parts (agents/sub_engine.py says which
+    tools it gets). Its permission questions name it; its transcript lies beside the
+    parent's."""
+    policy = parent.gate.policy
+    tools, mcp = subagent_tools(agent, parent)
+    transcript = None
+    if parent.transcript is not None:
+        path = subagent_transcript_path(parent.transcript.path, agent_id)
+        model = agent.model or parent.config.model
+        transcript = TranscriptWriter(
+            path,
+            session_id=agent_id,
+            cwd=str(parent.workspace.root),
+            model=model,
+            permission_mode=lambda: policy.mode.value,
+        )
+    parts = EngineParts(
+        provider=parent.provider,
+        tools=tools,
+        gate=PermissionGate(
+            policy, remember=parent.gate.remember, agent=agent.name, ask_lock=parent.gate.ask_lock
+        ),
+        workspace=parent.workspace,
+        config=EngineConfig(
+            model=agent.model or parent.config.model, max_tokens=parent.config.max_tokens
+        ),
+        system=subagent_system(agent, parent.workspace.root),
+        hooks=SubagentHooks.of(parent.hooks) if parent.hooks is not None else None,
+        compactor=Compactor() if parent.compactor is not None else None,
+        shape_request=parent.parts.shape_request,
+        settings=parent.settings,
+        transcript=transcript,
+        mcp=mcp,
+    )
+    return QueryEngine(parts)
+
+
+def subagent_transcript_path(parent: Path, agent_id: str) -> Path:
+    """`<session>.jsonl` -> `<session>/subagents/<agent_id>.jsonl`."""
+    return parent.with_suffix("") / "subagents" / f"{agent_id}.jsonl"
 
 
 async def start_new_session(engine: QueryEngine, reason: str = "clear") -> list[str]:

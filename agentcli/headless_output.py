@@ -5,7 +5,9 @@
 - stream-json: one JSON object a line as things happen (init, assistant and
   user messages in API shape, retries), then the result object. The Agent
   SDK's front end (agentcli/sdk/) writes the same lines, one result per turn,
-  and asks for `stream_event` lines (`partial`) with --include-partial-messages.
+  and asks for `stream_event` lines (`partial`) with --include-partial-messages. A message
+  carries `parent_tool_use_id`: the Task call whose subagent said it, or null
+  for the main conversation's (Claude Code's field).
 
 Text written to a terminal is shown to a person: the answer (text format) and
 every stderr line go through `terminal_plain` there, so nothing the model, a
@@ -34,6 +36,7 @@ from agentcli.engine.events import (
     Event,
     Notice,
     RequestStarted,
+    SubagentEvent,
     TextDelta,
     ThinkingDelta,
     ToolCallFinished,
@@ -217,11 +220,13 @@ class Output:
         summary.observe(event)
         match event:
             case AssistantMessage() as assistant:
-                if self.fmt == "stream-json":
-                    self._line(self._message_line("assistant", api_message(assistant)))
+                self._message("assistant", api_message(assistant), None)
             case UserMessage(message=message):
-                if self.fmt == "stream-json":
-                    self._line(self._message_line("user", message))
+                self._message("user", message, None)
+            case SubagentEvent(parent_tool_use_id=parent, event=AssistantMessage() as assistant):
+                self._message("assistant", api_message(assistant), parent)
+            case SubagentEvent(parent_tool_use_id=parent, event=UserMessage(message=message)):
+                self._message("user", message, parent)
             case TextDelta(text=delta, index=index) if self.partial:
                 self._stream_event(index, {"type": "text_delta", "text": delta})
             case ThinkingDelta(text=delta, index=index) if self.partial:
@@ -235,13 +240,16 @@ class Output:
                 if level != "info" or self.verbose:
                     report(text)
 
-    def _message_line(self, kind: str, message: dict[str, Any]) -> dict[str, Any]:
-        """An `assistant` or `user` line: the message in API shape, with an id of its own.
-        `parent_tool_use_id` is null: subagents' messages are not reported yet."""
+    def _message_line(
+        self, kind: str, message: dict[str, Any], parent: str | None = None
+    ) -> dict[str, Any]:
+        """An `assistant` or `user` line: the message in API shape, with an id of its own,
+        and `parent_tool_use_id`: the Task call whose subagent said it (None: the main
+        conversation's)."""
         return {
             "type": kind,
             "message": message,
-            "parent_tool_use_id": None,
+            "parent_tool_use_id": parent,
             "session_id": self.session_id,
             "uuid": str(uuid.uuid4()),
         }
@@ -270,6 +278,10 @@ class Output:
         self.out.flush()
         if summary.is_error:
             report(f"error: {describe_failure(summary)}")
+
+    def _message(self, role: str, message: dict[str, Any], parent: str | None) -> None:
+        if self.fmt == "stream-json":
+            self._line(self._message_line(role, message, parent))
 
     def _retry_line(self, retry: ApiRetry) -> dict[str, Any]:
         """Claude Code's `system/api_retry` message, plus the cause in words."""

@@ -42,6 +42,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "agentcli.sdk",  # the Claude Agent SDK's stream-json control protocol
         ),
     ),
+    ("agents", ("agentcli.agents",)),  # subagents: kinds, the Task tool, running one
     ("engine", ("agentcli.engine",)),  # the loop, its events, context care
     (
         "services",  # what the engine drives; peers, they may use each other

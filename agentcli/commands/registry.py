@@ -169,6 +169,7 @@ COMMAND_MODULES = (
     "agentcli.commands.session_commands",
     "agentcli.commands.trust_command",
     "agentcli.commands.mcp_servers",
+    "agentcli.commands.agents_command",
 )
 
 

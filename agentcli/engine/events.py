@@ -164,6 +164,20 @@ class TurnEnded:
     error: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class SubagentEvent:
+    """An event of a subagent's engine (started by the parent's `Task` call
+    `parent_tool_use_id`), passed on in the parent's stream so a front end can show
+    its progress. A front end that does not know it may ignore it: a subagent's
+    permission questions travel unwrapped (`ToolPermissionRequested`, with
+    `question.agent` set), so every front end answers them."""
+
+    parent_tool_use_id: str
+    agent_type: str
+    description: str
+    event: Event
+
+
 Event = (
     RequestStarted
     | TextDelta
@@ -178,4 +192,5 @@ Event = (
     | UserMessage
     | Notice
     | TurnEnded
+    | SubagentEvent
 )

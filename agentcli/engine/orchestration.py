@@ -17,7 +17,8 @@ left in them afterwards (session/checkpoints.py), so a rewind can put them
 back; a failure to record is a warning, not a refusal.
 
 Permission questions: a call the gate says to ask about is put to the person
-here, one question at a time (`_ask_lock`), as a `ToolPermissionRequested`
+here, one question at a time (the gate's `ask_lock`, which a subagent's gate
+shares), as a `ToolPermissionRequested`
 event that the front end answers (permissions/question.py says why).
 """
 
@@ -99,7 +100,6 @@ class ToolRunner:
         self.start_while_streaming = start_while_streaming
         self.calls: list[ToolCall] = []
         self._queue: asyncio.Queue[Event | None] = asyncio.Queue()
-        self._ask_lock = asyncio.Lock()  # one question to the person at a time
         self._stop_message = INTERRUPTED_MESSAGE
 
     # -- intake ---------------------------------------------------------------
@@ -265,6 +265,7 @@ class ToolRunner:
                 report=lambda data: self._emit(ToolCallProgress(call.id, data)),
                 search_filter=self.gate.policy.search_filter(tool.name),
                 model=self.model,
+                emit=self._emit,
             )
             result = await self._run_recorded(tool, inp, context)
             if self.hooks is not None:
@@ -303,7 +304,7 @@ class ToolRunner:
             return ALLOWED
         if decision.behavior == "deny":
             return self.gate.refusal(tool, decision)
-        async with self._ask_lock:
+        async with self.gate.ask_lock:  # one question to the person at a time
             # A call that cannot succeed fails here (ToolError), before the question.
             preview = await tool.permission_preview(inp, self.workspace)
             question = self.gate.question(tool, inp, call.id, decision.reason, preview)

@@ -11,6 +11,7 @@ asked about again; an "always" answer also writes them to
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
@@ -55,8 +56,14 @@ class PermissionGate:
         policy: PermissionPolicy,
         *,
         remember: Callable[[list[Rule]], object] | None = None,
+        agent: str | None = None,
+        ask_lock: asyncio.Lock | None = None,
     ) -> None:
         self.policy = policy
+        self.agent = agent  # the subagent whose calls this gate decides; None: the main one
+        # Held while a question is open: one at a time, the subagents' (which share
+        # their parent's lock) included, since a front end shows one question.
+        self.ask_lock = ask_lock or asyncio.Lock()
         # Writes "always" rules to the local settings file (see persist.py).
         self.remember = remember or (
             lambda rules: remember_allow_rules(policy.workspace.root, rules)
@@ -95,7 +102,7 @@ class PermissionGate:
             rules=texts,
             options=plan_options() if plan else rule_options(texts),
         )
-        return PermissionQuestion(request, rules)
+        return PermissionQuestion(request, rules, agent=self.agent)
 
     def apply(self, question: PermissionQuestion, answer: PermissionAnswer) -> GateResult:
         """What the person's answer does: refuse, stop the turn, or allow (and remember)."""

@@ -197,6 +197,9 @@ class ToolContext:
     `search_filter` is None only where no permission rules exist (a tool's own
     tests, the benchmarks): the engine always passes one. `model` is the way to a
     small, fast model for tools that need one (WebFetch); None without a provider.
+    tests, the benchmarks): the engine always passes one. `emit` puts an event in the
+    engine's stream as it happens: a tool that runs an engine of its own (Task) passes
+    on that engine's events (typed loosely: tools do not know the engine's events).
     """
 
     workspace: Workspace
@@ -205,6 +208,7 @@ class ToolContext:
     report: Callable[[LiveOutput], None] = lambda _output: None
     search_filter: SearchFilter | None = None
     model: ModelAccess | None = None
+    emit: Callable[[Any], None] | None = None
 
 
 class Tool(ABC):

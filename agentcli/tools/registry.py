@@ -22,6 +22,7 @@ BUILTIN_TOOLS = (
     "agentcli.tools.write:WriteTool",
     "agentcli.tools.web.fetch_tool:WebFetchTool",
     "agentcli.tools.web.search_tool:WebSearchTool",
+    "agentcli.tools.todo_write:TodoWriteTool",
 )
 
 

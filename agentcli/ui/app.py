@@ -49,6 +49,7 @@ from agentcli.ui.widgets.completion_popup import CompletionPopup
 from agentcli.ui.widgets.conversation import Conversation
 from agentcli.ui.widgets.prompt_input import PromptInput
 from agentcli.ui.widgets.status import StatusBar, StatusLine
+from agentcli.ui.widgets.todo_list import TodoPanel
 
 if TYPE_CHECKING:
     from agentcli.engine.query_engine import QueryEngine
@@ -143,9 +144,13 @@ class AgentApp(App[None]):
         self.prompt = PromptInput(id="prompt")
         self.prompt.cursor_blink = self.cursor_blink
         self.status_bar = StatusBar(id="status-bar")
-        self.view = EventsView(self.conversation, self.status_line, self.ask_permission)
+        self.todo_panel = TodoPanel(id="todo-panel")
+        self.view = EventsView(
+            self.conversation, self.status_line, self.ask_permission, todos=self.todo_panel
+        )
         yield self.conversation
         with Vertical(id="bottom"):
+            yield self.todo_panel
             yield self.status_line
             yield self.popup
             yield Vertical(id="permission-area")
@@ -866,6 +871,7 @@ class AgentApp(App[None]):
 
     async def clear_conversation(self) -> None:
         self.pending_context.clear()  # `!command` output belonged to what is cleared
+        self.todo_panel.show_list(())
         await self.conversation.clear()
         self.banner = Static(self.banner_text(), id="banner")
         self.conversation.add_widget(self.banner)

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from agentcli.ui.widgets.conversation import Conversation
 from agentcli.ui.widgets.status import StatusLine
+from agentcli.ui.widgets.todo_list import TodoPanel
 
 if TYPE_CHECKING:
     from agentcli.engine.events import Event
@@ -29,7 +30,9 @@ class EventsView:
         conversation: Conversation,
         status_line: StatusLine,
         ask: Callable[[PermissionQuestion], None],
+        todos: TodoPanel | None = None,
     ) -> None:
+        self.todos = todos  # the checklist pinned above the prompt (TodoWrite)
         self.conversation = conversation
         self.status_line = status_line
         self.ask = ask
@@ -42,6 +45,7 @@ class EventsView:
             EndReason,
             Notice,
             RequestStarted,
+            SubagentEvent,
             TextDelta,
             ThinkingDelta,
             ToolCallFinished,
@@ -51,6 +55,8 @@ class EventsView:
             ToolPermissionRequested,
             TurnEnded,
         )
+        from agentcli.tools.todo_write import TodoDisplay
+        from agentcli.ui.widgets.subagent_pane import fold, show_subagent_event
 
         conv = self.conversation
         match event:
@@ -91,7 +97,13 @@ class EventsView:
                     pane.add_output(output.text)
             case ToolCallFinished(tool_use_id=tid, status=status, result=result, display=display):
                 if pane := conv.pane(tid):
+                    fold(pane)
                     pane.finish(status, result, display)
+                if isinstance(display, TodoDisplay) and self.todos is not None:
+                    self.todos.show_list(display.todos)
+            case SubagentEvent(parent_tool_use_id=tid) as wrapped:
+                if pane := conv.pane(tid):
+                    show_subagent_event(pane, wrapped)
             case Notice(text=text, level=level):
                 conv.add_note(text, level)
             case TurnEnded(reason=reason, error=error):

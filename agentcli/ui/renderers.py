@@ -28,6 +28,7 @@ from rich.text import Text
 from textual.widget import Widget
 from textual.widgets import Static
 
+from agentcli.agents.display import SubagentDisplay
 from agentcli.terminal_text import visible_controls
 from agentcli.tools.display import (
     CommandDisplay,
@@ -40,6 +41,7 @@ from agentcli.tools.display import (
     ToolDisplay,
     WebFetchDisplay,
 )
+from agentcli.tools.todo_write import TodoDisplay
 from agentcli.ui.widgets.diff_view import DiffView
 
 D = TypeVar("D", bound=ToolDisplay)
@@ -175,3 +177,26 @@ register(SearchDisplay, summary=lambda d, _text: f"Found {d.found} {d.unit}")
 register(PlanDisplay, body=lambda d, max_lines: PlanView(d.plan, max_lines))
 register(McpCallDisplay, summary=_mcp_summary)
 register(WebFetchDisplay, summary=_web_fetch_summary)
+
+
+def _subagent_summary(display: SubagentDisplay, _text: str) -> str:
+    """`Explore: find A · 3 tool uses · 1.2k tokens`, and how it ended if not done."""
+    from agentcli.ui.widgets.status import format_tokens
+
+    facts = [
+        f"{display.agent_type}: {display.description}",
+        _plural(display.tool_uses, "tool use"),
+        f"{format_tokens(display.tokens)} tokens",
+    ]
+    if display.status != "completed":
+        facts.append(display.status)
+    return " · ".join(facts)
+
+
+def _todo_summary(display: TodoDisplay, _text: str) -> str:
+    done = sum(item.status == "completed" for item in display.todos)
+    return f"Updated the todo list ({done}/{len(display.todos)} done)"
+
+
+register(SubagentDisplay, summary=_subagent_summary)
+register(TodoDisplay, summary=_todo_summary)

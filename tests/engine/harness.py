@@ -16,6 +16,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from agentcli.agents.definitions import AgentCatalog
 from agentcli.composition import assemble
 from agentcli.config.hooks import HooksConfig
 from agentcli.config.rules import parse_tool_list
@@ -52,12 +53,14 @@ def make_engine(
     compactor: Compactor | None = None,
     resumed: LoadedSession | None = None,
     mcp: McpManager | None = None,
+    agents: AgentCatalog | None = None,
 ) -> QueryEngine:
     """`hooks`: the settings' `hooks` object. `session`: what bootstrap also gives a
     front end's engine: a transcript, the request shaping (tool-result budget, cache
     breakpoints) and auto-compaction (`compactor`, or a default one). `resumed`: a
     claimed session to go on with (written to only with `session`). `mcp`: the
-    session's MCP servers (the test starts and closes them)."""
+    session's MCP servers (the test starts and closes them). `agents`: the subagents the
+    Task tool offers (None: no Task tool)."""
     workspace = Workspace(root=root)
     policy = PermissionPolicy(
         workspace,
@@ -80,6 +83,7 @@ def make_engine(
         shape_requests=session,
         compactor=(compactor or Compactor()) if session else compactor,
         mcp=mcp,
+        agents=agents,
     )
 
 

@@ -45,7 +45,7 @@ def test_only_the_composition_root_constructs_an_engine():
                 name = getattr(node.func, "id", None) or getattr(node.func, "attr", None)
                 if name == "QueryEngine":
                     found.append(str(path.relative_to(package)))
-    assert found == ["composition.py"]
+    assert set(found) == {"composition.py"}
 
 
 def test_an_engines_parts_cannot_be_set_from_outside(tmp_path):
@@ -111,4 +111,4 @@ async def test_one_call_gives_a_front_end_the_whole_session(tmp_path):
     assert started == [(first_id, "startup"), (engine.session_id, "clear")]
     sent = provider.requests[0]
     assert sent.messages[-1]["content"][-1]["cache_control"] == {"type": "ephemeral"}
-    assert [tool["name"] for tool in sent.tools][-1] == "ExitPlanMode"
+    assert [tool["name"] for tool in sent.tools][-2:] == ["ExitPlanMode", "Task"]

@@ -1,0 +1,174 @@
+"""The kinds of subagent the Task tool can start: two built in, and those from files.
+
+A custom agent is a markdown file with YAML front matter, Claude Code's
+format: `name`, `description`, `tools` (a comma list or a YAML list; left
+out, every tool), `model` (`sonnet`, `opus`, `haiku`, `inherit`, or a full
+model id); the body is its system prompt. Files are read from
+`$AGENTCLI_HOME/agents/` (the person's), then the project's `.claude/agents/`
+and `.agentcli/agents/`; a later file with the same name wins, so the project
+beats the person and `.agentcli/` beats `.claude/`. A file that cannot be
+used is skipped and named in `AgentCatalog.problems`, with the reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from agentcli.config.frontmatter import FrontMatterError, read_markdown
+from agentcli.config.paths import agentcli_home
+
+GENERAL_PURPOSE = "general-purpose"
+EXPLORE = "Explore"
+EXPLORE_TOOLS = ("Glob", "Grep", "Read")  # nothing that writes or runs commands
+
+# `model:` shorthands, as in Claude Code's agent files.
+MODEL_ALIASES = {
+    "sonnet": "claude-sonnet-5-5",
+    "opus": "claude-opus-4-1",
+    "haiku": "claude-haiku-4-5",
+}
+_KEYS = {"name", "description", "tools", "model", "color"}  # color: Claude Code's, unused
+
+
+@dataclass(frozen=True, slots=True)
+class AgentDefinition:
+    """One kind of subagent. `tools` None: every tool the parent has (but Task);
+    `model` None: the parent's model."""
+
+    name: str
+    description: str
+    system_prompt: str
+    tools: tuple[str, ...] | None = None
+    model: str | None = None
+    source: str = "built-in"
+
+
+@dataclass(frozen=True, slots=True)
+class AgentCatalog:
+    """The agents a session can start, by name, and the files that could not be used."""
+
+    agents: tuple[AgentDefinition, ...]
+    problems: tuple[str, ...] = ()
+
+    def get(self, name: str) -> AgentDefinition | None:
+        return next((agent for agent in self.agents if agent.name == name), None)
+
+    def names(self) -> list[str]:
+        return [agent.name for agent in self.agents]
+
+
+def builtin_agents() -> tuple[AgentDefinition, ...]:
+    return (
+        AgentDefinition(
+            GENERAL_PURPOSE,
+            "General-purpose agent for researching complex questions, searching for code "
+            "and carrying out multi-step tasks. Has every tool.",
+            _prompt("general_purpose.md"),
+        ),
+        AgentDefinition(
+            EXPLORE,
+            "Fast read-only agent for exploring a codebase: finding files, searching "
+            "code, answering questions about how it works. It cannot change anything.",
+            _prompt("explore.md"),
+            tools=EXPLORE_TOOLS,
+        ),
+    )
+
+
+def agent_folders(project: Path) -> list[Path]:
+    """Where agent files live, lowest precedence first."""
+    return [
+        agentcli_home() / "agents",
+        project / ".claude" / "agents",
+        project / ".agentcli" / "agents",
+    ]
+
+
+def load_agents(project: Path) -> AgentCatalog:
+    """The built-in agents and every usable agent file of the person and the project."""
+    found: dict[str, AgentDefinition] = {agent.name: agent for agent in builtin_agents()}
+    problems: list[str] = []
+    for path in _agent_files(agent_folders(project)):
+        try:
+            agent = parse_agent_file(path)
+        except FrontMatterError as exc:  # its message names the file
+            problems.append(f"{exc}; the agent file was skipped")
+            continue
+        except AgentFileError as exc:
+            problems.append(f"{path}: {exc}; the agent file was skipped")
+            continue
+        found[agent.name] = agent
+    return AgentCatalog(tuple(found.values()), tuple(problems))
+
+
+def _agent_files(folders: Iterable[Path]) -> list[Path]:
+    return [path for folder in folders if folder.is_dir() for path in sorted(folder.glob("*.md"))]
+
+
+class AgentFileError(ValueError):
+    """An agent file's front matter says something unusable (the message says what)."""
+
+
+def parse_agent_file(path: Path) -> AgentDefinition:
+    markdown = read_markdown(path)
+    meta, body = markdown.meta, markdown.body
+    unknown = sorted(set(meta) - _KEYS)
+    if unknown:
+        raise AgentFileError(
+            f"unknown front matter keys {unknown} (name, description, tools, model)"
+        )
+    name = _text(meta, "name", required=True)
+    if not name.replace("-", "").replace("_", "").isalnum():
+        raise AgentFileError(f"the name {name!r} may hold only letters, digits, '-' and '_'")
+    if not body.strip():
+        raise AgentFileError("the body (the agent's system prompt) is empty")
+    return AgentDefinition(
+        name=name,
+        description=_text(meta, "description", required=True),
+        system_prompt=body.strip(),
+        tools=_tools(meta.get("tools")),
+        model=_model(_text(meta, "model")),
+        source=str(path),
+    )
+
+
+def _text(meta: dict[str, Any], key: str, *, required: bool = False) -> str:
+    value = meta.get(key)
+    if value is None:
+        if required:
+            raise AgentFileError(f"the front matter has no {key!r}")
+        return ""
+    if not isinstance(value, str) or (required and not value.strip()):
+        raise AgentFileError(f"{key!r} must be a non-empty text")
+    return value.strip()
+
+
+def _tools(value: Any) -> tuple[str, ...] | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        names = [name.strip() for name in value.split(",")]
+    elif isinstance(value, list) and all(isinstance(name, str) for name in value):
+        names = [name.strip() for name in value]
+    else:
+        raise AgentFileError("'tools' must be a comma-separated list or a YAML list of names")
+    names = [name for name in names if name]
+    if not names:
+        raise AgentFileError("'tools' names no tool (leave it out for every tool)")
+    if "*" in names:
+        return None
+    return tuple(dict.fromkeys(names))
+
+
+def _model(value: str) -> str | None:
+    if value in ("", "inherit"):
+        return None
+    return MODEL_ALIASES.get(value, value)
+
+
+def _prompt(filename: str) -> str:
+    return (resources.files("agentcli.agents") / "prompts" / filename).read_text("utf-8").strip()
