@@ -200,8 +200,13 @@ def build_engine(
         compactor=Compactor(),
         mcp=mcp or mcp_manager(options, settings, workspace),
         session_id=options.session_id,
-        agents=load_agents(options.cwd),
+        agents=load_agents(options.cwd) if offers(options, "Task") else None,
     )
+
+
+def offers(options: Options, name: str) -> bool:
+    """Whether `--tools` leaves the tool `name` in (no `--tools`, or "default": all)."""
+    return options.tools is None or options.tools == ["default"] or name in options.tools
 
 
 def offered_tools(options: Options, extra: Sequence[Tool] = ()) -> list[Tool]:
@@ -209,9 +214,7 @@ def offered_tools(options: Options, extra: Sequence[Tool] = ()) -> list[Tool]:
     stable) and `extra` ones (the Skill tool); `--tools`: only those named ("default":
     all); `--json-schema`: StructuredOutput."""
     tools: list[Tool] = [*builtin_tools(), ExitPlanModeTool(), *extra]
-    names = options.tools
-    if names is not None and names != ["default"]:
-        tools = [tool for tool in tools if tool.name in names]
+    tools = [tool for tool in tools if offers(options, tool.name)]
     if options.json_schema is not None:
         tools.append(StructuredOutputTool(options.json_schema))
     return tools
