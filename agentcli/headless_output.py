@@ -240,6 +240,13 @@ class Output:
                 if level != "info" or self.verbose:
                     report(text)
 
+    def user_replay(self, message: dict[str, Any], prompt_id: str) -> None:
+        """A user message the client sent, echoed with its id (`--replay-user-messages`):
+        the `uuid` an SDK program passes back to `rewind_files`."""
+        if self.fmt == "stream-json":
+            line = self._message_line("user", message)
+            self._line({**line, "uuid": prompt_id, "isReplay": True})
+
     def _message_line(
         self, kind: str, message: dict[str, Any], parent: str | None = None
     ) -> dict[str, Any]:

@@ -2,7 +2,7 @@
 
 Each request gets exactly one `control_response`: `success` with a payload, or
 `error` with the reason (an unknown subtype, a mode agentcli does not have,
-`rewind_files` while checkpoints are not available). `initialize` is the
+a `rewind_files` that would overwrite what the person changed). `initialize` is the
 driver's (session.py), since it decides how the engine is built.
 """
 
@@ -15,6 +15,8 @@ from typing import Any
 from agentcli.engine.query_engine import QueryEngine
 from agentcli.permissions.types import PermissionMode
 from agentcli.sdk.permissions import DONT_ASK
+from agentcli.session.checkpoints import SessionCheckpoints, UnknownPrompt
+from agentcli.session.rewind import rewind_files
 
 MODES = (*(mode.value for mode in PermissionMode), DONT_ASK)
 # McpManager's states, as the SDK's McpServerConnectionStatus names them.
@@ -46,7 +48,7 @@ class Controls:
             case "mcp_status":
                 return {"mcpServers": self._mcp_servers()}
             case "rewind_files":
-                raise ControlProblem("checkpoints are not available")
+                return self._rewind(request.get("user_message_id"), request.get("dry_run") is True)
             case "initialize":
                 raise ControlProblem("already initialized")
             case subtype:
@@ -59,6 +61,24 @@ class Controls:
         policy = self.engine.gate.policy
         policy.mode = PermissionMode.DEFAULT if mode == DONT_ASK else PermissionMode(mode)
         return {}
+
+    def _rewind(self, prompt_id: Any, dry_run: bool) -> dict[str, Any]:
+        """The files the agent changed since the user message `prompt_id` (its `uuid`) back
+        as they were; refused, changing nothing, when the person changed one since."""
+        checkpoints = self.engine.checkpoints
+        if not isinstance(checkpoints, SessionCheckpoints):
+            raise ControlProblem("this session keeps no checkpoints (it is not saved)")
+        if not isinstance(prompt_id, str) or not prompt_id:
+            raise ControlProblem("rewind_files needs the user_message_id of a user message")
+        try:
+            report = rewind_files(checkpoints, prompt_id, dry_run=dry_run)
+        except UnknownPrompt:
+            raise ControlProblem(f"no user message {prompt_id!r} in this session") from None
+        if report.conflicts:
+            changed = ", ".join(str(path) for path in report.conflicts)
+            raise ControlProblem(f"nothing was rewound: changed since the agent's edits: {changed}")
+        files = [str(path) for path in (*report.restored, *report.deleted)]
+        return {"canRewind": True, "filesChanged": files, **report.to_json()}
 
     def _set_model(self, model: Any) -> dict[str, Any]:
         if model is not None and (not isinstance(model, str) or not model.strip()):

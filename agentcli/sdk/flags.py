@@ -69,6 +69,11 @@ def add_sdk_flags(parser: argparse.ArgumentParser) -> None:
     sdk.add_argument(
         "--include-partial-messages", action="store_true", help="stream_event lines as text streams"
     )
+    sdk.add_argument(
+        "--replay-user-messages",
+        action="store_true",
+        help="echo each user message with its uuid (the id rewind_files takes)",
+    )
     sdk.add_argument("--max-thinking-tokens", type=int, metavar="N", help="accepted; not used")
     sdk.add_argument(
         "--json-schema", metavar="SCHEMA", help="a JSON schema the final answer must match"

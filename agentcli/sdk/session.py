@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+import uuid
 from argparse import Namespace
 from contextlib import aclosing
 from dataclasses import replace
@@ -47,7 +48,8 @@ class SdkSession:
         self.send = send
         self.channel = ControlChannel(send)
         self.dont_ask = args.permission_mode == DONT_ASK
-        self.prompts: asyncio.Queue[Prompt | None] = asyncio.Queue()
+        # Each user message and its id (its transcript record's and checkpoints' uuid).
+        self.prompts: asyncio.Queue[tuple[Prompt, str] | None] = asyncio.Queue()
         self.engine: QueryEngine | None = None
         self.failed = False
         self._asking: set[asyncio.Task[None]] = set()
@@ -55,8 +57,8 @@ class SdkSession:
     async def serve(self) -> int:
         reading = asyncio.create_task(self._read(StdinLines()))
         try:
-            while (prompt := await self.prompts.get()) is not None:
-                await self._turn(prompt)
+            while (queued := await self.prompts.get()) is not None:
+                await self._turn(*queued)
         finally:
             reading.cancel()
             await asyncio.gather(reading, *self._asking, return_exceptions=True)
@@ -123,7 +125,11 @@ class SdkSession:
             report("a user message without content; ignored")
             return
         if await self._ready():
-            self.prompts.put_nowait(content)
+            given = message.get("uuid")
+            prompt_id = given if isinstance(given, str) and given else str(uuid.uuid4())
+            if self.args.replay_user_messages and isinstance(body, dict):
+                self.output.user_replay(body, prompt_id)
+            self.prompts.put_nowait((content, prompt_id))
 
     # -- set-up ------------------------------------------------------------------
 
@@ -210,7 +216,7 @@ class SdkSession:
 
     # -- turns -------------------------------------------------------------------
 
-    async def _turn(self, prompt: Prompt) -> None:
+    async def _turn(self, prompt: Prompt, prompt_id: str) -> None:
         engine = self.engine
         assert engine is not None
         started = time.monotonic()
@@ -219,7 +225,7 @@ class SdkSession:
         if self._over_budget(engine):
             summary.subtype_override = "error_max_budget_usd"
         else:
-            async with aclosing(engine.submit_message(prompt)) as events:
+            async with aclosing(engine.submit_message(prompt, prompt_id=prompt_id)) as events:
                 async for event in events:
                     if isinstance(event, ToolPermissionRequested):
                         self._answer(event.question)

@@ -56,7 +56,7 @@ def test_an_unknown_control_request_gets_an_error_response(fake_api, project):
     assert response_to(lines, "rewind") == {
         "subtype": "error",
         "request_id": "rewind",
-        "error": "checkpoints are not available",
+        "error": "no user message 'x' in this session",
     }
     assert response_to(lines, "again")["subtype"] == "error"
     init = [line for line in lines if line.get("subtype") == "init"]
