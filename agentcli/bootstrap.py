@@ -42,7 +42,7 @@ from agentcli.providers.base import Provider
 from agentcli.providers.tuning import ApiTuning
 from agentcli.sandbox import Sandbox, unavailable_message
 from agentcli.session.loader import LoadedSession
-from agentcli.tools.base import Workspace
+from agentcli.tools.base import EditorFiles, Terminals, Workspace
 from agentcli.tools.exit_plan_mode import ExitPlanModeTool
 from agentcli.tools.registry import ToolRegistry, builtin_tools
 
@@ -66,6 +66,9 @@ class Options:
     trusted: bool | None = None
     mcp_config: list[str] | None = None  # --mcp-config FILE...: more MCP servers
     strict_mcp_config: bool = False  # --strict-mcp-config: only those
+    # Where the file tools and Bash do their I/O instead of here (an ACP client's).
+    editor: EditorFiles | None = None
+    terminals: Terminals | None = None
 
     @classmethod
     def from_args(cls, args: argparse.Namespace, cwd: Path | None = None) -> Options:
@@ -120,6 +123,8 @@ def build_engine(
         # Full outputs cut from tool results live with the project's other agentcli files.
         scratch_dir=project_dir(options.cwd) / "tool-output",
         sandbox=sandbox_of(settings),
+        editor=options.editor,
+        terminals=options.terminals,
     )
     mode = mode_of(settings)
     policy = PermissionPolicy(

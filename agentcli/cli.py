@@ -97,6 +97,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--verbose", action="store_true", help="headless: print informational notices too"
     )
+    parser.add_argument(
+        "--acp",
+        action="store_true",
+        help="serve the Agent Client Protocol on stdin/stdout, for editors such as Zed "
+        "(trusts the folders it is given, as -p does)",
+    )
     return parser
 
 
@@ -130,6 +136,10 @@ def run(argv: list[str]) -> int:
         return mcp_main(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.acp:
+        from agentcli.acp.main import main as acp_main
+
+        return acp_main(args)
     if args.print_mode:
         prompt = args.prompt
         if prompt is None and not sys.stdin.isatty():

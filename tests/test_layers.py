@@ -38,6 +38,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "agentcli.shutdown",  # signals end a front end's run
             "agentcli.terminal_text",  # what may reach a terminal
             "agentcli.mcp_command",  # `agentcli mcp add|add-json|list|get|remove`
+            "agentcli.acp",  # `agentcli --acp`: the Agent Client Protocol for editors
         ),
     ),
     ("engine", ("agentcli.engine",)),  # the loop, its events, context care

@@ -1,0 +1,196 @@
+"""`agentcli --acp` driven by the ACP library's client, against the fake Messages API."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from acp import text_block
+
+from tests.acp.client import WAIT, EditorClient, running_agent
+from tests.fakeapi import hang, reply, text, tool_use
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "project"
+    root.mkdir()
+    (root / "config.py").write_text("value = 1\n")
+    return root
+
+
+def read_then_edit(server, config: Path) -> None:
+    server.enqueue(reply(text("Let me read it."), tool_use("Read", {"file_path": str(config)})))
+    edit = {"file_path": str(config), "old_string": "value = 1", "new_string": "value = 2"}
+    server.enqueue(reply(tool_use("Edit", edit)))
+    server.enqueue(reply(text("Changed value to 2.")))
+
+
+def tool_results(server, index: int) -> list[dict]:
+    content = server.requests[index].body["messages"][-1]["content"]
+    return [block for block in content if block["type"] == "tool_result"]
+
+
+async def test_initialize_says_what_the_agent_can_do(fake_api, project):
+    client = EditorClient()
+    async with running_agent(client, project, fake_api) as conn:
+        from acp import PROTOCOL_VERSION
+
+        answer = await conn.initialize(protocol_version=PROTOCOL_VERSION)
+        session = await conn.new_session(cwd=str(project), mcp_servers=[])
+
+        commands = await client.wait_for(lambda: client.of_kind("available_commands_update"))
+
+    capabilities = answer.agent_capabilities
+    assert answer.protocol_version == PROTOCOL_VERSION
+    assert capabilities.load_session is True
+    assert capabilities.prompt_capabilities.embedded_context is True
+    assert capabilities.mcp_capabilities.http is True
+    assert answer.agent_info.name == "agentcli"
+    assert session.session_id
+    assert session.modes.current_mode_id == "default"
+    modes = [mode.id for mode in session.modes.available_modes]
+    assert modes == ["default", "acceptEdits", "plan"]
+    names = {command.name for command in commands[0].available_commands}
+    assert {"compact", "cost", "context"} <= names
+
+
+async def test_a_prompt_reads_and_edits_a_file_with_permission_allowed_once(fake_api, project):
+    config = project / "config.py"
+    read_then_edit(fake_api, config)
+    client = EditorClient(["allow_once"])
+    async with running_agent(client, project, fake_api) as conn:
+        session = await conn.new_session(cwd=str(project), mcp_servers=[])
+        done = await conn.prompt(session_id=session.session_id, prompt=[text_block("Set it to 2")])
+
+    assert done.stop_reason == "end_turn"
+    assert config.read_text() == "value = 2\n"
+    chunks = "".join(u.content.text for u in client.of_kind("agent_message_chunk"))
+    assert chunks == "Let me read it.Changed value to 2."
+    read_call, edit_call = client.of_kind("tool_call")
+    assert (read_call.kind, read_call.title) == ("read", "Read config.py")
+    assert read_call.locations[0].path == str(config)
+    assert read_call.raw_input == {"file_path": str(config)}
+    assert edit_call.kind == "edit"
+    tool_call, options = client.questions[0]
+    assert tool_call.tool_call_id == edit_call.tool_call_id
+    assert [o.kind for o in options] == [
+        "allow_once",
+        "allow_always",
+        "allow_always",
+        "reject_once",
+    ]
+    assert (
+        tool_call.content[0].old_text == "value = 1"
+        and tool_call.content[0].new_text == "value = 2"
+    )
+    finished = [u for u in client.of_kind("tool_call_update") if u.status == "completed"]
+    assert [u.tool_call_id for u in finished] == [read_call.tool_call_id, edit_call.tool_call_id]
+    diff = finished[1].content[0]
+    assert (diff.type, diff.path) == ("diff", str(config))
+    assert (diff.old_text, diff.new_text) == ("value = 1", "value = 2")
+
+
+async def test_a_rejected_edit_changes_nothing_and_the_turn_goes_on(fake_api, project):
+    config = project / "config.py"
+    read_then_edit(fake_api, config)
+    client = EditorClient(["reject_once"])
+    async with running_agent(client, project, fake_api) as conn:
+        session = await conn.new_session(cwd=str(project), mcp_servers=[])
+        done = await conn.prompt(session_id=session.session_id, prompt=[text_block("Set it to 2")])
+
+    assert done.stop_reason == "end_turn"
+    assert config.read_text() == "value = 1\n"
+    refused = tool_results(fake_api, 2)[0]
+    assert refused["is_error"] is True and "denied" in str(refused["content"])
+    failed = [u for u in client.of_kind("tool_call_update") if u.status == "failed"]
+    assert len(failed) == 1
+
+
+async def test_cancel_mid_stream_ends_the_prompt_as_cancelled(fake_api, project):
+    stuck = hang(reply(text("A long answer that never ends")), after_events=4)
+    fake_api.enqueue(stuck)
+    client = EditorClient()
+    async with running_agent(client, project, fake_api) as conn:
+        session = await conn.new_session(cwd=str(project), mcp_servers=[])
+        prompt = asyncio.ensure_future(
+            conn.prompt(session_id=session.session_id, prompt=[text_block("Talk")])
+        )
+        assert await asyncio.to_thread(stuck.reached.wait, 30)
+        await conn.cancel(session_id=session.session_id)
+        done = await asyncio.wait_for(prompt, 30)
+
+    assert done.stop_reason == "cancelled"
+
+
+async def test_cancel_at_a_permission_question_withdraws_it(fake_api, project):
+    config = project / "config.py"
+    read_then_edit(fake_api, config)
+    client = EditorClient([WAIT])
+    async with running_agent(client, project, fake_api) as conn:
+        session = await conn.new_session(cwd=str(project), mcp_servers=[])
+        prompt = asyncio.ensure_future(
+            conn.prompt(session_id=session.session_id, prompt=[text_block("Set it to 2")])
+        )
+        await client.wait_for(lambda: client.questions)
+        await conn.cancel(session_id=session.session_id)
+        done = await asyncio.wait_for(prompt, 30)
+
+    assert done.stop_reason == "cancelled"
+    assert config.read_text() == "value = 1\n"
+    assert len(fake_api.requests) == 2  # the model was not asked again
+
+
+async def test_load_session_replays_the_conversation_and_goes_on(fake_api, project):
+    fake_api.enqueue(reply(text("Hi there.")))
+    fake_api.enqueue(reply(text("Still here.")))
+    first = EditorClient()
+    async with running_agent(first, project, fake_api) as conn:
+        session = await conn.new_session(cwd=str(project), mcp_servers=[])
+        await conn.prompt(session_id=session.session_id, prompt=[text_block("Hello")])
+
+    again = EditorClient()
+    async with running_agent(again, project, fake_api) as conn:
+        await conn.load_session(cwd=str(project), session_id=session.session_id, mcp_servers=[])
+        replayed = [
+            (u.session_update, u.content.text) for u in again.updates if hasattr(u, "content")
+        ]
+        done = await conn.prompt(session_id=session.session_id, prompt=[text_block("And now?")])
+
+    assert replayed == [("user_message_chunk", "Hello"), ("agent_message_chunk", "Hi there.")]
+    assert done.stop_reason == "end_turn"
+    sent = fake_api.requests[1].body["messages"]
+    assert [m["role"] for m in sent] == ["user", "assistant", "user"]
+
+
+async def test_set_mode_accept_edits_lets_the_edit_run_without_asking(fake_api, project):
+    config = project / "config.py"
+    read_then_edit(fake_api, config)
+    client = EditorClient()
+    async with running_agent(client, project, fake_api) as conn:
+        session = await conn.new_session(cwd=str(project), mcp_servers=[])
+        await conn.set_session_mode(session_id=session.session_id, mode_id="acceptEdits")
+        done = await conn.prompt(session_id=session.session_id, prompt=[text_block("Set it to 2")])
+
+    assert done.stop_reason == "end_turn" and client.questions == []
+    assert config.read_text() == "value = 2\n"
+
+
+async def test_a_todo_list_becomes_the_plan(fake_api, project):
+    todos = [
+        {"content": "Read the code", "status": "completed", "activeForm": "Reading the code"},
+        {"content": "Fix the bug", "status": "in_progress", "activeForm": "Fixing the bug"},
+    ]
+    fake_api.enqueue(reply(tool_use("TodoWrite", {"todos": todos})))
+    fake_api.enqueue(reply(text("Planned.")))
+    client = EditorClient()
+    async with running_agent(client, project, fake_api) as conn:
+        session = await conn.new_session(cwd=str(project), mcp_servers=[])
+        await conn.prompt(session_id=session.session_id, prompt=[text_block("Plan it")])
+
+    (plan,) = client.of_kind("plan")
+    assert [(e.content, e.status) for e in plan.entries] == [
+        ("Read the code", "completed"),
+        ("Fix the bug", "in_progress"),
+    ]
