@@ -137,6 +137,8 @@ def run(argv: list[str]) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.acp:
+        if args.print_mode or args.prompt is not None:
+            parser.error("--acp takes its prompts from the client; drop -p and the prompt")
         from agentcli.acp.main import main as acp_main
 
         return acp_main(args)

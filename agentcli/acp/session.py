@@ -55,6 +55,7 @@ class AcpSession:
         self._abort = abort = AbortSignal()
         ended: TurnEnded | None = None
         try:
+            await self._servers_ready(abort)
             async with aclosing(self.engine.submit_message(prompt, abort=abort)) as events:
                 async for event in events:
                     match event:
@@ -75,6 +76,22 @@ class AcpSession:
             error = ended.error if ended else "the turn ended without a reason"
             raise RpcError(INTERNAL_ERROR, f"model error: {error}")
         return STOP_REASONS.get(ended.reason, "end_turn")
+
+    async def _servers_ready(self, abort: AbortSignal) -> None:
+        """Until the MCP servers are connected or failed (MCP_TIMEOUT at most), so the
+        first prompt sees their tools; a cancel stops the wait."""
+        mcp = self.engine.mcp
+        if mcp is None or not mcp.configured:
+            return
+        waiting = asyncio.ensure_future(mcp.wait_ready())
+        remove = abort.on_abort(waiting.cancel)
+        try:
+            await waiting
+        except asyncio.CancelledError:
+            if not abort.aborted:
+                raise
+        finally:
+            remove()
 
     def cancel(self) -> None:
         """`session/cancel`: stop the turn (its open question is withdrawn with it)."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import sys
 from pathlib import Path
 
 import pytest
@@ -194,3 +195,55 @@ async def test_a_todo_list_becomes_the_plan(fake_api, project):
         ("Read the code", "completed"),
         ("Fix the bug", "in_progress"),
     ]
+
+
+async def test_the_client_cancelling_a_question_stops_the_turn(fake_api, project):
+    config = project / "config.py"
+    read_then_edit(fake_api, config)
+    client = EditorClient(["cancelled"])
+    async with running_agent(client, project, fake_api) as conn:
+        session = await conn.new_session(cwd=str(project), mcp_servers=[])
+        done = await conn.prompt(session_id=session.session_id, prompt=[text_block("Set it to 2")])
+
+    assert done.stop_reason == "cancelled"
+    assert config.read_text() == "value = 1\n"
+    assert len(fake_api.requests) == 2
+
+
+async def test_a_folder_the_client_adds_is_part_of_the_session(fake_api, project, tmp_path):
+    extra = tmp_path / "shared"
+    extra.mkdir()
+    (extra / "lib.py").write_text("shared = True\n")
+    fake_api.enqueue(reply(tool_use("Read", {"file_path": str(extra / "lib.py")})))
+    fake_api.enqueue(reply(text("Read it.")))
+    client = EditorClient()  # no answers: a question would fail the test
+    async with running_agent(client, project, fake_api) as conn:
+        session = await conn.new_session(
+            cwd=str(project), additional_directories=[str(extra)], mcp_servers=[]
+        )
+        await conn.prompt(session_id=session.session_id, prompt=[text_block("Read lib")])
+
+    assert client.questions == []
+    assert "shared = True" in str(tool_results(fake_api, 1)[0]["content"])
+
+
+async def test_mcp_servers_the_client_passes_offer_their_tools(fake_api, project):
+    from acp.schema import EnvVariable, McpServerStdio
+
+    repo = Path(__file__).resolve().parents[2]
+    server = McpServerStdio(
+        name="t",
+        command=sys.executable,
+        args=["-m", "tests.mcp.server"],
+        env=[EnvVariable(name="PYTHONPATH", value=str(repo))],
+    )
+    fake_api.enqueue(reply(tool_use("mcp__t__echo", {"text": "hi"})))
+    fake_api.enqueue(reply(text("Echoed.")))
+    client = EditorClient(["allow_once"])
+    async with running_agent(client, project, fake_api) as conn:
+        session = await conn.new_session(cwd=str(project), mcp_servers=[server])
+        done = await conn.prompt(session_id=session.session_id, prompt=[text_block("Echo hi")])
+
+    assert done.stop_reason == "end_turn"
+    assert "mcp__t__echo" in [tool["name"] for tool in fake_api.requests[0].body["tools"]]
+    assert "hi" in str(tool_results(fake_api, 1)[0]["content"])
