@@ -15,6 +15,8 @@ settings (hooks, env, mode, allow rules) apply without a question.
 from __future__ import annotations
 
 import asyncio
+import shutil
+from collections.abc import Coroutine
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -24,7 +26,7 @@ from agentcli.acp.client_io import ClientFiles, ClientTerminals
 from agentcli.acp.link import ClientLink
 from agentcli.acp.mcp_servers import mcp_config_file
 from agentcli.acp.prompt import command_line, prompt_blocks
-from agentcli.acp.rpc import INVALID_PARAMS, RpcError
+from agentcli.acp.rpc import INVALID_PARAMS, Connection, Handler, RpcError
 from agentcli.acp.schema import (
     PROTOCOL_VERSION,
     ClientCapabilities,
@@ -61,14 +63,15 @@ class AcpAgent:
     """The handlers of one connection. `options`: what the command line asked for
     (model, mode, rules...), the base of every session's options."""
 
-    def __init__(self, options: Options, link_to_client: Any) -> None:
+    def __init__(self, options: Options, client: Connection) -> None:
         self._options = options
-        self._client = link_to_client  # rpc.Connection: request() and notify()
+        self._client = client
         self._capabilities = ClientCapabilities()
         self._provider: Provider | None = None
         self._sessions: dict[str, AcpSession] = {}
+        self._background: set[asyncio.Task[None]] = set()
 
-    def requests(self) -> dict[str, Any]:
+    def requests(self) -> dict[str, Handler]:
         return {
             "initialize": self.initialize,
             "session/new": self.new_session,
@@ -77,7 +80,7 @@ class AcpAgent:
             "session/set_mode": self.set_mode,
         }
 
-    def notifications(self) -> dict[str, Any]:
+    def notifications(self) -> dict[str, Handler]:
         return {"session/cancel": self.cancel}
 
     # -- the methods ---------------------------------------------------------------
@@ -114,7 +117,11 @@ class AcpAgent:
         if resumed is None:
             raise RpcError(RESOURCE_NOT_FOUND, f"no session {request.session_id}")
         link = ClientLink(request.session_id, self._client.request, self._client.notify)
-        engine = await self._engine(request, link, resumed=resumed)
+        try:
+            engine = await self._engine(request, link, resumed=resumed)
+        except BaseException:
+            resumed.release()  # the session was not opened after all
+            raise
         mapper = self._mapper(engine, None)
         for update in mapper.replay(resumed.messages, resumed.displays):
             await link.update(update)
@@ -161,8 +168,9 @@ class AcpAgent:
         self, request: NewSessionParams, link: ClientLink, resumed: LoadedSession | None
     ) -> QueryEngine:
         cwd = _folder(request.cwd)
+        provider = await self._connected_provider()  # no key: nothing is built
         base = self._options
-        servers = mcp_config_file(request.mcp_servers or [])
+        servers = mcp_config_file(request.mcp_servers or [])  # read by build_engine
         fs = self._capabilities.fs
         options = replace(
             base,
@@ -177,8 +185,12 @@ class AcpAgent:
             ),
             terminals=ClientTerminals(link) if self._capabilities.terminal else None,
         )
-        engine = await asyncio.to_thread(build_engine, options, None, resumed)
-        engine.connect(await self._connected_provider())
+        try:
+            engine = await asyncio.to_thread(build_engine, options, None, resumed)
+        finally:
+            if servers is not None:
+                shutil.rmtree(servers.parent, ignore_errors=True)
+        engine.connect(provider)
         if engine.mcp is not None and engine.mcp.configured:
             from agentcli.mcp.manager import load_sdk
 
@@ -202,9 +214,7 @@ class AcpAgent:
         self._sessions[link.session_id] = session
         for notice in await engine.start_session(source):
             await session.say(notice)
-        asyncio.get_running_loop().call_soon(
-            lambda: asyncio.ensure_future(link.update(_commands_update()))
-        )
+        self._after_response(link.update(_commands_update()))
         mode = engine.gate.policy.mode
         return {
             "sessionId": link.session_id,
@@ -220,6 +230,16 @@ class AcpAgent:
                 ],
             },
         }
+
+    def _after_response(self, work: Coroutine[Any, Any, None]) -> None:
+        """Run `work` once the response being made is sent (the client knows the session)."""
+
+        def start() -> None:
+            task = asyncio.ensure_future(work)
+            self._background.add(task)
+            task.add_done_callback(self._background.discard)
+
+        asyncio.get_running_loop().call_soon(start)
 
     def _mapper(self, engine: QueryEngine, terminals: dict[str, str] | None) -> UpdateMapper:
         return UpdateMapper(engine.workspace, engine.visible_tools().get, terminals)

@@ -51,9 +51,10 @@ class RawClient:
 
 
 @asynccontextmanager
-async def raw_agent(cwd: Path) -> AsyncIterator[RawClient]:
+async def raw_agent(cwd: Path, *, key: bool = True) -> AsyncIterator[RawClient]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
-    env["ANTHROPIC_API_KEY"] = "test-key"
+    if key:
+        env["ANTHROPIC_API_KEY"] = "test-key"
     process = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
@@ -93,6 +94,15 @@ async def test_malformed_json_and_bad_params_get_error_answers(tmp_path):
     assert parse["error"]["code"] == -32700
     assert params["error"]["code"] == -32602
     assert folder["error"]["code"] == -32602 and "absolute" in folder["error"]["message"]
+
+
+async def test_without_an_api_key_a_new_session_says_how_to_set_one(tmp_path):
+    async with raw_agent(tmp_path, key=False) as client:
+        await client.call("initialize", {"protocolVersion": 1})
+        answer = await client.call("session/new", {"cwd": str(tmp_path), "mcpServers": []})
+
+    assert answer["error"]["code"] == -32000
+    assert "ANTHROPIC_API_KEY" in answer["error"]["message"]
 
 
 async def test_the_process_ends_cleanly_when_the_client_closes_stdin(tmp_path):

@@ -7,10 +7,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from acp import text_block
+from acp import RequestError, text_block
 
 from tests.acp.client import WAIT, EditorClient, running_agent
-from tests.fakeapi import hang, reply, text, tool_use
+from tests.fakeapi import hang, http_error, reply, text, tool_use
 
 
 @pytest.fixture
@@ -247,3 +247,24 @@ async def test_mcp_servers_the_client_passes_offer_their_tools(fake_api, project
     assert done.stop_reason == "end_turn"
     assert "mcp__t__echo" in [tool["name"] for tool in fake_api.requests[0].body["tools"]]
     assert "hi" in str(tool_results(fake_api, 1)[0]["content"])
+
+
+async def test_max_turns_ends_the_prompt_with_max_turn_requests(fake_api, project):
+    fake_api.enqueue(reply(tool_use("Read", {"file_path": str(project / "config.py")})))
+    client = EditorClient()
+    async with running_agent(client, project, fake_api, "--max-turns", "1") as conn:
+        session = await conn.new_session(cwd=str(project), mcp_servers=[])
+        done = await conn.prompt(session_id=session.session_id, prompt=[text_block("Look")])
+
+    assert done.stop_reason == "max_turn_requests"
+
+
+async def test_a_model_error_is_an_error_response(fake_api, project):
+    fake_api.enqueue(http_error(400, message="prompt is too long"))
+    client = EditorClient()
+    async with running_agent(client, project, fake_api) as conn:
+        session = await conn.new_session(cwd=str(project), mcp_servers=[])
+        with pytest.raises(RequestError) as failed:
+            await conn.prompt(session_id=session.session_id, prompt=[text_block("Hi")])
+
+    assert "prompt is too long" in str(failed.value)
