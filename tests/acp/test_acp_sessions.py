@@ -10,7 +10,7 @@ import pytest
 from acp import RequestError, text_block
 
 from tests.acp.client import WAIT, EditorClient, running_agent
-from tests.fakeapi import hang, http_error, reply, text, tool_use
+from tests.fakeapi import hang, http_error, reply, text, thinking, tool_use
 
 
 @pytest.fixture
@@ -268,3 +268,83 @@ async def test_a_model_error_is_an_error_response(fake_api, project):
             await conn.prompt(session_id=session.session_id, prompt=[text_block("Hi")])
 
     assert "prompt is too long" in str(failed.value)
+
+
+async def test_allowed_for_the_session_the_same_command_is_not_asked_again(fake_api, project):
+    fake_api.enqueue(reply(tool_use("Bash", {"command": "touch made.txt"})))
+    fake_api.enqueue(reply(tool_use("Bash", {"command": "touch made.txt"})))
+    fake_api.enqueue(reply(text("Twice.")))
+    client = EditorClient(["allow_session"])
+    async with running_agent(client, project, fake_api) as conn:
+        session = await conn.new_session(cwd=str(project), mcp_servers=[])
+        await conn.prompt(session_id=session.session_id, prompt=[text_block("Touch it twice")])
+
+    assert len(client.questions) == 1
+    _tool_call, options = client.questions[0]
+    assert "this session" in options[1].name and "this project" in options[2].name
+    assert all(not r.get("is_error") for r in tool_results(fake_api, 1) + tool_results(fake_api, 2))
+
+
+async def test_thinking_and_bash_output_stream_as_updates(fake_api, project):
+    fake_api.enqueue(
+        reply(thinking("I should list the files."), tool_use("Bash", {"command": "echo hello"}))
+    )
+    fake_api.enqueue(reply(text("Listed.")))
+    client = EditorClient(["allow_once"])
+    async with running_agent(client, project, fake_api) as conn:
+        session = await conn.new_session(cwd=str(project), mcp_servers=[])
+        await conn.prompt(session_id=session.session_id, prompt=[text_block("List")])
+
+    thought = "".join(u.content.text for u in client.of_kind("agent_thought_chunk"))
+    assert thought == "I should list the files."
+    (call,) = client.of_kind("tool_call")
+    assert (call.kind, call.title) == ("execute", "Bash echo hello")
+    statuses = [u.status for u in client.of_kind("tool_call_update") if u.status]
+    assert statuses == ["in_progress", "completed"]
+    last = client.of_kind("tool_call_update")[-1]
+    assert last.content[0].content.text.strip() == "hello"
+
+
+async def test_a_resource_link_reaches_the_model_as_a_mention(fake_api, project):
+    from acp import resource_link_block
+
+    fake_api.enqueue(reply(text("Seen.")))
+    link = resource_link_block("config.py", f"file://{project / 'config.py'}")
+    client = EditorClient()
+    async with running_agent(client, project, fake_api) as conn:
+        session = await conn.new_session(cwd=str(project), mcp_servers=[])
+        await conn.prompt(session_id=session.session_id, prompt=[text_block("Look at"), link])
+
+    sent = fake_api.requests[0].body["messages"][0]["content"]
+    texts = [block["text"] for block in sent if block["type"] == "text"]
+    assert texts[:2] == ["Look at", f"[@config.py](file://{project / 'config.py'})"]
+
+
+async def test_a_listed_slash_command_runs_here(fake_api, project):
+    client = EditorClient()
+    async with running_agent(client, project, fake_api) as conn:
+        session = await conn.new_session(cwd=str(project), mcp_servers=[])
+        done = await conn.prompt(session_id=session.session_id, prompt=[text_block("/cost")])
+
+    assert done.stop_reason == "end_turn"
+    said = "".join(u.content.text for u in client.of_kind("agent_message_chunk"))
+    assert "$" in said or "token" in said.lower()
+    assert fake_api.requests == []  # the model was not called
+
+
+async def test_load_replays_tool_calls_with_their_diffs(fake_api, project):
+    config = project / "config.py"
+    read_then_edit(fake_api, config)
+    first = EditorClient(["allow_once"])
+    async with running_agent(first, project, fake_api) as conn:
+        session = await conn.new_session(cwd=str(project), mcp_servers=[])
+        await conn.prompt(session_id=session.session_id, prompt=[text_block("Set it to 2")])
+
+    again = EditorClient()
+    async with running_agent(again, project, fake_api) as conn:
+        await conn.load_session(cwd=str(project), session_id=session.session_id, mcp_servers=[])
+
+    assert [c.kind for c in again.of_kind("tool_call")] == ["read", "edit"]
+    done = [u for u in again.of_kind("tool_call_update") if u.status == "completed"]
+    diff = done[1].content[0]
+    assert (diff.old_text, diff.new_text) == ("value = 1", "value = 2")
