@@ -15,12 +15,16 @@ from typing import Any
 
 from agentcli.acp.schema import PermissionResponse
 from agentcli.acp.updates import diff_content
-from agentcli.permissions.types import PermissionAnswer, PermissionRequest
+from agentcli.permissions.types import PermissionAnswer, PermissionRequest, Scope
 from agentcli.tools.display import DiffDisplay
 
 REJECT = "reject_once"
-_ALLOW_IDS = {"once": "allow_once", "session": "allow_session", "always": "allow_always"}
-_SCOPES = {option_id: scope for scope, option_id in _ALLOW_IDS.items()}
+_ALLOW_IDS: dict[Scope, str] = {
+    "once": "allow_once",
+    "session": "allow_session",
+    "always": "allow_always",
+}
+_SCOPES: dict[str, Scope] = {option_id: scope for scope, option_id in _ALLOW_IDS.items()}
 
 
 def permission_params(session_id: str, request: PermissionRequest) -> dict[str, Any]:
@@ -53,4 +57,4 @@ def answer_of(response: Any) -> PermissionAnswer:
     scope = _SCOPES.get(outcome.option_id or "")
     if scope is None:
         return PermissionAnswer(allow=False)
-    return PermissionAnswer(allow=True, scope=scope)  # type: ignore[arg-type]
+    return PermissionAnswer(allow=True, scope=scope)

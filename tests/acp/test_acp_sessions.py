@@ -348,3 +348,17 @@ async def test_load_replays_tool_calls_with_their_diffs(fake_api, project):
     done = [u for u in again.of_kind("tool_call_update") if u.status == "completed"]
     diff = done[1].content[0]
     assert (diff.old_text, diff.new_text) == ("value = 1", "value = 2")
+
+
+async def test_an_approved_plan_leaves_plan_mode_and_the_client_hears_of_it(fake_api, project):
+    fake_api.enqueue(reply(tool_use("ExitPlanMode", {"plan": "1. Change the value"})))
+    fake_api.enqueue(reply(text("Plan approved.")))
+    client = EditorClient(["allow_once"])
+    async with running_agent(client, project, fake_api) as conn:
+        session = await conn.new_session(cwd=str(project), mcp_servers=[])
+        await conn.set_session_mode(session_id=session.session_id, mode_id="plan")
+        await conn.prompt(session_id=session.session_id, prompt=[text_block("Plan it")])
+
+    (call,) = client.of_kind("tool_call")
+    assert call.kind == "switch_mode"
+    assert [u.current_mode_id for u in client.of_kind("current_mode_update")] == ["default"]
