@@ -75,7 +75,12 @@ class Connection:
         """Read and dispatch until the peer closes its end; then cancel what runs."""
         try:
             while True:
-                line = await self._reader.readline()
+                try:
+                    line = await self._reader.readline()
+                except ValueError:  # longer than MAX_LINE_BYTES: dropped, the rest goes on
+                    too_long = RpcError(INVALID_REQUEST, "message longer than the limit")
+                    self._spawn(self._send_error(None, too_long))
+                    continue
                 if not line:
                     break
                 if line.strip():

@@ -134,3 +134,17 @@ def test_acp_and_print_mode_do_not_mix(tmp_path):
     )
     assert done.returncode == 2
     assert "--acp" in done.stderr and done.stdout == ""
+
+
+async def test_a_message_over_the_size_limit_is_refused_and_the_connection_goes_on(tmp_path):
+    from agentcli.acp.rpc import MAX_LINE_BYTES
+
+    async with raw_agent(tmp_path) as client:
+        await client.send_line(
+            '{"jsonrpc": "2.0", "method": "x", "params": "' + "a" * MAX_LINE_BYTES
+        )
+        refused = await client.answer_to(None)
+        still = await client.call("initialize", {"protocolVersion": 1})
+
+    assert refused["error"]["code"] == -32600 and "limit" in refused["error"]["message"]
+    assert still["result"]["protocolVersion"] == 1
