@@ -212,9 +212,8 @@ class AcpAgent:
         shown = terminals.shown if isinstance(terminals, ClientTerminals) else None
         session = AcpSession(engine, link, self._mapper(engine, shown))
         self._sessions[link.session_id] = session
-        for notice in await engine.start_session(source):
-            await session.say(notice)
-        self._after_response(link.update(_commands_update()))
+        notices = await engine.start_session(source)  # SessionStart hooks
+        self._after_response(self._announce(session, notices))
         mode = engine.gate.policy.mode
         return {
             "sessionId": link.session_id,
@@ -230,6 +229,12 @@ class AcpAgent:
                 ],
             },
         }
+
+    async def _announce(self, session: AcpSession, notices: list[str]) -> None:
+        """What a new session tells the client first: its hooks' notices, its commands."""
+        for notice in notices:
+            await session.say(notice)
+        await session.link.update(_commands_update())
 
     def _after_response(self, work: Coroutine[Any, Any, None]) -> None:
         """Run `work` once the response being made is sent (the client knows the session)."""

@@ -61,8 +61,8 @@ class AcpSession:
                     match event:
                         case ToolPermissionRequested(question=question):
                             self._ask(question)
-                        case Notice(text=text, level=level):
-                            print(f"agentcli: {level}: {text}", file=sys.stderr)
+                        case Notice(text=text, level="info"):
+                            print(f"agentcli: {text}", file=sys.stderr)
                         case TurnEnded():
                             ended = event
                     for update in self.mapper.updates(event):

@@ -1,7 +1,8 @@
 """Engine events (and saved messages) as ACP `session/update`s.
 
 One place turns what the engine says into what an editor shows: streamed
-text and thinking become message and thought chunks; a tool call becomes a
+text and thinking become message and thought chunks (and a warning, such as
+a hook's, a message of its own); a tool call becomes a
 `tool_call` (title, kind, the locations of its target path, raw input),
 then `tool_call_update`s (in progress, Bash's output so far, completed or
 failed with its result: Edit and Write as diffs of old and new text); a
@@ -17,6 +18,7 @@ from typing import Any
 from agentcli.acp.link import Update
 from agentcli.engine.events import (
     Event,
+    Notice,
     TextDelta,
     ThinkingDelta,
     ToolCallFinished,
@@ -75,6 +77,10 @@ class UpdateMapper:
                 return [text_chunk("agent_message_chunk", text)]
             case ThinkingDelta(text=text):
                 return [text_chunk("agent_thought_chunk", text)]
+            case Notice(
+                text=text, level="warning" | "error" as level
+            ):  # a hook's, a blocked prompt
+                return [text_chunk("agent_message_chunk", f"\n\n[{level}] {text}\n\n")]
             case ToolCallStarted(tool_use_id=call_id, name=name, input=inp, summary=summary):
                 return self.started(call_id, name, inp, summary)
             case ToolCallRunning(tool_use_id=call_id):

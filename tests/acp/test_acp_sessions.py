@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import json
+import shlex
 import sys
 from pathlib import Path
 
@@ -362,3 +364,29 @@ async def test_an_approved_plan_leaves_plan_mode_and_the_client_hears_of_it(fake
     (call,) = client.of_kind("tool_call")
     assert call.kind == "switch_mode"
     assert [u.current_mode_id for u in client.of_kind("current_mode_update")] == ["default"]
+
+
+def python_command(code: str) -> str:
+    return f"{shlex.quote(sys.executable)} -c {shlex.quote(code)}"
+
+
+async def test_hooks_speak_to_the_client_and_a_blocked_prompt_is_a_refusal(fake_api, project):
+    welcome = python_command('print(\'{"systemMessage": "Welcome from the hook"}\')')
+    block = python_command("import sys; sys.stderr.write('not today'); sys.exit(2)")
+    hooks = {
+        "SessionStart": [{"matcher": "", "hooks": [{"type": "command", "command": welcome}]}],
+        "UserPromptSubmit": [{"matcher": "", "hooks": [{"type": "command", "command": block}]}],
+    }
+    (project / ".agentcli").mkdir()
+    (project / ".agentcli" / "settings.json").write_text(json.dumps({"hooks": hooks}))
+    client = EditorClient()
+    async with running_agent(client, project, fake_api) as conn:
+        session = await conn.new_session(cwd=str(project), mcp_servers=[])
+        said = await client.wait_for(lambda: client.of_kind("agent_message_chunk"))
+        done = await conn.prompt(session_id=session.session_id, prompt=[text_block("Hi")])
+
+    assert said[0].content.text == "Welcome from the hook"
+    assert done.stop_reason == "refusal"
+    told = "".join(u.content.text for u in client.of_kind("agent_message_chunk"))
+    assert "not today" in told
+    assert fake_api.requests == []
