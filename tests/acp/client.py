@@ -171,19 +171,26 @@ class EditorClient:
     async def kill_terminal(
         self, session_id: str, terminal_id: str, **kwargs: Any
     ) -> KillTerminalResponse:
-        self._kill(terminal_id)
+        await self._kill(terminal_id)
         return KillTerminalResponse()
 
     async def release_terminal(
         self, session_id: str, terminal_id: str, **kwargs: Any
     ) -> ReleaseTerminalResponse:
-        self._kill(terminal_id)
+        await self._kill(terminal_id)
         return ReleaseTerminalResponse()
 
-    def _kill(self, terminal_id: str) -> None:
+    async def _kill(self, terminal_id: str) -> None:
         process = self.terminals[terminal_id]
         if process.returncode is None:
             process.kill()
+        await process.wait()
+        await self.collectors[terminal_id]
+
+    async def close(self) -> None:
+        """Every terminal's process ended and reaped (the agent may be gone first)."""
+        for terminal_id in self.terminals:
+            await self._kill(terminal_id)
 
     def on_connect(self, conn: Any) -> None:
         pass
@@ -213,7 +220,10 @@ async def running_agent(
             cwd=cwd,
             transport_kwargs={"stderr": stderr.fileno()},
         ) as (conn, _process):
-            await conn.initialize(
-                protocol_version=PROTOCOL_VERSION, client_capabilities=client.capabilities()
-            )
-            yield conn
+            try:
+                await conn.initialize(
+                    protocol_version=PROTOCOL_VERSION, client_capabilities=client.capabilities()
+                )
+                yield conn
+            finally:
+                await client.close()

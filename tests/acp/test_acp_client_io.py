@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -103,3 +104,32 @@ async def test_a_failing_command_in_the_terminal_reports_its_exit_code(fake_api,
 
     result = str(last_results(fake_api, 1)[0]["content"])
     assert "oops" in result and "Exit code: 3" in result
+
+
+async def test_cancel_stops_the_command_in_the_editors_terminal(fake_api, project):
+    fake_api.enqueue(reply(tool_use("Bash", {"command": "sleep 60"})))
+    client = EditorClient(["allow_once"], terminal=True)
+    async with running_agent(client, project, fake_api) as conn:
+        session = await conn.new_session(cwd=str(project), mcp_servers=[])
+        prompt = asyncio.ensure_future(
+            conn.prompt(session_id=session.session_id, prompt=[text_block("Wait")])
+        )
+        (terminal,) = await client.wait_for(lambda: list(client.terminals.values()))
+        await conn.cancel(session_id=session.session_id)
+        done = await asyncio.wait_for(prompt, 30)
+        await asyncio.wait_for(terminal.wait(), 30)  # killed, not left to run
+
+    assert done.stop_reason == "cancelled"
+
+
+async def test_a_command_past_its_timeout_is_killed_in_the_terminal(fake_api, project):
+    fake_api.enqueue(reply(tool_use("Bash", {"command": "sleep 60", "timeout": 500})))
+    fake_api.enqueue(reply(text("Too slow.")))
+    client = EditorClient(["allow_once"], terminal=True)
+    async with running_agent(client, project, fake_api) as conn:
+        session = await conn.new_session(cwd=str(project), mcp_servers=[])
+        await conn.prompt(session_id=session.session_id, prompt=[text_block("Wait")])
+
+    result = last_results(fake_api, 1)[0]
+    assert result["is_error"] is True and "timed out" in str(result["content"])
+    assert client.terminals["term-1"].returncode is not None
