@@ -1,6 +1,6 @@
 """The agent side of ACP: the client's requests, and the sessions they open.
 
-`initialize` says what agentcli can do; `session/new` and `session/load`
+After `initialize` (handshake.py), `session/new` and `session/load`
 build an engine through the composition root (`bootstrap.build_engine`, as
 `-p` and the TUI do), with the client's folder, extra folders and MCP
 servers, and, where the client offers them, its files and terminals as the
@@ -21,16 +21,13 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from agentcli import __version__
 from agentcli.acp.client_io import ClientFiles, ClientTerminals
 from agentcli.acp.link import ClientLink
 from agentcli.acp.mcp_servers import mcp_config_file
 from agentcli.acp.prompt import command_line, prompt_blocks
 from agentcli.acp.rpc import INVALID_PARAMS, Connection, Handler, RpcError
 from agentcli.acp.schema import (
-    PROTOCOL_VERSION,
     ClientCapabilities,
-    InitializeParams,
     LoadSessionParams,
     NewSessionParams,
     PromptParams,
@@ -60,44 +57,29 @@ MODES = {
 
 
 class AcpAgent:
-    """The handlers of one connection. `options`: what the command line asked for
-    (model, mode, rules...), the base of every session's options."""
+    """The handlers of one connection, after `initialize` (handshake.py). `options`:
+    what the command line asked for (model, mode, rules...), the base of every
+    session's options; `capabilities`: what the client said it can do."""
 
-    def __init__(self, options: Options, client: Connection) -> None:
+    def __init__(
+        self, options: Options, client: Connection, capabilities: ClientCapabilities
+    ) -> None:
         self._options = options
         self._client = client
-        self._capabilities = ClientCapabilities()
+        self._capabilities = capabilities
         self._provider: Provider | None = None
         self._sessions: dict[str, AcpSession] = {}
         self._background: set[asyncio.Task[None]] = set()
 
     def requests(self) -> dict[str, Handler]:
         return {
-            "initialize": self.initialize,
             "session/new": self.new_session,
             "session/load": self.load_session,
             "session/prompt": self.prompt,
             "session/set_mode": self.set_mode,
         }
 
-    def notifications(self) -> dict[str, Handler]:
-        return {"session/cancel": self.cancel}
-
     # -- the methods ---------------------------------------------------------------
-
-    async def initialize(self, params: Any) -> dict[str, Any]:
-        request = InitializeParams.model_validate(params)
-        self._capabilities = request.client_capabilities
-        return {
-            "protocolVersion": min(request.protocol_version, PROTOCOL_VERSION),
-            "agentCapabilities": {
-                "loadSession": True,
-                "promptCapabilities": {"image": True, "audio": False, "embeddedContext": True},
-                "mcpCapabilities": {"http": True, "sse": True},
-            },
-            "agentInfo": {"name": "agentcli", "title": "agentcli", "version": __version__},
-            "authMethods": [],
-        }
 
     async def new_session(self, params: Any) -> dict[str, Any]:
         request = NewSessionParams.model_validate(params)

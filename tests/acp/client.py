@@ -10,7 +10,9 @@ terminals as local processes. `running_agent()` starts the real
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+import signal
 import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -135,6 +137,7 @@ class EditorClient:
             env={**os.environ, **extra},
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.STDOUT,
+            start_new_session=True,  # killed as a group, as a terminal's processes are
         )
         terminal_id = f"term-{len(self.terminals) + 1}"
         self.terminals[terminal_id] = process
@@ -182,8 +185,8 @@ class EditorClient:
 
     async def _kill(self, terminal_id: str) -> None:
         process = self.terminals[terminal_id]
-        if process.returncode is None:
-            process.kill()
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
         await process.wait()
         await self.collectors[terminal_id]
 
