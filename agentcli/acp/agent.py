@@ -37,7 +37,7 @@ from agentcli.acp.schema import (
 from agentcli.acp.session import AcpSession
 from agentcli.acp.updates import UpdateMapper
 from agentcli.bootstrap import Options, build_engine, make_provider
-from agentcli.commands.registry import REGISTRY, CommandContext, parse_command_line
+from agentcli.commands.registry import REGISTRY, Command, CommandContext, parse_command_line
 from agentcli.composition import finish_session
 from agentcli.engine.query_engine import QueryEngine
 from agentcli.permissions.types import PermissionMode
@@ -47,6 +47,8 @@ from agentcli.session.resume import SessionNotFound, resolve_resumed
 
 AUTH_REQUIRED = -32000
 RESOURCE_NOT_FOUND = -32002
+
+_NEED_THE_APP = frozenset({"init", "resume"})
 
 MODES = {
     PermissionMode.DEFAULT: ("Default", "Ask before edits and commands"),
@@ -265,12 +267,17 @@ class AcpAgent:
         return True
 
 
-def _commands() -> list[Any]:
-    """The slash commands that run on the engine alone (the session's), not the app's."""
+def _commands() -> list[Command]:
+    """The slash commands that run on the engine alone: the session's, less those that
+    need the app (to send a prompt of their own, to switch sessions: the editor's job)."""
     from agentcli.commands.registry import load_command_modules
 
     load_command_modules(["agentcli.commands.session_commands"])
-    return [command for command in REGISTRY.all() if command.source == "session"]
+    return [
+        command
+        for command in REGISTRY.all()
+        if command.source == "session" and command.name not in _NEED_THE_APP
+    ]
 
 
 def _commands_update() -> dict[str, Any]:

@@ -56,7 +56,8 @@ async def test_initialize_says_what_the_agent_can_do(fake_api, project):
     modes = [mode.id for mode in session.modes.available_modes]
     assert modes == ["default", "acceptEdits", "plan"]
     names = {command.name for command in commands[0].available_commands}
-    assert {"compact", "cost", "context"} <= names
+    assert {"compact", "cost", "context", "memory"} <= names
+    assert not names & {"init", "resume", "theme", "exit"}  # the app's
 
 
 async def test_a_prompt_reads_and_edits_a_file_with_permission_allowed_once(fake_api, project):
