@@ -52,7 +52,7 @@ from agentcli.session.checkpoint_prune import start_pruning
 from agentcli.session.loader import LoadedSession
 from agentcli.skills.loader import load_skills, read_rules
 from agentcli.skills.tool import skill_tools
-from agentcli.tools.base import Tool, Workspace
+from agentcli.tools.base import EditorFiles, Terminals, Tool, Workspace
 from agentcli.tools.exit_plan_mode import ExitPlanModeTool
 from agentcli.tools.registry import ToolRegistry, builtin_tools
 from agentcli.tools.structured_output import INSTRUCTION as STRUCTURED_INSTRUCTION
@@ -86,6 +86,9 @@ class Options:
     settings_file: str | None = None  # --settings: one more settings file, above the others
     setting_sources: list[str] | None = None  # --setting-sources: which of user/project/local
     json_schema: dict[str, Any] | None = None  # --json-schema: the StructuredOutput tool's
+    # Where the file tools and Bash do their I/O instead of here (an ACP client's).
+    editor: EditorFiles | None = None
+    terminals: Terminals | None = None
 
     @classmethod
     def from_args(cls, args: argparse.Namespace, cwd: Path | None = None) -> Options:
@@ -164,6 +167,8 @@ def build_engine(
         # Full outputs cut from tool results live with the project's other agentcli files.
         scratch_dir=project_dir(options.cwd) / "tool-output",
         sandbox=sandbox_of(settings),
+        editor=options.editor,
+        terminals=options.terminals,
     )
     mode = mode_of(settings)
     policy = PermissionPolicy(

@@ -108,6 +108,12 @@ def build_parser() -> argparse.ArgumentParser:
     from agentcli.sdk.flags import add_sdk_flags
 
     add_sdk_flags(parser)
+    parser.add_argument(
+        "--acp",
+        action="store_true",
+        help="serve the Agent Client Protocol on stdin/stdout, for editors such as Zed "
+        "(trusts the folders it is given, as -p does)",
+    )
     return parser
 
 
@@ -141,6 +147,12 @@ def run(argv: list[str]) -> int:
         return mcp_main(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.acp:
+        if args.print_mode or args.prompt is not None:
+            parser.error("--acp takes its prompts from the client; drop -p and the prompt")
+        from agentcli.acp.main import main as acp_main
+
+        return acp_main(args)
     if args.rewind_to is not None:  # restore code from a session's checkpoints, then exit
         from agentcli.rewind_command import main as rewind_main
 

@@ -40,6 +40,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "agentcli.mcp_command",  # `agentcli mcp add|add-json|list|get|remove`
             "agentcli.rewind_command",  # `agentcli --resume ID --rewind-to PROMPT_ID`
             "agentcli.sdk",  # the Claude Agent SDK's stream-json control protocol
+            "agentcli.acp",  # `agentcli --acp`: the Agent Client Protocol for editors
         ),
     ),
     ("agents", ("agentcli.agents",)),  # subagents: kinds, the Task tool, running one

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Protocol
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, Protocol
 
 from pydantic import AfterValidator, BaseModel, ConfigDict
 from pydantic_core import PydanticCustomError
@@ -100,6 +100,48 @@ class FileSnapshot:
     size: int
 
 
+class EditorFiles(Protocol):
+    """An editor's copy of the project's text files (ACP's `fs/read_text_file` and
+    `fs/write_text_file`). With one on the Workspace, Read, Edit and Write take a text
+    file's content from it and give the new content to it, so the model sees unsaved
+    buffers and the editor shows each change. Everything else stays where it was: the
+    permission checks, the checks of what a path is, the read records. Blocking: the
+    tools call it from their worker threads. Raises ToolError with what went wrong."""
+
+    def read_text(self, path: Path) -> str: ...
+
+    def write_text(self, path: Path, text: str) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class ShellCommand:
+    """A Bash call for a `Terminals` to run: `env` holds only what differs from
+    agentcli's own environment."""
+
+    argv: list[str]
+    cwd: Path
+    env: dict[str, str]
+    timeout_s: float
+    tool_use_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class ShellExit:
+    """How a command run by a `Terminals` ended: its whole output, and `returncode`
+    (negative: killed by that signal; None: it did not exit by itself)."""
+
+    output: str
+    outcome: Literal["exited", "timed_out", "interrupted"]
+    returncode: int | None
+
+
+class Terminals(Protocol):
+    """Where Bash runs its commands instead of its own process, when set (an editor's
+    terminals over ACP, which the person watches there). Never used with a sandbox."""
+
+    async def run(self, command: ShellCommand, abort: AbortSignal) -> ShellExit: ...
+
+
 @dataclass(slots=True)
 class Workspace:
     """Per-session state the tools share.
@@ -107,7 +149,8 @@ class Workspace:
     `root` is the project folder. `shell_cwd` is where the next Bash call starts
     (a `cd` persists while it stays inside the project). `read_files` records
     what Read saw, keyed by resolved absolute path. `sandbox`, when set, is
-    where every Bash command runs (agentcli/sandbox).
+    where every Bash command runs (agentcli/sandbox). `editor` and `terminals`,
+    when set, are where the file tools and Bash do their I/O (an ACP client's).
     """
 
     root: Path
@@ -117,6 +160,8 @@ class Workspace:
     env: dict[str, str] = field(default_factory=dict)
     scratch_dir: Path | None = None
     sandbox: Sandbox | None = None
+    editor: EditorFiles | None = None
+    terminals: Terminals | None = None
 
     def __post_init__(self) -> None:
         self.root = self.root.resolve()

@@ -13,6 +13,10 @@ and the trap fires on `exit N` too without touching the exit status.
 When the workspace has a sandbox, the same `bash -c` runs under bubblewrap
 (agentcli/sandbox), or not at all: a sandbox that cannot start refuses the
 call with the reason, never runs it unsandboxed.
+
+When the workspace has terminals (an editor's, over ACP) and no sandbox, the
+same `bash -c`, with the same environment and working-directory file, runs
+in one of them, so the person watches it there; its output comes back whole.
 """
 
 from __future__ import annotations
@@ -36,6 +40,8 @@ from agentcli.core.abort import AbortSignal
 from agentcli.sandbox import Launch, unavailable_message
 from agentcli.tools.base import (
     ArgText,
+    ShellCommand,
+    Terminals,
     Tool,
     ToolContext,
     ToolError,
@@ -132,9 +138,11 @@ class BashTool(Tool):
         scratch = ws.scratch()
         cwd_file = _new_cwd_file(scratch)
         env = _shell_env(ws, scratch, cwd_file)
+        buffer = OutputBuffer(ws.scratch, self.max_output_chars, prefix="bash-output")
+        if ws.terminals is not None and ws.sandbox is None:
+            return await _in_terminal(ws.terminals, inp, ctx, cwd, env, cwd_file, buffer, notes)
 
         loop = asyncio.get_running_loop()
-        buffer = OutputBuffer(ws.scratch, self.max_output_chars, prefix="bash-output")
 
         def emit(text: str) -> None:
             # A failing progress consumer must not stop the command or lose its output.
@@ -180,6 +188,34 @@ class BashTool(Tool):
             throttle.close()
             cwd_file.unlink(missing_ok=True)
         return _result(buffer, outcome, shell.returncode, timeout_ms, notes)
+
+
+async def _in_terminal(
+    terminals: Terminals,
+    inp: BashInput,
+    ctx: ToolContext,
+    cwd: Path,
+    env: dict[str, str],
+    cwd_file: Path,
+    buffer: OutputBuffer,
+    notes: list[str],
+) -> ToolResult:
+    """Run the command in the workspace's terminals; the result reads as a local run's."""
+    timeout_ms = inp.timeout or DEFAULT_TIMEOUT_MS
+    changed = {name: value for name, value in env.items() if os.environ.get(name) != value}
+    command = ShellCommand(
+        ["bash", "-c", inp.command], cwd, changed, timeout_ms / 1000, ctx.tool_use_id
+    )
+    try:
+        done = await terminals.run(command, ctx.abort)
+        cwd_note = _adopt_cwd(ctx.workspace, cwd_file)
+    finally:
+        cwd_file.unlink(missing_ok=True)
+    if cwd_note:
+        notes.append(cwd_note)
+    buffer.feed(done.output.encode("utf-8", "surrogateescape"))
+    buffer.finish()
+    return _result(buffer, done.outcome, done.returncode, timeout_ms, notes)
 
 
 def _check_sandbox(ws: Workspace) -> None:

@@ -36,21 +36,18 @@ from agentcli.tools.diff import build_diff
 from agentcli.tools.display import CreatedDisplay, DiffDisplay
 from agentcli.tools.fileio import (
     TextFormat,
-    atomic_write,
     count_lines,
+    create_file,
     decode_text,
-    ensure_parent,
     ensure_read_and_fresh,
     looks_binary,
     missing_file_message,
     number_lines,
-    read_bytes,
-    record_read,
+    read_current,
     replace_checked,
     split_lines,
     stat_for_change,
     to_newline,
-    write_failure,
 )
 
 # Lines of context shown around each change in the snippet returned to the model.
@@ -230,7 +227,7 @@ def plan_edit(inp: Any, workspace: Workspace) -> EditPlan:
         return EditPlan(path, display, "", inp.new_string, None, None, created)
 
     ensure_read_and_fresh(workspace, path, st, display, "editing it")
-    data, seen_st = read_bytes(path, display)
+    data, seen_st = read_current(workspace, path, display)
     if looks_binary(data):
         raise ToolError(f"{display} is a binary file; Edit only changes text files.")
     try:
@@ -280,12 +277,7 @@ def _edit(inp: Any, workspace: Workspace) -> ToolResult:
 
 
 def _create(path: Path, display: str, content: str, workspace: Workspace) -> ToolResult:
-    ensure_parent(path, display)
-    try:
-        written = atomic_write(path, content.encode("utf-8"))
-    except OSError as exc:
-        raise write_failure(display, exc)
-    record_read(workspace, path, written)
+    create_file(workspace, path, content, display)
     lines = count_lines(content)
     return ToolResult(
         f"Created {display} ({lines} line{'s' if lines != 1 else ''}), since it did not exist "

@@ -9,7 +9,10 @@ Four concerns live here, each small:
 * read records: what Read saw of a file, and the check that Edit/Write run
   against it so they never overwrite a change they have not seen;
 * atomic writes: a temp file in the same folder, fsync, `os.replace`, so a
-  crash or an error never leaves a half-written file behind.
+  crash or an error never leaves a half-written file behind;
+* the editor's copy: when the workspace has one (`Workspace.editor`, an ACP
+  client's buffers), a text file's current content comes from it and a change
+  goes to it (`read_current`, `replace_checked`, `create_file`).
 
 Everything here is synchronous and blocking; async callers run it through
 `asyncio.to_thread`.
@@ -395,6 +398,44 @@ def write_failure(display: str, exc: OSError) -> ToolError:
     return ToolError(f"Cannot write {display}: {exc.strerror or exc}.")
 
 
+def read_current(workspace: Workspace, path: Path, display: str) -> tuple[bytes, os.stat_result]:
+    """A file's current bytes, and the stat of the file on disk.
+
+    With an editor on the workspace, a text file's bytes are the editor's text (an
+    unsaved buffer) in the file's own encoding, so an edit is made to what the
+    person sees; a binary file is always read from disk.
+    """
+    data, st = read_bytes(path, display)
+    editor = workspace.editor
+    if editor is None or looks_binary(data):
+        return data, st
+    text = editor.read_text(path)
+    try:
+        fmt = decode_text(data)[1]
+    except UnicodeDecodeError:
+        fmt = TextFormat()
+    try:
+        return fmt.encode(text), st
+    except UnicodeEncodeError:
+        return text.encode("utf-8"), st
+
+
+def create_file(workspace: Workspace, path: Path, content: str, display: str) -> None:
+    """Create a new file (and its folders) holding `content` as UTF-8, through the
+    editor when there is one, and record it as read."""
+    ensure_parent(path, display)
+    editor = workspace.editor
+    if editor is not None:
+        editor.write_text(path, content)
+        _record_if_present(workspace, path)
+        return
+    try:
+        written = atomic_write(path, content.encode("utf-8"))
+    except OSError as exc:
+        raise write_failure(display, exc)
+    record_read(workspace, path, written)
+
+
 def replace_checked(
     workspace: Workspace, path: Path, data: bytes, seen: os.stat_result, display: str, activity: str
 ) -> None:
@@ -402,15 +443,40 @@ def replace_checked(
 
     Keeps the mode bits and records the new snapshot, so the next Edit or Write
     of the same file needs no fresh Read. `activity` completes the refusal
-    ("while the edit was being made").
+    ("while the edit was being made"). With an editor on the workspace the new
+    text goes to the editor, which writes the file.
     """
+    changed = ToolError(
+        f"{display} was modified by another process {activity}; nothing was written. "
+        "Read it again and retry."
+    )
+    editor = workspace.editor
+    if editor is not None:
+        if _snapshot_now(path) != snapshot_of(seen):
+            raise changed
+        editor.write_text(path, decode_text(data)[0])
+        _record_if_present(workspace, path)
+        return
     try:
         written = atomic_write(path, data, mode=permission_bits(seen), expected=snapshot_of(seen))
     except FileChangedError:
-        raise ToolError(
-            f"{display} was modified by another process {activity}; nothing was written. "
-            "Read it again and retry."
-        )
+        raise changed
     except OSError as exc:
         raise write_failure(display, exc)
     record_read(workspace, path, written)
+
+
+def _snapshot_now(path: Path) -> FileSnapshot | None:
+    try:
+        return snapshot_of(os.stat(path))
+    except OSError:
+        return None
+
+
+def _record_if_present(workspace: Workspace, path: Path) -> None:
+    """Record the file the editor wrote as read (an editor that keeps the change in
+    its buffer without saving leaves the disk as it was, which is recorded too)."""
+    try:
+        record_read(workspace, path, os.stat(path))
+    except OSError:
+        workspace.read_files.pop(str(path), None)

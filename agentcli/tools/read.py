@@ -17,7 +17,7 @@ import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO, ClassVar
+from typing import Any, BinaryIO, ClassVar, TextIO
 
 from pydantic import Field
 
@@ -134,33 +134,44 @@ def _read(
                 "Inspect it with a suitable command through Bash instead (e.g. `file`, "
                 "`xxd | head`)."
             )
+        elif workspace.editor is not None:  # the editor's buffer, saved or not
+            text = workspace.editor.read_text(path)
+            window = _collect(io.StringIO(text), start, limit, len(text), aborted, "utf-8")
+            result = _window_result(window if text else None, display, start)
         elif st.st_size == 0:
-            result = ToolResult(
-                f"(The file {display} exists but is empty: it has no lines.)",
-                display=ReadDisplay(path=display, lines=0),
-            )
+            result = _window_result(None, display, start)
         else:
             handle.seek(0)
             window = _read_window(handle, head, start, limit, st.st_size, aborted)
-            if window.beyond_end:
-                total = window.total_lines
-                return ToolResult(
-                    f"{display} has only {total} line{'s' if total != 1 else ''}, so there is "
-                    f"nothing to show from offset={start}. Use an offset between 1 and {total}.",
-                    display=ReadDisplay(path=display, lines=0),
-                )
-            result = ToolResult(
-                _render(window),
-                display=ReadDisplay(
-                    path=display,
-                    lines=len(window.lines),
-                    offset=start,
-                    truncated=window.more,
-                    encoding=window.encoding,
-                ),
-            )
+            result = _window_result(window, display, start)
         record_read(workspace, path, st)
         return result
+
+
+def _window_result(window: _Window | None, display: str, start: int) -> ToolResult:
+    """What the model gets for `window` of a text (None: the file is empty)."""
+    if window is None:
+        return ToolResult(
+            f"(The file {display} exists but is empty: it has no lines.)",
+            display=ReadDisplay(path=display, lines=0),
+        )
+    if window.beyond_end:
+        total = window.total_lines
+        return ToolResult(
+            f"{display} has only {total} line{'s' if total != 1 else ''}, so there is "
+            f"nothing to show from offset={start}. Use an offset between 1 and {total}.",
+            display=ReadDisplay(path=display, lines=0),
+        )
+    return ToolResult(
+        _render(window),
+        display=ReadDisplay(
+            path=display,
+            lines=len(window.lines),
+            offset=start,
+            truncated=window.more,
+            encoding=window.encoding,
+        ),
+    )
 
 
 def _check_kind(path: Path, display: str, workspace: Workspace) -> None:
@@ -310,7 +321,7 @@ def _read_window(
 
 
 def _collect(
-    text: io.TextIOWrapper,
+    text: TextIO,
     start: int,
     limit: int,
     size: int,
@@ -354,7 +365,7 @@ def _collect(
     )
 
 
-def _iter_lines(text: io.TextIOWrapper, aborted: Callable[[], bool]) -> Iterator[tuple[str, bool]]:
+def _iter_lines(text: TextIO, aborted: Callable[[], bool]) -> Iterator[tuple[str, bool]]:
     """(line without its ending, was it cut) for each line, never holding a long line whole.
 
     A line longer than MAX_LINE_CHARS is yielded cut; the rest of it is
@@ -375,7 +386,7 @@ def _iter_lines(text: io.TextIOWrapper, aborted: Callable[[], bool]) -> Iterator
             _skip_rest_of_line(text, aborted)
 
 
-def _skip_rest_of_line(text: io.TextIOWrapper, aborted: Callable[[], bool]) -> None:
+def _skip_rest_of_line(text: TextIO, aborted: Callable[[], bool]) -> None:
     while True:
         part = text.readline(1 << 16)
         if not part or part.endswith("\n"):

@@ -21,17 +21,15 @@ from agentcli.tools.diff import build_diff
 from agentcli.tools.display import CreatedDisplay, DiffDisplay
 from agentcli.tools.fileio import (
     TextFormat,
-    atomic_write,
     count_lines,
+    create_file,
     decode_text,
-    ensure_parent,
     ensure_read_and_fresh,
     looks_binary,
-    read_bytes,
+    read_current,
     record_read,
     replace_checked,
     stat_for_change,
-    write_failure,
 )
 
 
@@ -70,7 +68,7 @@ def _preview(inp: Any, workspace: Workspace) -> DiffDisplay:
     if st is None:
         return build_diff(display, "", inp.content)
     ensure_read_and_fresh(workspace, path, st, display, "overwriting it")
-    old_data, _seen = read_bytes(path, display)
+    old_data, _seen = read_current(workspace, path, display)
     return build_diff(display, _old_text(old_data) or "", inp.content)
 
 
@@ -83,19 +81,14 @@ def _write(inp: Any, workspace: Workspace) -> ToolResult:
     st = stat_for_change(path, display)
 
     if st is None:
-        ensure_parent(path, display)
-        try:
-            written = atomic_write(path, content.encode("utf-8"))
-        except OSError as exc:
-            raise write_failure(display, exc)
-        record_read(workspace, path, written)
+        create_file(workspace, path, content, display)
         return ToolResult(
             f"Created {display} ({size}).",
             display=CreatedDisplay(path=display, lines=lines),
         )
 
     ensure_read_and_fresh(workspace, path, st, display, "overwriting it")
-    old_data, seen_st = read_bytes(path, display)
+    old_data, seen_st = read_current(workspace, path, display)
     old_text = _old_text(old_data)
     fmt = _format_for(old_data)
     note = ""

@@ -1,0 +1,60 @@
+"""A permission question as ACP's `session/request_permission`, and the answer back.
+
+The gate decides what is asked and what an answer does; this module only
+translates. Our "once" answer is ACP's `allow_once`; "session" (this
+session) and "always" (saved in the project) are both `allow_always`,
+told apart by their ids and names; `reject_once` is the refusal and the
+turn goes on. A client that cancels the request (after `session/cancel`)
+interrupts the turn, as Esc at the TUI's question does. The gate has no
+"refuse from now on" answer, so `reject_always` is not offered.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agentcli.acp.schema import PermissionResponse
+from agentcli.acp.updates import diff_content
+from agentcli.permissions.types import PermissionAnswer, PermissionRequest, Scope
+from agentcli.tools.display import DiffDisplay
+
+REJECT = "reject_once"
+_ALLOW_IDS: dict[Scope, str] = {
+    "once": "allow_once",
+    "session": "allow_session",
+    "always": "allow_always",
+}
+_SCOPES: dict[str, Scope] = {option_id: scope for scope, option_id in _ALLOW_IDS.items()}
+
+
+def permission_params(session_id: str, request: PermissionRequest) -> dict[str, Any]:
+    """The params of `session/request_permission` for this question."""
+    options = [
+        {
+            "optionId": _ALLOW_IDS[option.scope],
+            "name": option.label,
+            "kind": "allow_once" if option.scope == "once" else "allow_always",
+        }
+        for option in request.options
+    ]
+    options.append({"optionId": REJECT, "name": "No", "kind": "reject_once"})
+    tool_call: dict[str, Any] = {
+        "toolCallId": request.tool_use_id,
+        "title": request.title + (f": {request.summary}" if request.summary else ""),
+        "rawInput": request.input,
+    }
+    preview = request.preview
+    if isinstance(preview, DiffDisplay) and request.path is not None:
+        tool_call["content"] = [diff_content(str(request.path), h.lines) for h in preview.hunks]
+    return {"sessionId": session_id, "toolCall": tool_call, "options": options}
+
+
+def answer_of(response: Any) -> PermissionAnswer:
+    """The person's answer in the client's response. An unknown option refuses."""
+    outcome = PermissionResponse.model_validate(response).outcome
+    if outcome.outcome == "cancelled":
+        return PermissionAnswer(allow=False, interrupt=True)
+    scope = _SCOPES.get(outcome.option_id or "")
+    if scope is None:
+        return PermissionAnswer(allow=False)
+    return PermissionAnswer(allow=True, scope=scope)
