@@ -4,9 +4,10 @@ The gate decides what is asked and what an answer does; this module only
 translates. Our "once" answer is ACP's `allow_once`; "session" (this
 session) and "always" (saved in the project) are both `allow_always`,
 told apart by their ids and names; `reject_once` is the refusal and the
-turn goes on. A client that cancels the request (after `session/cancel`)
-interrupts the turn, as Esc at the TUI's question does. The gate has no
-"refuse from now on" answer, so `reject_always` is not offered.
+turn goes on; `reject_always`, offered when the question has rules to go by
+(the ones "allow always" would add), refuses and makes them deny rules for
+the rest of the session. A client that cancels the request (after
+`session/cancel`) interrupts the turn, as Esc at the TUI's question does.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from agentcli.permissions.types import PermissionAnswer, PermissionRequest, Scop
 from agentcli.tools.display import DiffDisplay
 
 REJECT = "reject_once"
+REJECT_ALWAYS = "reject_always"
 _ALLOW_IDS: dict[Scope, str] = {
     "once": "allow_once",
     "session": "allow_session",
@@ -38,6 +40,15 @@ def permission_params(session_id: str, request: PermissionRequest) -> dict[str, 
         for option in request.options
     ]
     options.append({"optionId": REJECT, "name": "No", "kind": "reject_once"})
+    if request.rules:
+        refused = ", ".join(request.rules)
+        options.append(
+            {
+                "optionId": REJECT_ALWAYS,
+                "name": f"No, and refuse {refused} for the rest of this session",
+                "kind": "reject_always",
+            }
+        )
     tool_call: dict[str, Any] = {
         "toolCallId": request.tool_use_id,
         "title": request.title + (f": {request.summary}" if request.summary else ""),
@@ -54,6 +65,8 @@ def answer_of(response: Any) -> PermissionAnswer:
     outcome = PermissionResponse.model_validate(response).outcome
     if outcome.outcome == "cancelled":
         return PermissionAnswer(allow=False, interrupt=True)
+    if outcome.option_id == REJECT_ALWAYS:
+        return PermissionAnswer(allow=False, scope="session")
     scope = _SCOPES.get(outcome.option_id or "")
     if scope is None:
         return PermissionAnswer(allow=False)

@@ -110,6 +110,9 @@ class PermissionGate:
         if answer.interrupt:
             return GateResult(False, INTERRUPTED_AT_QUESTION, interrupt=True)
         if not answer.allow:
+            if answer.scope == "session":  # "no, and don't ask again" (ACP's reject_always)
+                for rule in question.rules:
+                    self.policy.add_session_deny(rule)
             return GateResult(False, refusal_message(name, answer))
         if name == EXIT_PLAN_MODE:  # the plan is approved: leave plan mode
             leave_plan_mode(self.policy, answer)

@@ -95,6 +95,11 @@ class PermissionPolicy:
         if rule not in self.allow:
             self.allow.append(rule)
 
+    def add_session_deny(self, rule: Rule) -> None:
+        """Refuse what `rule` matches for the rest of the session (deny beats allow)."""
+        if rule not in self.deny:
+            self.deny.append(rule)
+
     def decide(self, tool: Tool, inp: Any) -> Decision:
         return decide(self, tool, inp)
 

@@ -34,17 +34,19 @@ def request(*scopes: str) -> PermissionRequest:
         summary="make",
         reason="asks",
         options=tuple(PermissionOption(scope=s, label=s) for s in scopes),  # type: ignore[arg-type]
+        rules=("Bash(make:*)",) if "session" in scopes else (),
     )
 
 
 def test_the_question_is_a_request_the_library_accepts():
     params = permission_params("s1", request("once", "session", "always"))
     parsed = RequestPermissionRequest.model_validate(params)
-    assert [o.option_id for o in parsed.options] == [
-        "allow_once",
-        "allow_session",
-        "allow_always",
-        "reject_once",
+    assert [(o.option_id, o.kind) for o in parsed.options] == [
+        ("allow_once", "allow_once"),
+        ("allow_session", "allow_always"),
+        ("allow_always", "allow_always"),
+        ("reject_once", "reject_once"),
+        ("reject_always", "reject_always"),  # the question has rules to refuse by
     ]
     assert parsed.tool_call.title == "Bash command: make"
 
@@ -56,6 +58,7 @@ def test_the_question_is_a_request_the_library_accepts():
         ({"outcome": "selected", "optionId": "allow_session"}, True, "session", False),
         ({"outcome": "selected", "optionId": "allow_always"}, True, "always", False),
         ({"outcome": "selected", "optionId": "reject_once"}, False, "once", False),
+        ({"outcome": "selected", "optionId": "reject_always"}, False, "session", False),
         ({"outcome": "selected", "optionId": "something else"}, False, "once", False),
         ({"outcome": "cancelled"}, False, "once", True),
     ],

@@ -84,6 +84,7 @@ async def test_a_prompt_reads_and_edits_a_file_with_permission_allowed_once(fake
         "allow_always",
         "allow_always",
         "reject_once",
+        "reject_always",
     ]
     assert (
         tool_call.content[0].old_text == "value = 1"
@@ -110,6 +111,21 @@ async def test_a_rejected_edit_changes_nothing_and_the_turn_goes_on(fake_api, pr
     assert refused["is_error"] is True and "denied" in str(refused["content"])
     failed = [u for u in client.of_kind("tool_call_update") if u.status == "failed"]
     assert len(failed) == 1
+
+
+async def test_reject_always_refuses_the_same_command_again_without_asking(fake_api, project):
+    fake_api.enqueue(reply(tool_use("Bash", {"command": "npm publish"})))
+    fake_api.enqueue(reply(tool_use("Bash", {"command": "npm publish --tag next"})))
+    fake_api.enqueue(reply(text("Not published.")))
+    client = EditorClient(["reject_always"])
+    async with running_agent(client, project, fake_api) as conn:
+        session = await conn.new_session(cwd=str(project), mcp_servers=[])
+        done = await conn.prompt(session_id=session.session_id, prompt=[text_block("Publish")])
+
+    assert done.stop_reason == "end_turn"
+    assert len(client.questions) == 1  # the second publish was refused unasked
+    second = tool_results(fake_api, 2)[0]
+    assert second["is_error"] is True and "npm publish" in str(second["content"])
 
 
 async def test_cancel_mid_stream_ends_the_prompt_as_cancelled(fake_api, project):

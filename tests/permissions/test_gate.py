@@ -145,3 +145,18 @@ async def test_exit_plan_mode_refusal_keeps_planning(tmp_path):
     _request, result = await _ask(gate, ExitPlanModeTool(), ExitPlanModeInput(plan="p"), refusal)
     assert not result.allowed and "plan mode" in result.message
     assert gate.policy.mode is PermissionMode.PLAN
+
+
+async def test_a_refusal_for_the_session_refuses_the_same_calls_without_asking_again(tmp_path):
+    """ACP's `reject_always`: "no, and don't ask again" this session. The question's rules
+    become deny rules for the session; other calls still ask, nothing is written."""
+    gate = _gate(tmp_path)
+    tool = BashTool()
+    no_more = PermissionAnswer(allow=False, scope="session")
+    _request, result = await _ask(gate, tool, BashInput(command="npm publish"), no_more)
+
+    assert not result.allowed
+    assert [str(r) for r in gate.policy.deny] == ["Bash(npm publish:*)"]
+    assert gate.decide(tool, BashInput(command="npm publish --tag next")).behavior == "deny"
+    assert gate.decide(tool, BashInput(command="npm test")).behavior == "ask"
+    assert not (tmp_path / ".agentcli").exists()
