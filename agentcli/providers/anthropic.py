@@ -25,7 +25,7 @@ from typing import Any
 
 from agentcli.config.credentials import credential
 from agentcli.core.abort import AbortSignal
-from agentcli.providers import anthropic_errors
+from agentcli.providers import http_errors
 from agentcli.providers.anthropic_events import StreamState
 from agentcli.providers.anthropic_wire import (
     MessagesWire,
@@ -81,7 +81,7 @@ class AnthropicProvider:
                     yield event
                 return
             except Exception as exc:
-                failure = classify(exc, anthropic_errors, self.timeouts)
+                failure = classify(exc, http_errors, self.timeouts)
                 if state.content_started or not failure.retryable:
                     message = _final_message(failure, state.content_started)
                     raise ModelError(message, status=failure.status) from exc

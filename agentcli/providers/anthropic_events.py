@@ -11,7 +11,6 @@ to the API unchanged) or ignored (a new event), as the SDK does.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from agentcli.core.usage import Usage
@@ -23,6 +22,7 @@ from agentcli.providers.base import (
     TextChunk,
     ThinkingChunk,
 )
+from agentcli.providers.tool_input import parse_tool_input
 
 _JSON_INPUT_BLOCKS = ("tool_use", "server_tool_use")
 
@@ -105,22 +105,3 @@ def _without_nulls(value: Any) -> Any:
     if isinstance(value, list):
         return [_without_nulls(item) for item in value]
     return value
-
-
-def parse_tool_input(text: str) -> dict[str, Any]:
-    """Parse the streamed input JSON. Invalid JSON becomes a marker the engine reports.
-
-    Only JSON the API would take back in the next request counts: not Python's
-    NaN and Infinity, nor nesting deeper than the parser's recursion limit.
-    """
-    if not text.strip():
-        return {}
-    try:
-        value = json.loads(text, parse_constant=_refuse_constant)
-    except (ValueError, RecursionError):
-        return {"__invalid_json__": text}
-    return value if isinstance(value, dict) else {"__invalid_json__": text}
-
-
-def _refuse_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")

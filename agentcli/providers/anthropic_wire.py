@@ -18,7 +18,7 @@ from collections.abc import AsyncGenerator, Mapping
 from typing import Any
 
 from agentcli import __version__
-from agentcli.providers.anthropic_errors import event_error, status_error
+from agentcli.providers.http_errors import event_error, status_error
 from agentcli.providers.httpx_lean import httpx
 from agentcli.providers.retry import Timeouts
 from agentcli.providers.sse import sse_events

@@ -46,7 +46,7 @@ class StreamCut(Exception):
 
 def classify(exc: BaseException, sdk: ModuleType, timeouts: Timeouts) -> Failure:
     """The failure behind `exc`, raised by the `sdk` or below it: a module with the
-    `anthropic` SDK's three error names (providers/anthropic_errors.py, for our client)."""
+    `anthropic` SDK's three error names (providers/http_errors.py, for our client)."""
     if isinstance(exc, StreamCut):
         return Failure(str(exc))
     if isinstance(exc, sdk.APIStatusError):

@@ -1,28 +1,33 @@
-"""The errors of a provider that speaks HTTP through httpx itself, in the SDK's names.
+"""The errors our HTTP providers raise below their retry loop, in the SDK's names.
 
-`failures.classify()` reads three names from the SDK it is given
-(`APIStatusError`, `APIConnectionError`, `APITimeoutError`); this module
-offers the same three for providers without an SDK, so an OpenAI-compatible
-server's failures are worded and retried exactly like the Anthropic API's.
+`failures.classify()` reads three names from the module it is given
+(`APIStatusError`, `APIConnectionError`, `APITimeoutError`), as the `anthropic`
+SDK spells them; this module offers the same three for our own clients (the
+Messages API's and the OpenAI-compatible ones), so a failure is worded and
+retried the same way whichever server sent it.
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
-from httpx import Response
-from httpx import TimeoutException as APITimeoutError
-from httpx import TransportError as APIConnectionError
+from agentcli.providers.httpx_lean import httpx
 
-__all__ = ["APIConnectionError", "APIStatusError", "APITimeoutError", "status_error"]
+APIConnectionError = httpx.TransportError
+APITimeoutError = httpx.TimeoutException
+
+__all__ = ["APIConnectionError", "APIStatusError", "APITimeoutError", "event_error", "status_error"]
+
+_TEXT_SHOWN = 500  # of an error body that is not JSON (a proxy's HTML page, say)
 
 
 class APIStatusError(Exception):
-    """The server answered with an error: an HTTP status, or an error event in a
-    200 stream (`status_code` 200, the event's JSON in `body`)."""
+    """The API answered with an error: an HTTP status, or an `error` event inside a
+    200 stream (then `status_code` is 200 and `body` the event's JSON)."""
 
     def __init__(
-        self, message: str, *, status_code: int, body: Any, response: Response | None = None
+        self, message: str, *, status_code: int, body: Any, response: httpx.Response | None = None
     ) -> None:
         super().__init__(message)
         self.message = message
@@ -31,14 +36,32 @@ class APIStatusError(Exception):
         self.response = response
 
 
-def status_error(response: Response, raw: bytes) -> APIStatusError:
-    """The error a non-2xx `response` with body `raw` stands for."""
-    import json
-
+def status_error(response: httpx.Response, raw: bytes) -> APIStatusError:
+    """The error a response with an error status and body `raw` stands for."""
+    text = raw.decode("utf-8", "replace").strip()
     try:
-        body: Any = json.loads(raw)
+        body: Any = json.loads(text)
     except ValueError:
         body = None
-    text = raw.decode("utf-8", "replace").strip()
-    message = text[:500] if text and body is None else response.reason_phrase or "error"
+    status = response.status_code
+    if body is not None:
+        message = f"Error code: {status} - {body}"
+    else:
+        message = _shortened(text) or f"Error code: {status}"
+    return APIStatusError(message, status_code=status, body=body, response=response)
+
+
+def event_error(response: httpx.Response, data: str) -> APIStatusError:
+    """The error an `event: error` in the stream stands for."""
+    try:
+        body: Any = json.loads(data)
+    except ValueError:
+        body = None
+    message = _shortened(data) or f"Error code: {response.status_code}"
     return APIStatusError(message, status_code=response.status_code, body=body, response=response)
+
+
+def _shortened(text: str) -> str:
+    """`text` on one line, cut to a length a message can carry."""
+    line = " ".join(text.split())
+    return line if len(line) <= _TEXT_SHOWN else line[: _TEXT_SHOWN - 1] + "…"

@@ -33,9 +33,10 @@ from agentcli.providers.base import (
     ThinkingChunk,
 )
 from agentcli.providers.openai_chat_request import chat_body
-from agentcli.providers.openai_http import Endpoint, OpenAIHttp, SseEvent, stream_error
+from agentcli.providers.openai_http import Endpoint, OpenAIHttp, stream_error
 from agentcli.providers.openai_shared import as_int, tool_use_block, usage_from
 from agentcli.providers.retry import RetryPolicy, Timeouts
+from agentcli.providers.sse import SseEvent
 
 STOP_REASONS = {"stop": "end_turn", "tool_calls": "tool_use", "length": "max_tokens"}
 

@@ -16,21 +16,13 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-import httpx
-
 from agentcli.core.abort import AbortSignal
 from agentcli.providers import http_errors
 from agentcli.providers.base import ModelError, ProviderEvent, Retrying
 from agentcli.providers.failures import Failure, StreamCut, classify
+from agentcli.providers.httpx_lean import httpx
 from agentcli.providers.retry import GiveUp, RetryPolicy, RetryRun, Timeouts
-
-
-@dataclass(frozen=True, slots=True)
-class SseEvent:
-    """One Server-Sent Event: its `event:` name (None when unnamed) and its data."""
-
-    event: str | None
-    data: str
+from agentcli.providers.sse import SseEvent, sse_events
 
 
 class StreamReader(Protocol):
@@ -109,6 +101,8 @@ class OpenAIHttp:
             if response.status_code >= 400:
                 raise http_errors.status_error(response, await response.aread())
             async for event in sse_events(response.aiter_lines()):
+                if not event.data.strip():  # a keep-alive
+                    continue
                 for item in reader.handle(event):
                     yield item
         if not reader.finished:
@@ -133,26 +127,6 @@ def _final(failure: Failure, reader: StreamReader) -> str:
             " (not retried, since part of it had already arrived)"
         )
     return failure.cause
-
-
-async def sse_events(lines: AsyncIterator[str]) -> AsyncIterator[SseEvent]:
-    """Server-Sent Events from a stream of lines (comments and `id:` ignored)."""
-    name: str | None = None
-    data: list[str] = []
-    async for line in lines:
-        if not line:
-            if "".join(data).strip():  # an event with no data (a keep-alive) is skipped
-                yield SseEvent(name, "\n".join(data))
-            name, data = None, []
-            continue
-        field, _, value = line.partition(":")
-        value = value.removeprefix(" ")
-        if field == "event":
-            name = value
-        elif field == "data":
-            data.append(value)
-    if "".join(data).strip():
-        yield SseEvent(name, "\n".join(data))
 
 
 def stream_error(payload: dict[str, Any]) -> http_errors.APIStatusError:

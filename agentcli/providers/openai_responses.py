@@ -27,10 +27,11 @@ from agentcli.providers.base import (
     TextChunk,
     ThinkingChunk,
 )
-from agentcli.providers.openai_http import Endpoint, OpenAIHttp, SseEvent, stream_error
+from agentcli.providers.openai_http import Endpoint, OpenAIHttp, stream_error
 from agentcli.providers.openai_responses_request import responses_body
 from agentcli.providers.openai_shared import as_int, tool_use_block, usage_from
 from agentcli.providers.retry import RetryPolicy, Timeouts
+from agentcli.providers.sse import SseEvent
 
 
 class OpenAIResponsesProvider:

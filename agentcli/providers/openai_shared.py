@@ -15,6 +15,7 @@ import uuid
 from typing import Any
 
 from agentcli.core.usage import Usage
+from agentcli.providers.tool_input import parse_tool_input
 
 # Ids of tool calls must suit every API the conversation may go to next
 # (the Messages API takes `^[a-zA-Z0-9_-]+$`).
@@ -77,23 +78,7 @@ def arguments_json(block: dict[str, Any]) -> str:
 def tool_use_block(call_id: str | None, name: str, arguments: str) -> dict[str, Any]:
     """A tool call as our tool_use block: a safe id, the arguments parsed once."""
     safe = _ID_UNSAFE.sub("_", call_id or "") or f"call_{uuid.uuid4().hex[:24]}"
-    return {"type": "tool_use", "id": safe, "name": name, "input": parse_arguments(arguments)}
-
-
-def parse_arguments(text: str) -> dict[str, Any]:
-    """Parse the streamed arguments. Invalid JSON becomes the marker the engine reports
-    (`__invalid_json__`), as for the Anthropic provider."""
-    if not text.strip():
-        return {}
-    try:
-        value = json.loads(text, parse_constant=_refuse_constant)
-    except (ValueError, RecursionError):
-        return {"__invalid_json__": text}
-    return value if isinstance(value, dict) else {"__invalid_json__": text}
-
-
-def _refuse_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
+    return {"type": "tool_use", "id": safe, "name": name, "input": parse_tool_input(arguments)}
 
 
 def usage_from(prompt: int, output: int, cached: int) -> Usage:

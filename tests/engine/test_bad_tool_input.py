@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from agentcli.engine.events import EndReason, ToolCallFinished, TurnEnded
 from agentcli.permissions.types import PermissionMode
-from agentcli.providers.anthropic_events import parse_tool_input
+from agentcli.providers.tool_input import parse_tool_input
 from agentcli.session import records
 from agentcli.session.loader import load_session
 from agentcli.session.writer import TranscriptWriter

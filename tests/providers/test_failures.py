@@ -13,7 +13,7 @@ import socket
 import httpcore
 import httpx
 
-from agentcli.providers import anthropic_errors
+from agentcli.providers import http_errors
 from agentcli.providers.failures import classify
 from agentcli.providers.retry import Timeouts
 
@@ -33,7 +33,7 @@ def test_a_host_that_does_not_resolve_is_named():
         httpx.ConnectError("[Errno -2] Name or service not known"),
     )
 
-    failure = classify(error, anthropic_errors, TIMEOUTS)
+    failure = classify(error, http_errors, TIMEOUTS)
 
     assert failure.cause == "host not found (Name or service not known)"
     assert failure.retryable and failure.status is None and not failure.silence
@@ -42,7 +42,7 @@ def test_a_host_that_does_not_resolve_is_named():
 def test_a_connect_timeout_names_the_connect_limit_not_the_idle_one():
     error = wrapped(httpcore.ConnectTimeout(""), httpx.ConnectTimeout(""))
 
-    failure = classify(error, anthropic_errors, TIMEOUTS)
+    failure = classify(error, http_errors, TIMEOUTS)
 
     assert failure.cause == "no connection within 10 s" and not failure.silence
 
@@ -50,13 +50,13 @@ def test_a_connect_timeout_names_the_connect_limit_not_the_idle_one():
 def test_silence_before_the_headers_is_named_with_the_idle_timeout():
     error = wrapped(httpcore.ReadTimeout(""), httpx.ReadTimeout(""))
 
-    failure = classify(error, anthropic_errors, TIMEOUTS)
+    failure = classify(error, http_errors, TIMEOUTS)
 
     assert failure.cause == "no response for 2 min" and failure.silence
 
 
 def test_an_unknown_error_is_not_retried():
-    failure = classify(KeyError("surprise"), anthropic_errors, TIMEOUTS)
+    failure = classify(KeyError("surprise"), http_errors, TIMEOUTS)
 
     assert not failure.retryable
     assert failure.cause == "Unexpected error from the model API: KeyError: 'surprise'"
@@ -64,9 +64,9 @@ def test_an_unknown_error_is_not_retried():
 
 def test_an_error_page_that_is_not_json_is_quoted_in_short():
     page = b"<html>\n  <body>502 Bad Gateway</body>\n" + b"x" * 2000 + b"</html>"
-    error = anthropic_errors.status_error(httpx.Response(502), page)
+    error = http_errors.status_error(httpx.Response(502), page)
 
-    failure = classify(error, anthropic_errors, TIMEOUTS)
+    failure = classify(error, http_errors, TIMEOUTS)
 
     assert failure.cause.startswith("API Error 502: <html> <body>502 Bad Gateway</body> xxx")
     assert failure.cause.endswith("x…") and len(failure.cause) < 600
@@ -76,8 +76,8 @@ def test_an_error_page_that_is_not_json_is_quoted_in_short():
 def test_the_api_error_message_is_the_one_shown():
     body = b'{"type":"error","error":{"type":"rate_limit_error","message":"Slow down"}}'
     response = httpx.Response(429, headers={"retry-after": "3"})
-    error = anthropic_errors.status_error(response, body)
+    error = http_errors.status_error(response, body)
 
-    failure = classify(error, anthropic_errors, TIMEOUTS)
+    failure = classify(error, http_errors, TIMEOUTS)
 
     assert (failure.cause, failure.retry_after) == ("API Error 429: Slow down", "3")

@@ -207,11 +207,16 @@ async def test_an_unreachable_server_names_the_provider_and_its_address():
         await provider.aclose()
 
 
-async def test_sse_framing_skips_comments_and_empty_keep_alives():
-    from agentcli.providers.openai_http import SseEvent, sse_events
+async def test_sse_framing_skips_comments_and_keeps_empty_events_for_the_provider_to_skip():
+    """One SSE reader for every provider (providers/sse.py): comments vanish, an empty
+    `data:` is an event (OpenAIHttp skips it as a keep-alive), data lines join."""
+    from agentcli.providers.sse import SseEvent, sse_events
 
     async def lines():
         for line in [": keep-alive", "", "data:", "", "event: x", 'data: {"a":', "data: 1}", ""]:
             yield line
 
-    assert [e async for e in sse_events(lines())] == [SseEvent("x", '{"a":\n1}')]
+    assert [e async for e in sse_events(lines())] == [
+        SseEvent(None, ""),
+        SseEvent("x", '{"a":\n1}'),
+    ]
