@@ -41,6 +41,10 @@ def load_sdk() -> None:
     import agentcli.mcp.connection  # noqa: F401
 
 
+# How long past the start-up timeout `wait_ready()` waits for servers to fail themselves.
+SETTLE_GRACE_S = 5.0
+
+
 class McpManager:
     def __init__(
         self,
@@ -80,11 +84,14 @@ class McpManager:
 
     async def wait_ready(self, timeout: float | None = None) -> bool:
         """Wait until every started server is connected or has failed; False when
-        `timeout` (seconds; default: the start-up timeout) ran out first."""
+        `timeout` (seconds) ran out first. By default the wait ends when each server has
+        settled itself, at the latest at its own start-up timeout: a timer on the same
+        deadline here could fire first on a busy machine and leave a server "pending"
+        (SETTLE_GRACE_S covers that, and only bounds a connection that never settles)."""
         waits = [connection.settled() for connection in self._connections.values()]
         if not waits:
             return True
-        limit = self.startup_timeout_s if timeout is None else timeout
+        limit = self.startup_timeout_s + SETTLE_GRACE_S if timeout is None else timeout
         try:
             await asyncio.wait_for(asyncio.gather(*waits), limit)
         except TimeoutError:

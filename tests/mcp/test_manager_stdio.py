@@ -191,6 +191,27 @@ async def test_a_server_slower_than_the_startup_timeout_fails_and_is_ended(mcp_m
     await eventually(lambda: tagged_processes(tag) == [])
 
 
+async def test_wait_ready_waits_for_a_late_server_to_fail_itself(mcp_manager, monkeypatch):
+    """On a busy machine a server's own deadline can fire after a wait on the same
+    deadline: wait_ready() must not come back while the server is still pending."""
+    from agentcli.mcp.connection import Connection
+
+    expire = Connection._startup_expired
+
+    def late(connection, startup):  # the event loop was busy when the deadline came
+        asyncio.get_running_loop().call_later(0.3, expire, connection, startup)
+
+    monkeypatch.setattr(Connection, "_startup_expired", late)
+    tag = uuid.uuid4().hex
+    manager = mcp_manager(stdio("slowpoke", "--delay", "60", "--tag", tag), startup_s=0.5)
+    await manager.start()
+
+    assert await manager.wait_ready()
+
+    assert state_of(manager, "slowpoke").error == "did not start within 0.5 s (MCP_TIMEOUT)"
+    await eventually(lambda: tagged_processes(tag) == [])
+
+
 async def test_a_slow_server_delays_nobody_else(mcp_manager):
     tag = uuid.uuid4().hex
     manager = mcp_manager(stdio("quick"), stdio("slowpoke", "--delay", "60", "--tag", tag))
