@@ -27,7 +27,7 @@ from typing import Any
 from agentcli.agents.definitions import load_agents
 from agentcli.agents.sub_engine import catalog_of
 from agentcli.composition import assemble
-from agentcli.config.credentials import keep_credentials_private
+from agentcli.config.credentials import keep_private
 from agentcli.config.mcp_servers import load_mcp_servers
 from agentcli.config.notices import Notice, startup_notices
 from agentcli.config.paths import project_dir
@@ -159,7 +159,7 @@ def build_engine(
     retention = settings.checkpoint_retention_days
     start_pruning(int(retention.value) if retention is not None else None)  # in the background
     # The providers' keys, like Anthropic's, are for agentcli only: no child inherits them.
-    keep_credentials_private(api_key_variables(providers_of(settings)))
+    keep_private(api_key_variables(providers_of(settings)))
     workspace = Workspace(
         root=options.cwd,
         extra_dirs=[path for path, _source in settings.additional_dirs],

@@ -30,4 +30,9 @@ def isolated_home(tmp_path_factory, monkeypatch):
         "MCP_TOOL_TIMEOUT",
     ):
         monkeypatch.delenv(name, raising=False)
+    # Keys a provider's settings took out of the environment (config/credentials.py)
+    # are process-wide: each test starts without any an earlier one left.
+    from agentcli.config import credentials
+
+    monkeypatch.setattr(credentials, "_kept", {})
     return home

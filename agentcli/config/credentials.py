@@ -12,6 +12,9 @@ print it into the conversation or send it elsewhere. So:
   them out of `os.environ` (so no child, whoever starts it, inherits them)
   and makes the process non-dumpable (so a child running as the same user
   cannot read them back from /proc/<agentcli>/environ or its memory);
+  `keep_private(names)` does the same for the providers' variables once the
+  settings name them (building an engine: it leaves the rest alone, so a
+  program embedding agentcli keeps its own environment);
 - `child_env()` is the environment for a child: without them, plus the
   settings' `env`, where `${NAME}` takes NAME from agentcli's own
   environment. A setting that names a credential is the one way to pass it
@@ -41,7 +44,13 @@ def credential(name: str) -> str | None:
 def keep_credentials_private(more: Iterable[str] = ()) -> None:
     """Move the credentials out of os.environ and make this process non-dumpable.
     `more`: variables the settings name as holding a key (a provider's `apiKeyEnv`)."""
-    for name in (*CREDENTIAL_VARIABLES, *more):
+    keep_private((*CREDENTIAL_VARIABLES, *more))
+
+
+def keep_private(names: Iterable[str]) -> None:
+    """Move just these variables out of os.environ (into `credential()`'s reach), and
+    make this process non-dumpable once it holds any."""
+    for name in names:
         value = os.environ.pop(name, None)
         if value:
             _kept[name] = value

@@ -106,3 +106,30 @@ def test_the_binary_takes_its_key_out_of_the_environment_children_inherit(tmp_pa
 def test_a_child_cannot_read_the_key_back_from_proc(tmp_path):
     lines = _probe(tmp_path, "cat /proc/$PPID/environ | tr '\\0' '\\n'")
     assert lines[-1] == "child sees key: False"
+
+
+def test_building_an_engine_takes_only_the_providers_key_variables_out(tmp_path, monkeypatch):
+    """The binary hides agentcli's own keys at start (`__main__`); building an engine
+    hides just the variables the settings' providers name. It must not take the
+    Anthropic key out of an embedding program's environment (a test suite's, an SDK
+    host's) for good: a later engine without that key must still see it missing."""
+    from agentcli.bootstrap import Options, build_engine
+    from agentcli.composition import finish_session
+    from agentcli.config import credentials
+
+    monkeypatch.setenv("AGENTCLI_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-embedder")
+    monkeypatch.setenv("LOCAL_KEY", "local-secret")
+    monkeypatch.setattr(credentials, "_kept", {})
+    project = tmp_path / "project"
+    (project / ".agentcli").mkdir(parents=True)
+    (project / ".agentcli" / "settings.json").write_text(
+        '{"providers": {"local": {"type": "openai-chat", "baseUrl": "http://127.0.0.1:9/v1",'
+        ' "apiKeyEnv": "LOCAL_KEY"}}}'
+    )
+
+    finish_session(build_engine(Options(cwd=project, trusted=True), None))
+
+    assert os.environ["ANTHROPIC_API_KEY"] == "sk-embedder"
+    assert "LOCAL_KEY" not in os.environ and "LOCAL_KEY" not in child_env({})
+    assert credentials.credential("LOCAL_KEY") == "local-secret"
