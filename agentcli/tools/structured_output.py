@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from jsonschema import Draft202012Validator
 from pydantic import ConfigDict
 
 from agentcli.tools.base import Tool, ToolContext, ToolInput, ToolResult
@@ -51,9 +50,7 @@ class StructuredOutputTool(Tool):
         }
 
     async def run(self, inp: Any, ctx: ToolContext) -> ToolResult:
-        problems = [
-            e.message for e in Draft202012Validator(self.output_schema).iter_errors(output_of(inp))
-        ]
+        problems = [e.message for e in _validator(self.output_schema).iter_errors(output_of(inp))]
         if problems:
             listed = "; ".join(sorted(problems)[:MAX_PROBLEMS])
             return ToolResult(
@@ -68,3 +65,11 @@ def output_of(inp: Any) -> dict[str, Any]:
     """The object the model gave (the input model keeps it as extra fields)."""
     extra = getattr(inp, "model_extra", None)
     return dict(extra) if extra else {}
+
+
+def _validator(schema: dict[str, Any]) -> Any:
+    """jsonschema's validator, imported only when a run has --json-schema (it costs a
+    run that has none about 50 ms of start-up)."""
+    from jsonschema import Draft202012Validator
+
+    return Draft202012Validator(schema)

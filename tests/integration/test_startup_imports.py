@@ -49,6 +49,21 @@ def test_a_one_shot_run_answers_without_importing_the_sdk(fake_api, tmp_path):
     assert not {name for name in loaded if name.split(".")[0] == "anthropic"}
 
 
+def test_a_one_shot_run_loads_nothing_only_other_features_need(fake_api, tmp_path):
+    """What a plain `-p hi` never uses stays unloaded: the MCP SDK (no servers),
+    jsonschema (no --json-schema), YAML (no command or agent files), the ACP and SDK
+    front ends, the HTML converter, and httpx's command-line tool (click, rich)."""
+    fake_api.enqueue(reply(text("Hello!")))
+
+    done = run_python(["-m", "agentcli", "-p", "hi"], tmp_path, fake_api.base_url)
+
+    assert done.returncode == 0, done.stderr[-2000:]
+    roots = {name.split(".")[0] for name in imported_modules(done.stderr)}
+    loaded = imported_modules(done.stderr)
+    assert not roots & {"mcp", "jsonschema", "yaml", "html_to_markdown", "rich", "click", "textual"}
+    assert not {"agentcli.acp.agent", "agentcli.sdk.session"} & loaded
+
+
 def test_the_provider_the_app_loads_does_not_import_the_sdk(fake_api, tmp_path):
     build = "from agentcli.bootstrap import make_provider; make_provider()"
 
