@@ -6,7 +6,9 @@ connected until `close()` or until the transport ends (the process exited,
 the connection dropped). Start-up is bounded by the start-up timeout; the
 task's cancel scope is what enforces it, so an abandoned start-up unwinds
 the SDK's task groups in order and the stdio shutdown (close stdin, then
-SIGTERM, SIGKILL to the process group) always runs.
+SIGTERM, SIGKILL to the process group) always runs: a cancellation asked
+for while the process is being spawned waits until the SDK holds it
+(startup.py).
 
 Changes to the lists arrive two ways: legacy (handshake-era) servers send
 `notifications/*/list_changed`, modern (2026-07-28) ones answer a
@@ -53,6 +55,7 @@ from agentcli import __version__
 from agentcli.mcp import listings
 from agentcli.mcp.errors import McpCallError
 from agentcli.mcp.results import content_blocks, resource_blocks, tool_result
+from agentcli.mcp.startup import Startup
 from agentcli.mcp.status import PromptInfo, ResourceInfo, ServerStatus, State
 from agentcli.mcp.stderr_tail import StderrTail
 from agentcli.mcp.tools import ToolSpec
@@ -98,7 +101,7 @@ class Connection:
         self._client: Client | None = None
         self._stderr: StderrTail | None = None
         self._task: asyncio.Task[None] | None = None
-        self._startup: anyio.CancelScope | None = None
+        self._startup: Startup | None = None
         self._settled = asyncio.Event()
         self._wake = anyio.Event()  # close() or the transport's end
         self._lost = anyio.Event()
@@ -144,15 +147,15 @@ class Connection:
         if self.server.spec.type == "stdio":
             self._stderr = StderrTail()
         try:
-            with anyio.CancelScope() as startup:
-                self._startup = startup
+            startup = self._startup = Startup()
+            with startup.scope:
                 # Past the deadline the server is failed at once; unwinding the start-up
                 # (a stdio server's shutdown) goes on in this task, which close() awaits.
                 timer = asyncio.get_running_loop().call_later(
                     self._startup_timeout_s, self._startup_expired, startup
                 )
                 try:
-                    await self._connected_life(timer)
+                    await self._connected_life(startup, timer)
                 finally:
                     timer.cancel()
         except Exception as exc:
@@ -164,11 +167,11 @@ class Connection:
             if self._stderr is not None:
                 self._stderr.close()
 
-    def _startup_expired(self, startup: anyio.CancelScope) -> None:
+    def _startup_expired(self, startup: Startup) -> None:
         self._fail(f"did not start within {self._startup_timeout_s:g} s (MCP_TIMEOUT)")
         startup.cancel()
 
-    async def _connected_life(self, startup_timer: asyncio.TimerHandle) -> None:
+    async def _connected_life(self, startup: Startup, startup_timer: asyncio.TimerHandle) -> None:
         async with AsyncExitStack() as stack:
             transport = await open_transport(
                 self.server.spec,
@@ -177,6 +180,7 @@ class Connection:
                 env=self._env,
                 lost=self._lost,
                 stderr=self._stderr,
+                startup=startup,
             )
             client = Client(
                 transport,

@@ -3,7 +3,9 @@
 A stdio server is started in the project folder with agentcli's environment
 (credentials left out, as for Bash: config/credentials.py), the settings'
 `env`, and the server's own `env` over both; its stderr goes to a
-`StderrTail`. Remote servers get their `headers` on every request.
+`StderrTail`; its spawn runs under the start-up's `spawning()` (startup.py),
+so a cancellation never orphans the process. Remote servers get their
+`headers` on every request.
 
 Every transport's read stream is wrapped so that its end (the process
 exited, the connection dropped) sets `lost`: the SDK fails the calls in
@@ -28,6 +30,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.message import SessionMessage
 
 from agentcli.config.credentials import child_env
+from agentcli.mcp.startup import Startup
 from agentcli.mcp.stderr_tail import StderrTail
 
 if TYPE_CHECKING:
@@ -47,6 +50,7 @@ async def open_transport(
     env: Mapping[str, str],
     lost: anyio.Event,
     stderr: StderrTail | None,
+    startup: Startup,
 ) -> Transport:
     """The transport for `spec` (not yet entered); what it needs is closed with `stack`."""
     if spec.type == "stdio":
@@ -57,7 +61,7 @@ async def open_transport(
             env={**child_env(env), **spec.env},
             cwd=cwd,
         )
-        return _watched(stdio_client(params, errlog=stderr.errlog), lost, stderr)
+        return _watched_stdio(stdio_client(params, errlog=stderr.errlog), lost, stderr, startup)
     headers = dict(spec.headers)
     if spec.type == "sse":
         return _watched(
@@ -75,12 +79,19 @@ async def open_transport(
 
 
 @asynccontextmanager
-async def _watched(
-    transport: Transport, lost: anyio.Event, stderr: StderrTail | None = None
-) -> AsyncIterator[TransportStreams]:
+async def _watched(transport: Transport, lost: anyio.Event) -> AsyncIterator[TransportStreams]:
     async with transport as (read, write):
-        if stderr is not None:
-            stderr.spawned()  # the process runs: its stderr's EOF is now its own
+        yield _WatchedRead(read, lost), write
+
+
+@asynccontextmanager
+async def _watched_stdio(
+    transport: Transport, lost: anyio.Event, stderr: StderrTail, startup: Startup
+) -> AsyncIterator[TransportStreams]:
+    async with AsyncExitStack() as stack:
+        with startup.spawning():  # from here on the SDK's shutdown ends the process
+            read, write = await stack.enter_async_context(transport)
+        stderr.spawned()  # the process runs: its stderr's EOF is now its own
         yield _WatchedRead(read, lost), write
 
 

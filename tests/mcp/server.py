@@ -1,13 +1,16 @@
 """A small MCP server for the tests, written with the SDK's MCPServer (FastMCP).
 
     python -m tests.mcp.server [--http | --sse] [--legacy] [--delay S] [--fail-at-start]
+        [--ignore-sigterm]
 
 Over stdio by default. With --http (streamable HTTP) or --sse it serves on
 127.0.0.1 on a free port, prints `MCP_URL=<url>` (one flushed line) and
 serves until its stdin reaches EOF or a signal ends it. --legacy refuses
 `server/discover`, so clients fall back to the handshake era (2025-11-25)
-and list changes travel as notifications. --delay waits before serving;
---fail-at-start writes to stderr and exits 1.
+and list changes travel as notifications. --delay waits before serving
+(deaf to its stdin's EOF meanwhile); --ignore-sigterm makes it deaf to
+SIGTERM too (only SIGKILL ends it); --fail-at-start writes to stderr and
+exits 1.
 
 What it offers, one of each thing a client must handle: tools returning text
 (echo), text + image + structured content (picture), an embedded resource
@@ -164,11 +167,14 @@ def main() -> None:
     parser.add_argument("--legacy", action="store_true")
     parser.add_argument("--delay", type=float, default=0.0)
     parser.add_argument("--fail-at-start", action="store_true")
+    parser.add_argument("--ignore-sigterm", action="store_true")
     parser.add_argument("--tag", default="", help="ignored: lets a test find this process")
     args = parser.parse_args()
     if args.fail_at_start:
         print("cannot start: the config file is missing", file=sys.stderr, flush=True)
         sys.exit(1)
+    if args.ignore_sigterm:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
     if args.delay:
         import time
 
