@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from agentcli.config import credentials
 from tests.fakeapi.fixtures import fake_api  # noqa: F401  (re-exported fixture)
 from tests.fakeopenai.fixtures import fake_openai  # noqa: F401  (re-exported fixture)
 from tests.mcp.everything import needs_everything  # noqa: F401  (re-exported fixture)
@@ -30,4 +31,7 @@ def isolated_home(tmp_path_factory, monkeypatch):
         "MCP_TOOL_TIMEOUT",
     ):
         monkeypatch.delenv(name, raising=False)
+    # Credentials an earlier test's engine took out of os.environ (bootstrap keeps them
+    # for the rest of the process) must not give this test a key it does not set.
+    monkeypatch.setattr(credentials, "_kept", {})
     return home
