@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from agentcli.config import credentials
 from tests.fakeapi.fixtures import fake_api  # noqa: F401  (re-exported fixture)
 from tests.fakeopenai.fixtures import fake_openai  # noqa: F401  (re-exported fixture)
 from tests.mcp.everything import needs_everything  # noqa: F401  (re-exported fixture)
@@ -32,7 +33,5 @@ def isolated_home(tmp_path_factory, monkeypatch):
         monkeypatch.delenv(name, raising=False)
     # Keys a provider's settings took out of the environment (config/credentials.py)
     # are process-wide: each test starts without any an earlier one left.
-    from agentcli.config import credentials
-
     monkeypatch.setattr(credentials, "_kept", {})
     return home

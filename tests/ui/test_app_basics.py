@@ -155,7 +155,7 @@ async def test_message_typed_before_the_provider_is_ready_is_queued_then_sent(tm
         await pilot.pause()
         assert app.queue == ["early"] and not app.engine.messages
         app.engine.connect(provider)
-        app._engine_ready()
+        app.sessions.engine_ready()
         await wait_for(pilot, lambda: app.engine.messages, "the queued message")
         await idle(pilot, app)
         assert app.engine.messages[0]["content"] == [text("early")]
