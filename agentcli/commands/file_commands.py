@@ -20,8 +20,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agentcli.commands.command_files import CommandFile, load_command_files
-from agentcli.commands.command_run import CommandRun
-from agentcli.commands.expansion import Blocks, ExpansionError
 from agentcli.commands.registry import (
     Command,
     CommandContext,
@@ -31,6 +29,10 @@ from agentcli.commands.registry import (
 )
 
 if TYPE_CHECKING:
+    # Running a command pulls in the permission and tool modules: loaded when one runs,
+    # not with the app (its first frame) nor with every -p.
+    from agentcli.commands.command_run import CommandRun
+    from agentcli.commands.expansion import Blocks
     from agentcli.engine.query_engine import QueryEngine
     from agentcli.permissions.question import PermissionQuestion
     from agentcli.permissions.types import PermissionAnswer
@@ -73,6 +75,8 @@ async def _run_in_app(command: CommandFile, ctx: CommandContext) -> None:
     runs: list[CommandRun] = []  # made when the turn starts: the engine is built by then
 
     def turn() -> Any:
+        from agentcli.commands.command_run import CommandRun
+
         runs.append(CommandRun(app.built_engine(), command, ctx.args))
         return runs[0].turn()
 
@@ -81,6 +85,7 @@ async def _run_in_app(command: CommandFile, ctx: CommandContext) -> None:
 
 
 async def _content_in_app(app: Any, runs: list[CommandRun]) -> Blocks:
+    from agentcli.commands.expansion import ExpansionError
     from agentcli.ui.outgoing import NotSent
 
     async def ask(question: PermissionQuestion) -> PermissionAnswer:
@@ -107,4 +112,8 @@ def headless_command(engine: QueryEngine, prompt: str) -> tuple[CommandRun | Non
     load_command_modules()  # the built-ins, which keep their names
     found = load_command_files(engine.workspace.root, taken=lambda name: name in REGISTRY)
     command = found.get(parsed[0])
-    return (CommandRun(engine, command, parsed[1]) if command else None), found.problems
+    if command is None:
+        return None, found.problems
+    from agentcli.commands.command_run import CommandRun
+
+    return CommandRun(engine, command, parsed[1]), found.problems
