@@ -76,7 +76,10 @@ def _handler(site: Site) -> type[BaseHTTPRequestHandler]:
                 return
             self.send_header("content-length", str(len(answer.body)))
             self.end_headers()
-            self.wfile.write(answer.body)
+            try:
+                self.wfile.write(answer.body)
+            except (BrokenPipeError, ConnectionResetError):  # the client stopped reading
+                self.close_connection = True
 
         def _send_chunked(self, body: bytes) -> None:
             size = 64 * 1024
