@@ -67,11 +67,17 @@ def open_private(path: Path, flags: int) -> int:
 def write_private_atomic(path: Path, text: str) -> None:
     """Write `text` to `path` atomically (a temp file, fsync, rename), 0600, folder 0700."""
     make_private_dir(path.parent)
+    write_atomic(path, text.encode("utf-8"), FILE_MODE)
+
+
+def write_atomic(path: Path, data: bytes, mode: int) -> None:
+    """`path` holds `data` with `mode`, all at once: a temp file beside it, fsynced,
+    renamed over it. Its folder must exist; a failure leaves `path` as it was."""
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            os.fchmod(handle.fileno(), FILE_MODE)
-            handle.write(text)
+        with os.fdopen(fd, "wb") as handle:
+            os.fchmod(handle.fileno(), mode)
+            handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)

@@ -20,12 +20,11 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agentcli.config.private_files import FILE_MODE, make_private_dir
+from agentcli.config.private_files import FILE_MODE, make_private_dir, write_atomic
 
 MAX_STORED_BYTES = 10 * 1024 * 1024
 _CHUNK = 1024 * 1024
@@ -124,14 +123,4 @@ class BlobStore:
             os.utime(target)  # in use again: not to be pruned
             return
         make_private_dir(target.parent)
-        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".blob.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                os.fchmod(handle.fileno(), FILE_MODE)
-                handle.write(data)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(tmp, target)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_atomic(target, data, FILE_MODE)

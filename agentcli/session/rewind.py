@@ -19,12 +19,11 @@ it is left alone and reported, unless it already holds that content.
 
 from __future__ import annotations
 
-import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from agentcli.config.private_files import write_atomic
 from agentcli.session.checkpoint_blobs import FileState, file_hash
 from agentcli.session.checkpoints import PromptMark, SessionCheckpoints
 
@@ -190,14 +189,4 @@ def _why_not(before: FileState) -> str:
 def _write(path: Path, data: bytes, mode: int) -> None:
     """`path` holds `data` with `mode`, all at once (a temp file renamed over it)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".rewind")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            os.fchmod(handle.fileno(), mode)
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_atomic(path, data, mode)
