@@ -80,19 +80,6 @@ async def _start_mcp(mcp: McpManager) -> None:
     await mcp.start()
 
 
-async def _wait_for_servers(mcp: McpManager, abort: AbortSignal) -> None:
-    """Until every server is connected or failed (MCP_TIMEOUT at most), or Ctrl+C."""
-    waiting = asyncio.ensure_future(mcp.wait_ready())
-    remove = abort.on_abort(waiting.cancel)
-    try:
-        await waiting
-    except asyncio.CancelledError:
-        if not abort.aborted:
-            raise
-    finally:
-        remove()
-
-
 @dataclass
 class _Run:
     """What the command line and the set-up hand the run."""
@@ -124,7 +111,7 @@ async def _run_engine(engine: QueryEngine, run: _Run) -> int:
         report(f"error: {error.message}")
         return EXIT_ERROR
     if engine.mcp is not None:  # a one-shot run uses its servers: wait for each (bounded)
-        await _wait_for_servers(engine.mcp, run.abort)
+        await engine.mcp.wait_ready_unless(run.abort)  # every server, MCP_TIMEOUT at most
         for server in engine.mcp.status():
             if server.state == "failed":
                 report(f"warning: MCP server {server.name} failed: {server.error}")

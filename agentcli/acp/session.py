@@ -83,15 +83,7 @@ class AcpSession:
         mcp = self.engine.mcp
         if mcp is None or not mcp.configured:
             return
-        waiting = asyncio.ensure_future(mcp.wait_ready())
-        remove = abort.on_abort(waiting.cancel)
-        try:
-            await waiting
-        except asyncio.CancelledError:
-            if not abort.aborted:
-                raise
-        finally:
-            remove()
+        await mcp.wait_ready_unless(abort)
 
     def cancel(self) -> None:
         """`session/cancel`: stop the turn (its open question is withdrawn with it)."""

@@ -30,6 +30,7 @@ from agentcli.mcp.status import PromptInfo, ResourceInfo, ServerStatus, State
 
 if TYPE_CHECKING:
     from agentcli.config.mcp_servers import ConfiguredServer, McpServers
+    from agentcli.core.abort import AbortSignal
     from agentcli.mcp.connection import Connection
     from agentcli.tools.base import Tool
 
@@ -97,6 +98,19 @@ class McpManager:
         except TimeoutError:
             return False
         return True
+
+    async def wait_ready_unless(self, abort: AbortSignal) -> None:
+        """`wait_ready()`, cut short when `abort` fires (Ctrl+C, a client's cancel): a
+        front end's first prompt waits for the servers' tools, but not past a stop."""
+        waiting = asyncio.ensure_future(self.wait_ready())
+        remove = abort.on_abort(waiting.cancel)
+        try:
+            await waiting
+        except asyncio.CancelledError:
+            if not abort.aborted:
+                raise
+        finally:
+            remove()
 
     async def reconnect(self, name: str) -> None:
         """Close the server's connection, if any, and connect again (a disabled one too)."""
