@@ -147,6 +147,10 @@ def run(argv: list[str]) -> int:
         return mcp_main(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.rewind_to is None:  # every run but a rewind talks to a model over HTTPS
+        from agentcli.providers import tls
+
+        tls.prepare()  # the certificates load on another core while the rest starts
     if args.acp:
         if args.print_mode or args.prompt is not None:
             parser.error("--acp takes its prompts from the client; drop -p and the prompt")

@@ -22,6 +22,7 @@ from agentcli.providers.http_errors import event_error, status_error
 from agentcli.providers.httpx_lean import httpx
 from agentcli.providers.retry import Timeouts
 from agentcli.providers.sse import sse_events
+from agentcli.providers.tls import context as tls_context
 
 API_VERSION = "2026-10-21"  # what anthropic 2.14 sends
 DEFAULT_BASE_URL = "https://api.anthropic.com"
@@ -68,6 +69,7 @@ class MessagesWire:
             headers=dict(headers),
             timeout=httpx.Timeout(timeouts.idle_s, connect=timeouts.connect_s),
             follow_redirects=True,
+            verify=tls_context(),  # made while the app started (providers/tls.py)
         )
 
     @property

@@ -23,6 +23,7 @@ from agentcli.providers.failures import Failure, StreamCut, classify
 from agentcli.providers.httpx_lean import httpx
 from agentcli.providers.retry import GiveUp, RetryPolicy, RetryRun, Timeouts
 from agentcli.providers.sse import SseEvent, sse_events
+from agentcli.providers.tls import context as tls_context
 
 
 class StreamReader(Protocol):
@@ -58,6 +59,7 @@ class OpenAIHttp:
             base_url=endpoint.base_url.rstrip("/"),
             headers=headers,
             timeout=httpx.Timeout(self.timeouts.idle_s, connect=self.timeouts.connect_s),
+            verify=tls_context(),  # made while the app started (providers/tls.py)
         )
 
     async def aclose(self) -> None:

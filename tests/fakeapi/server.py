@@ -16,6 +16,7 @@ import json
 import selectors
 import socket
 import socketserver
+import ssl
 import struct
 import sys
 import threading
@@ -444,8 +445,10 @@ class FakeAnthropic:
         host: str = "127.0.0.1",
         port: int = 0,
         on_request: Callable[[RecordedRequest], None] | None = None,
+        tls: ssl.SSLContext | None = None,
     ) -> None:
         self.default = default
+        self.tls = tls  # serve HTTPS with this context (its certificate) instead of HTTP
         self.api_key = api_key
         self.cache = PromptCache()
         self.errors: list[str] = []
@@ -513,6 +516,14 @@ class FakeAnthropic:
                 except OSError:  # BlockingIOError: another wake-up raced us
                     continue
                 conn.setblocking(True)
+                if httpd.app.tls is not None:
+                    conn.settimeout(10)  # a client that never says hello must not stop us
+                    try:
+                        conn = httpd.app.tls.wrap_socket(conn, server_side=True)
+                    except (ssl.SSLError, OSError):  # the client refused our certificate
+                        conn.close()
+                        continue
+                    conn.settimeout(None)
                 httpd.process_request(conn, address)
 
     @property
@@ -527,7 +538,8 @@ class FakeAnthropic:
 
     @property
     def base_url(self) -> str:
-        return f"http://{self._address[0]}:{self.port}"
+        scheme = "https" if self.tls is not None else "http"
+        return f"{scheme}://{self._address[0]}:{self.port}"
 
     # -- scripting -----------------------------------------------------------------
 
