@@ -80,7 +80,7 @@ class MethodTable:
         try:
             os.makedirs(os.path.dirname(self.path), exist_ok=True)
             with open(temporary, "wb") as file:
-                marshal.dump(codes, file)
+                file.write(marshal.dumps(codes))
             os.replace(temporary, self.path)
         except OSError:  # a read-only install: run without the table, as without .pyc files
             try:
@@ -120,8 +120,8 @@ def install(path: str | None = None) -> MethodTable | None:
 def _read(path: str) -> dict[str, CodeType]:
     """The table in `path`, or an empty one if it is missing, unreadable or not a table."""
     try:
-        with open(path, "rb") as file:
-            table = marshal.load(file)
+        with open(path, "rb") as file:  # one read: marshal.load(file) reads in small pieces
+            table = marshal.loads(file.read())
     except (OSError, EOFError, ValueError, TypeError):
         return {}
     if not isinstance(table, dict):
