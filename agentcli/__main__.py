@@ -6,9 +6,9 @@ import sys
 
 
 def main(argv: list[str] | None = None) -> int:
-    from agentcli.compiled_methods import install
+    from agentcli.compile_cache import install
 
-    install()  # before any dataclass is made: their methods' code is kept between runs
+    install()  # first: what Python compiles at run time is kept between runs
     from agentcli.cli import run
     from agentcli.config.credentials import keep_credentials_private
 

@@ -1,22 +1,24 @@
-"""The table of compiled dataclass methods (agentcli/compiled_methods.py): classes made
-with it behave exactly as without it, it survives a restart, and a bad table is
-ignored, never trusted half-way."""
+"""The table of text Python compiles at run time (agentcli/compile_cache.py): dataclasses,
+namedtuples and string annotations made with it behave exactly as without it, it
+survives a restart, and a bad table is ignored, never trusted half-way."""
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import inspect
 import marshal
 import os
 import subprocess
 import sys
+import typing
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from agentcli import compiled_methods
-from agentcli.compiled_methods import MethodTable
+from agentcli import compile_cache
+from agentcli.compile_cache import CompileCache
 
 
 def make_classes() -> dict[str, Any]:
@@ -41,7 +43,12 @@ def make_classes() -> dict[str, Any]:
         def __post_init__(self) -> None:
             self.first = self.first.upper()
 
-    return {"Point": Point, "Frozen": Frozen, "KwOnly": KwOnly}
+    class Hinted:  # string annotations, resolved through typing.ForwardRef
+        first: list[int] | None
+        second: Point
+
+    pair = collections.namedtuple("pair", ["left", "right"], defaults=[0])
+    return {"Point": Point, "Frozen": Frozen, "KwOnly": KwOnly, "Hinted": Hinted, "Pair": pair}
 
 
 def behaviour(classes: dict[str, Any]) -> list[Any]:
@@ -63,7 +70,17 @@ def behaviour(classes: dict[str, Any]) -> list[Any]:
         observed.append("accepted")
     except TypeError as error:
         observed.append(f"type error: {error}")
-    for cls in classes.values():  # real annotations, not the strings a future import makes
+    hints = typing.get_type_hints(classes["Hinted"], localns={"Point": point})
+    observed.append({name: str(hint) for name, hint in hints.items()})
+    try:
+        typing.ForwardRef("not an expression(")
+        observed.append("compiled")
+    except SyntaxError as error:
+        observed.append(f"syntax error: {error}")
+    pair = classes["Pair"]
+    observed += [repr(pair(1)), pair(1, 2)._replace(left=3), pair._fields, pair(5).right]
+    for name in ("Point", "Frozen", "KwOnly"):  # real annotations, not a future import's strings
+        cls = classes[name]
         observed.append(
             {n: str(p.annotation) for n, p in inspect.signature(cls).parameters.items()}
         )
@@ -72,16 +89,19 @@ def behaviour(classes: dict[str, Any]) -> list[Any]:
 
 @pytest.fixture
 def with_table(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Any:
-    """Make classes through a table stored at tmp_path, as `install()` would (where
+    """Make and use classes through a table stored at a path, as `install()` would (where
     bytecode may be written: this machine's environment may say otherwise)."""
     monkeypatch.setattr(sys, "dont_write_bytecode", False)
 
-    def make(path: Path) -> tuple[MethodTable, dict[str, Any]]:
-        table = MethodTable(str(path))
-        monkeypatch.setattr(dataclasses, "exec", table.exec, raising=False)
-        classes = make_classes()
-        monkeypatch.delattr(dataclasses, "exec")
-        return table, classes
+    def make(path: Path) -> tuple[CompileCache, list[Any]]:
+        """The table, and what a program observes of classes made and used through it."""
+        table = CompileCache(str(path))
+        with monkeypatch.context() as patched:
+            patched.setattr(dataclasses, "exec", table.exec, raising=False)
+            patched.setattr(collections, "eval", table.eval, raising=False)
+            patched.setattr(typing, "compile", table.compile, raising=False)
+            observed = behaviour(make_classes())
+        return table, observed
 
     return make
 
@@ -92,16 +112,16 @@ def test_classes_behave_the_same_with_a_fresh_table_and_a_stored_one(
     expected = behaviour(make_classes())
     path = tmp_path / "methods.marshal"
 
-    table, classes = with_table(path)
+    table, observed = with_table(path)
     assert table.added > 0  # compiled here, for the first time
-    assert behaviour(classes) == expected
+    assert observed == expected
     table.save()
     assert path.is_file()
 
-    again, classes = with_table(path)
+    again, observed = with_table(path)
     assert again.added == 0  # every method came from the stored table
-    assert again.used
-    assert behaviour(classes) == expected
+    assert {key.split("\0")[0] for key in again.used} == {"exec", "eval"}
+    assert observed == expected
 
 
 def test_an_unreadable_table_is_ignored_and_replaced(with_table: Any, tmp_path: Path) -> None:
@@ -109,18 +129,18 @@ def test_an_unreadable_table_is_ignored_and_replaced(with_table: Any, tmp_path: 
     expected = behaviour(make_classes())
     for garbage in (b"", b"\x00not marshal at all", marshal.dumps(["a", "list"])):
         path.write_bytes(garbage)
-        table, classes = with_table(path)
+        table, observed = with_table(path)
         assert table.added > 0
-        assert behaviour(classes) == expected
+        assert observed == expected
         table.save()
-        assert MethodTable(str(path)).codes  # a valid table now
+        assert CompileCache(str(path)).codes  # a valid table now
 
 
 def test_entries_that_are_not_text_and_code_are_dropped(tmp_path: Path) -> None:
     path = tmp_path / "methods.marshal"
     good = compile("x = 1", "<string>", "exec")
-    path.write_bytes(marshal.dumps({"x = 1": good, "y = 2": "not code", 3: good}))
-    assert list(MethodTable(str(path)).codes) == ["x = 1"]
+    path.write_bytes(marshal.dumps({"exec\0x = 1": good, "exec\0y = 2": "not code", 3: good}))
+    assert list(CompileCache(str(path)).codes) == ["exec\0x = 1"]
 
 
 def test_nothing_is_written_where_python_would_not_write_bytecode(
@@ -138,8 +158,8 @@ def test_an_install_where_nothing_can_be_written_runs_without_a_table(
 ) -> None:
     blocked = tmp_path / "site"
     blocked.write_text("a file where the package folder would be")  # fails as root too
-    table, classes = with_table(blocked / "__pycache__" / "methods.marshal")
-    assert behaviour(classes) == behaviour(make_classes())
+    table, observed = with_table(blocked / "__pycache__" / "methods.marshal")
+    assert observed == behaviour(make_classes())
     table.save()  # no error, and nothing left behind
     assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]
     assert blocked.read_text() == "a file where the package folder would be"
@@ -149,18 +169,18 @@ def test_an_overgrown_table_keeps_only_what_the_run_used(
     with_table: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = tmp_path / "methods.marshal"
-    stale = {f"x = {n}": compile(f"x = {n}", "<string>", "exec") for n in range(50)}
+    stale = {f"exec\0x = {n}": compile(f"x = {n}", "<string>", "exec") for n in range(50)}
     path.write_bytes(marshal.dumps(stale))
-    monkeypatch.setattr(compiled_methods, "MAX_ENTRIES", 40)
+    monkeypatch.setattr(compile_cache, "MAX_ENTRIES", 40)  # this run alone adds more than 10
     table, _ = with_table(path)
     table.save()
-    kept = MethodTable(str(path)).codes
+    kept = CompileCache(str(path)).codes
     assert kept and not set(kept) & set(stale)
     assert set(kept) == table.used
 
 
 def test_exec_given_code_or_no_namespace_acts_like_the_builtin(tmp_path: Path) -> None:
-    table = MethodTable(str(tmp_path / "methods.marshal"))
+    table = CompileCache(str(tmp_path / "methods.marshal"))
     namespace: dict[str, Any] = {}
     table.exec(compile("value = 41 + 1", "<string>", "exec"), namespace)
     assert namespace["value"] == 42
@@ -173,7 +193,7 @@ def test_a_second_agentcli_process_compiles_nothing(tmp_path: Path) -> None:
     path = tmp_path / "methods.marshal"
     script = (
         "import sys\n"
-        "from agentcli.compiled_methods import install\n"
+        "from agentcli.compile_cache import install\n"
         f"table = install({str(path)!r})\n"
         "import agentcli.engine.events, agentcli.engine.query_engine\n"
         "print(table.added, len(table.used))\n"
