@@ -1,12 +1,17 @@
 """Forgetting old checkpoints: logs and blobs older than the retention period.
 
 Checkpoints hold copies of the person's files, so they must not pile up
-forever: at start-up, in a background thread (the first frame and the first
-request never wait for it), every project's checkpoint logs not written for
+forever: shortly after start-up, in a background thread, every project's
+checkpoint logs not written for
 `checkpointRetentionDays` (30 by default) are deleted, then every blob that
 no remaining log names and that was not stored or reused within that period.
 A running session's log and blobs are always recent, so they are never
 pruned under it. Transcripts are not touched.
+
+The thread waits START_DELAY_S before it begins: reading every log is Python
+work that would take turns with the start-up's own (one GIL), and the app is
+ready to send in about half a second. A one-shot run shorter than the delay
+leaves pruning to the next run.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from pathlib import Path
 from agentcli.config.paths import agentcli_home
 
 DEFAULT_RETENTION_DAYS = 30
+START_DELAY_S = 2.0
 _DAY_S = 24 * 3600
 _started = threading.Lock()
 
@@ -40,16 +46,16 @@ def prune_checkpoints(days: int, *, now: float | None = None, home: Path | None 
     return pruned
 
 
-def start_pruning(days: int | None) -> threading.Thread | None:
-    """Prune in a daemon thread, once per process; None when it already started."""
+def start_pruning(days: int | None) -> threading.Timer | None:
+    """Prune in a daemon thread START_DELAY_S from now, once per process; None when it
+    already started."""
     if not _started.acquire(blocking=False):
         return None
-    thread = threading.Thread(
-        target=_quietly,
-        args=(prune_checkpoints, days or DEFAULT_RETENTION_DAYS),
-        name="agentcli-prune-checkpoints",
-        daemon=True,
+    thread = threading.Timer(
+        START_DELAY_S, _quietly, args=(prune_checkpoints, days or DEFAULT_RETENTION_DAYS)
     )
+    thread.name = "agentcli-prune-checkpoints"
+    thread.daemon = True
     thread.start()
     return thread
 

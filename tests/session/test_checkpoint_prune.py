@@ -68,6 +68,7 @@ def test_start_up_prunes_in_the_background_with_the_setting(tmp_path, monkeypatc
 
     monkeypatch.setattr(checkpoint_prune, "prune_checkpoints", slow_prune)
     monkeypatch.setattr(checkpoint_prune, "_started", threading.Lock())
+    monkeypatch.setattr(checkpoint_prune, "START_DELAY_S", 0)
     threads_before = set(threading.enumerate())
 
     engine = build_engine(Options(cwd=tmp_path), provider=None)  # returns while pruning waits
@@ -86,3 +87,21 @@ def test_a_retention_below_one_day_is_a_settings_problem(tmp_path):
 
     assert settings.checkpoint_retention_days is None
     assert any("checkpointRetentionDays" in p for p in settings.problems)
+
+
+def test_pruning_waits_until_start_up_is_over(tmp_path, monkeypatch):
+    """Reading every log takes turns with start-up for the GIL: it begins only after
+    START_DELAY_S, not while the app is still getting ready to send."""
+    asked = []
+    monkeypatch.setattr(checkpoint_prune, "prune_checkpoints", asked.append)
+    monkeypatch.setattr(checkpoint_prune, "_started", threading.Lock())
+    monkeypatch.setattr(checkpoint_prune, "START_DELAY_S", 3600)
+
+    build_engine(Options(cwd=tmp_path), provider=None)
+
+    (pruning,) = [t for t in threading.enumerate() if t.name == "agentcli-prune-checkpoints"]
+    assert pruning.is_alive() and asked == []  # still waiting
+    assert isinstance(pruning, threading.Timer) and pruning.daemon
+    pruning.cancel()
+    pruning.join(30)
+    assert asked == []
