@@ -19,11 +19,13 @@ when it grew.
 
 Why it is safe to trust: the table lives where Python already loads agentcli's
 compiled code from, so whoever could change it could change those `.pyc` files
-too. It is keyed by the exact text and mode, written only for this interpreter's
-bytecode (the cache tag), and not at all where Python would not write bytecode
-(PYTHONDONTWRITEBYTECODE). An unreadable or foreign table is ignored and
-replaced. Only those three modules see the replacements, and anything but plain
-text (code objects, other file names, flags) goes to the builtins unchanged.
+too. It is keyed by the exact text and mode, and stamped like a `.pyc` with the
+interpreter's bytecode version (its magic number; the cache tag is in the
+name), so a table from another Python is not used. It is not written where
+Python would not write bytecode (PYTHONDONTWRITEBYTECODE). An unreadable table
+is ignored and replaced. Only those three modules see the replacements, and
+anything but plain text (code objects, other file names, flags) goes to the
+builtins unchanged.
 """
 
 import atexit
@@ -32,6 +34,7 @@ import marshal
 import os
 import sys
 import threading
+from importlib.util import MAGIC_NUMBER
 from types import CodeType
 from typing import Any
 
@@ -112,7 +115,7 @@ class CompileCache:
         try:
             os.makedirs(os.path.dirname(self.path), exist_ok=True)
             with open(temporary, "wb") as file:
-                file.write(marshal.dumps(codes))
+                file.write(MAGIC_NUMBER + marshal.dumps(codes))
             os.replace(temporary, self.path)
         except OSError:  # a read-only install: run without the table, as without .pyc files
             try:
@@ -157,7 +160,10 @@ def _read(path: str) -> dict[str, CodeType]:
     """The table in `path`, or an empty one if it is missing, unreadable or not a table."""
     try:
         with open(path, "rb") as file:  # one read: marshal.load(file) reads in small pieces
-            table = marshal.loads(file.read())
+            data = file.read()
+        if not data.startswith(MAGIC_NUMBER):  # another Python's bytecode
+            return {}
+        table = marshal.loads(memoryview(data)[len(MAGIC_NUMBER) :])
     except (OSError, EOFError, ValueError, TypeError):
         return {}
     if not isinstance(table, dict):

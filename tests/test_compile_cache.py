@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 import typing
+from importlib.util import MAGIC_NUMBER
 from pathlib import Path
 from typing import Any
 
@@ -127,7 +128,16 @@ def test_classes_behave_the_same_with_a_fresh_table_and_a_stored_one(
 def test_an_unreadable_table_is_ignored_and_replaced(with_table: Any, tmp_path: Path) -> None:
     path = tmp_path / "methods.marshal"
     expected = behaviour(make_classes())
-    for garbage in (b"", b"\x00not marshal at all", marshal.dumps(["a", "list"])):
+    table_of_another_python = b"\x00\x00\r\n" + marshal.dumps(
+        {"exec\0x = 1": compile("x = 1", "<string>", "exec")}
+    )
+    for garbage in (
+        b"",
+        b"\x00not marshal at all",
+        MAGIC_NUMBER + b"\x00not marshal at all",
+        MAGIC_NUMBER + marshal.dumps(["a", "list"]),
+        table_of_another_python,
+    ):
         path.write_bytes(garbage)
         table, observed = with_table(path)
         assert table.added > 0
@@ -139,7 +149,9 @@ def test_an_unreadable_table_is_ignored_and_replaced(with_table: Any, tmp_path: 
 def test_entries_that_are_not_text_and_code_are_dropped(tmp_path: Path) -> None:
     path = tmp_path / "methods.marshal"
     good = compile("x = 1", "<string>", "exec")
-    path.write_bytes(marshal.dumps({"exec\0x = 1": good, "exec\0y = 2": "not code", 3: good}))
+    path.write_bytes(
+        MAGIC_NUMBER + marshal.dumps({"exec\0x = 1": good, "exec\0y = 2": "not code", 3: good})
+    )
     assert list(CompileCache(str(path)).codes) == ["exec\0x = 1"]
 
 
@@ -170,7 +182,7 @@ def test_an_overgrown_table_keeps_only_what_the_run_used(
 ) -> None:
     path = tmp_path / "methods.marshal"
     stale = {f"exec\0x = {n}": compile(f"x = {n}", "<string>", "exec") for n in range(50)}
-    path.write_bytes(marshal.dumps(stale))
+    path.write_bytes(MAGIC_NUMBER + marshal.dumps(stale))
     monkeypatch.setattr(compile_cache, "MAX_ENTRIES", 40)  # this run alone adds more than 10
     table, _ = with_table(path)
     table.save()
