@@ -27,6 +27,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "front ends",  # argv, the composition root, and what a person sees
         (
             "agentcli.__main__",
+            "agentcli.compile_cache",  # what Python compiles at run time, kept between runs
             "agentcli.cli",
             "agentcli.bootstrap",  # options -> settings -> the engine's parts
             "agentcli.composition",  # the parts -> one QueryEngine
