@@ -79,7 +79,7 @@ def behaviour(classes: dict[str, Any]) -> list[Any]:
     except SyntaxError as error:
         observed.append(f"syntax error: {error}")
     pair = classes["Pair"]
-    observed += [repr(pair(1)), pair(1, 2)._replace(left=3), pair._fields, pair(5).right]
+    observed += [repr(pair(1)), pair(right=2, left=3), list(pair(1, 2)), pair(5).right]
     for name in ("Point", "Frozen", "KwOnly"):  # real annotations, not a future import's strings
         cls = classes[name]
         observed.append(
