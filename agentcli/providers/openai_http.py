@@ -12,6 +12,7 @@ an unreachable server names the provider and its baseUrl.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -100,7 +101,7 @@ class OpenAIHttp:
             raise StreamCut("the connection closed before the response was complete")
 
 
-class OpenAIProvider:
+class OpenAIProvider(ABC):
     """A provider for `POST {base_url}{path}`: a subclass names its API (`name`, also
     the default `provider_name`), the `path`, the `reader` of a response's events,
     and builds the request's `body`."""
@@ -133,9 +134,9 @@ class OpenAIProvider:
         async for event in self.http.stream(body, self.reader, abort):
             yield event
 
+    @abstractmethod
     def body(self, request: ModelRequest, max_tokens: int | None) -> dict[str, Any]:
         """The JSON body of `request`; `max_tokens` when the model's settings give one."""
-        raise NotImplementedError
 
 
 def stream_error(payload: dict[str, Any]) -> http_errors.APIStatusError:
