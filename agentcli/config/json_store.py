@@ -12,13 +12,11 @@ files, is accepted (and not written back).
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from agentcli.config.private_files import write_private_atomic
+from agentcli.config.private_files import FILE_MODE, write_atomic, write_private_atomic
 
 
 class JsonStoreError(Exception):
@@ -82,24 +80,16 @@ def write_json_atomic(path: Path | str, data: Any, *, private: bool = False) -> 
         write_private_atomic(p, text)
         return
     p.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
+    write_atomic(p, text.encode("utf-8"), _mode_to_keep(p))
+
+
+def _mode_to_keep(path: Path) -> int:
+    """The permissions `path` has now (a project's settings shared at 0644 stay so);
+    0600, a fresh temp file's, when there is no file to take them from."""
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        if p.exists():
-            try:
-                os.chmod(tmp, p.stat().st_mode & 0o777)
-            except OSError:
-                pass
-        os.replace(tmp, p)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
+        return path.stat().st_mode & 0o777
+    except OSError:
+        return FILE_MODE
 
 
 def update_json_object(

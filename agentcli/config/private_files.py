@@ -12,7 +12,8 @@ through this module instead of `open()` and `mkdir()`:
   permissive umask nor an older file left at 0644 keeps it readable.
 
 Files in the project folder (what Edit and Write change, the project's
-settings) are not private and do not use this module.
+settings) are not private: at most they borrow `write_atomic`, with the mode
+the file already has.
 """
 
 from __future__ import annotations

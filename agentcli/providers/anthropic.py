@@ -6,9 +6,9 @@ model still streams), and we parse tool input JSON once, at the block's end.
 The request itself goes over httpx (providers/anthropic_wire.py), not through
 the `anthropic` SDK, whose import alone costs more than the rest of a run.
 
-Retrying happens here, so each retry can be reported to the person as an
-event, and so a stream that breaks *after* content arrived is never silently
-replayed.
+Retrying is ours too (providers/retry_loop.py), so each retry can be
+reported to the person as an event, and so a stream that breaks *after*
+content arrived is never silently replayed.
 
 Waiting is bounded at the HTTP level: a short connect timeout, and a read
 timeout that is "no byte for N s", counted for the response's headers and
@@ -25,7 +25,6 @@ from typing import Any
 
 from agentcli.config.credentials import credential
 from agentcli.core.abort import AbortSignal
-from agentcli.providers import http_errors
 from agentcli.providers.anthropic_events import StreamState
 from agentcli.providers.anthropic_wire import (
     MessagesWire,
@@ -33,9 +32,10 @@ from agentcli.providers.anthropic_wire import (
     custom_headers,
     request_headers,
 )
-from agentcli.providers.base import ModelError, ModelRequest, ProviderEvent, Retrying
-from agentcli.providers.failures import Failure, StreamCut, classify
-from agentcli.providers.retry import GiveUp, RetryPolicy, RetryRun, Timeouts
+from agentcli.providers.base import ModelError, ModelRequest, ProviderEvent
+from agentcli.providers.failures import StreamCut
+from agentcli.providers.retry import RetryPolicy, Timeouts
+from agentcli.providers.retry_loop import stream_with_retries
 
 NO_KEY_MESSAGE = (
     "No API key found. Set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN) in your environment, "
@@ -70,30 +70,19 @@ class AnthropicProvider:
         """Close the HTTP client while its event loop still runs (no stray warnings)."""
         await self._wire.aclose()
 
-    async def stream(
-        self, request: ModelRequest, abort: AbortSignal
-    ) -> AsyncIterator[ProviderEvent]:
-        retries = RetryRun(self.retry)
-        while True:
-            state = StreamState()
-            try:
-                async for event in self._stream_once(request, state):
-                    yield event
-                return
-            except Exception as exc:
-                failure = classify(exc, http_errors, self.timeouts)
-                if state.content_started or not failure.retryable:
-                    message = _final_message(failure, state.content_started)
-                    raise ModelError(message, status=failure.status) from exc
-                try:
-                    delay = retries.next_delay(failure.retry_after)
-                except GiveUp as spent:
-                    raise ModelError(self._gave_up(failure, spent), status=failure.status) from exc
-                yield Retrying(
-                    retries.retries, self.retry.max_retries, delay, failure.cause, failure.status
-                )
-                if await abort.sleep(delay):
-                    return
+    def stream(self, request: ModelRequest, abort: AbortSignal) -> AsyncIterator[ProviderEvent]:
+        check = (
+            f"{self._wire.base_url} is the right address (ANTHROPIC_BASE_URL)"
+            " and that the network is up"
+        )
+        return stream_with_retries(
+            StreamState,
+            lambda state: self._stream_once(request, state),
+            policy=self.retry,
+            timeouts=self.timeouts,
+            abort=abort,
+            check=check,
+        )
 
     async def _stream_once(
         self, request: ModelRequest, state: StreamState
@@ -104,17 +93,6 @@ class AnthropicProvider:
                     yield event
         if not state.finished:
             raise StreamCut("the connection closed before the response was complete")
-
-    def _gave_up(self, failure: Failure, spent: GiveUp) -> str:
-        """The final word on a request retried in vain: what, how long, what to check."""
-        message = f"{failure.cause}; {spent.reason}"
-        if failure.status is not None:  # the API answered: the address and network are fine
-            return message
-        slow = "; a server that is only slow needs a longer AGENTCLI_STREAM_IDLE_TIMEOUT_MS"
-        return (
-            f"{message}. Check that {self._wire.base_url} is the right address (ANTHROPIC_BASE_URL)"
-            f" and that the network is up{slow if failure.silence else ''}."
-        )
 
 
 def _body(request: ModelRequest) -> dict[str, Any]:
@@ -130,12 +108,3 @@ def _body(request: ModelRequest) -> dict[str, Any]:
         body["tools"] = request.tools
     body.update(request.extra)
     return body
-
-
-def _final_message(failure: Failure, content_started: bool) -> str:
-    if content_started and failure.retryable:
-        return (
-            f"{failure.cause}: the response was cut off midway"
-            " (not retried, since part of it had already arrived)"
-        )
-    return failure.cause

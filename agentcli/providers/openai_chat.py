@@ -17,11 +17,9 @@ reply ends, so a safe tool can start while later calls still stream.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentcli.core.abort import AbortSignal
 from agentcli.core.usage import Usage
 from agentcli.providers.base import (
     BlockCompleted,
@@ -33,42 +31,11 @@ from agentcli.providers.base import (
     ThinkingChunk,
 )
 from agentcli.providers.openai_chat_request import chat_body
-from agentcli.providers.openai_http import Endpoint, OpenAIHttp, stream_error
+from agentcli.providers.openai_http import OpenAIProvider, stream_error
 from agentcli.providers.openai_shared import as_int, tool_use_block, usage_from
-from agentcli.providers.retry import RetryPolicy, Timeouts
 from agentcli.providers.sse import SseEvent
 
 STOP_REASONS = {"stop": "end_turn", "tool_calls": "tool_use", "length": "max_tokens"}
-
-
-class OpenAIChatProvider:
-    """A provider for `POST {base_url}/chat/completions`."""
-
-    name = "openai-chat"
-
-    def __init__(
-        self,
-        *,
-        base_url: str,
-        api_key: str | None = None,
-        provider_name: str = "openai-chat",
-        max_tokens: dict[str, int] | None = None,
-        retry: RetryPolicy | None = None,
-        timeouts: Timeouts | None = None,
-    ) -> None:
-        endpoint = Endpoint(provider_name, base_url, api_key, "/chat/completions")
-        self.http = OpenAIHttp(endpoint, retry, timeouts)
-        self._max_tokens = max_tokens or {}  # per model, from the settings
-
-    async def aclose(self) -> None:
-        await self.http.aclose()
-
-    async def stream(
-        self, request: ModelRequest, abort: AbortSignal
-    ) -> AsyncIterator[ProviderEvent]:
-        body = chat_body(request, self._max_tokens.get(request.model))
-        async for event in self.http.stream(body, ChatStreamReader, abort):
-            yield event
 
 
 @dataclass
@@ -194,3 +161,14 @@ def _usage(raw: dict[str, Any]) -> Usage:
     return usage_from(
         as_int(raw.get("prompt_tokens")), as_int(raw.get("completion_tokens")), cached
     )
+
+
+class OpenAIChatProvider(OpenAIProvider):
+    """A provider for `POST {base_url}/chat/completions`."""
+
+    name = "openai-chat"
+    path = "/chat/completions"
+    reader = ChatStreamReader
+
+    def body(self, request: ModelRequest, max_tokens: int | None) -> dict[str, Any]:
+        return chat_body(request, max_tokens)

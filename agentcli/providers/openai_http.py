@@ -1,35 +1,36 @@
 """One streamed POST to an OpenAI-style API over httpx, retried by our policy.
 
 Both OpenAI providers (Chat Completions and Responses) send a JSON body and
-read Server-Sent Events back; they differ only in the body they build and in
-how they read the events. This module owns what they share: the connection
-(httpx, not the `openai` SDK, whose import alone would cost more than the
-rest of starting up), the SSE framing, and the retry loop, which behaves like
-the Anthropic provider's: transient failures are retried with the shared
-policy and reported as `Retrying` events, a response that breaks after
-content arrived is never replayed, and the last word names what to check.
+read Server-Sent Events back; they differ only in the path they post to, the
+body they build and how they read the events. This module owns what they
+share: the provider's shape (`OpenAIProvider`), the connection (httpx, not
+the `openai` SDK, whose import alone would cost more than the rest of
+starting up), the SSE framing, and the retry loop around each request
+(providers/retry_loop.py, the Anthropic provider's too), whose last word on
+an unreachable server names the provider and its baseUrl.
 """
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from agentcli.core.abort import AbortSignal
 from agentcli.providers import http_errors
-from agentcli.providers.base import ModelError, ProviderEvent, Retrying
-from agentcli.providers.failures import Failure, StreamCut, classify
+from agentcli.providers.base import ModelRequest, ProviderEvent
+from agentcli.providers.failures import StreamCut
 from agentcli.providers.httpx_lean import httpx
-from agentcli.providers.retry import GiveUp, RetryPolicy, RetryRun, Timeouts
+from agentcli.providers.retry import RetryPolicy, Timeouts
+from agentcli.providers.retry_loop import Progress, stream_with_retries
 from agentcli.providers.sse import SseEvent, sse_events
 from agentcli.providers.tls import context as tls_context
 
 
-class StreamReader(Protocol):
+class StreamReader(Progress, Protocol):
     """Turns one response's events into provider events."""
 
-    content_started: bool  # something the person saw arrived: never replay it
     finished: bool  # the response's end arrived
 
     def handle(self, event: SseEvent) -> list[ProviderEvent]: ...
@@ -71,30 +72,19 @@ class OpenAIHttp:
         response.raise_for_status()
         return response.json()
 
-    async def stream(
+    def stream(
         self, body: dict[str, Any], new_reader: type[StreamReader], abort: AbortSignal
     ) -> AsyncIterator[ProviderEvent]:
         """POST `body` and stream its events through a fresh reader per attempt."""
-        retries = RetryRun(self.retry)
-        while True:
-            reader = new_reader()
-            try:
-                async for event in self._once(body, reader):
-                    yield event
-                return
-            except Exception as exc:
-                failure = classify(exc, http_errors, self.timeouts)
-                if reader.content_started or not failure.retryable:
-                    raise ModelError(_final(failure, reader), status=failure.status) from exc
-                try:
-                    delay = retries.next_delay(failure.retry_after)
-                except GiveUp as spent:
-                    raise ModelError(self._gave_up(failure, spent), status=failure.status) from exc
-                yield Retrying(
-                    retries.retries, self.retry.max_retries, delay, failure.cause, failure.status
-                )
-                if await abort.sleep(delay):
-                    return
+        name, address = self.endpoint.name, self.endpoint.base_url
+        return stream_with_retries(
+            new_reader,
+            lambda reader: self._once(body, reader),
+            policy=self.retry,
+            timeouts=self.timeouts,
+            abort=abort,
+            check=f"the server of provider {name!r} runs at {address} (its baseUrl in the settings)",
+        )
 
     async def _once(
         self, body: dict[str, Any], reader: StreamReader
@@ -110,25 +100,43 @@ class OpenAIHttp:
         if not reader.finished:
             raise StreamCut("the connection closed before the response was complete")
 
-    def _gave_up(self, failure: Failure, spent: GiveUp) -> str:
-        message = f"{failure.cause}; {spent.reason}"
-        if failure.status is not None:
-            return message
-        name, address = self.endpoint.name, self.endpoint.base_url
-        slow = "; a server that is only slow needs a longer AGENTCLI_STREAM_IDLE_TIMEOUT_MS"
-        return (
-            f"{message}. Check that the server of provider {name!r} runs at {address}"
-            f" (its baseUrl in the settings){slow if failure.silence else ''}."
-        )
 
+class OpenAIProvider(ABC):
+    """A provider for `POST {base_url}{path}`: a subclass names its API (`name`, also
+    the default `provider_name`), the `path`, the `reader` of a response's events,
+    and builds the request's `body`."""
 
-def _final(failure: Failure, reader: StreamReader) -> str:
-    if reader.content_started and failure.retryable:
-        return (
-            f"{failure.cause}: the response was cut off midway"
-            " (not retried, since part of it had already arrived)"
-        )
-    return failure.cause
+    name: str
+    path: str
+    reader: type[StreamReader]
+
+    def __init__(
+        self,
+        *,
+        base_url: str,
+        api_key: str | None = None,
+        provider_name: str | None = None,
+        max_tokens: dict[str, int] | None = None,
+        retry: RetryPolicy | None = None,
+        timeouts: Timeouts | None = None,
+    ) -> None:
+        label = self.name if provider_name is None else provider_name
+        self.http = OpenAIHttp(Endpoint(label, base_url, api_key, self.path), retry, timeouts)
+        self._max_tokens = max_tokens or {}  # per model, from the settings
+
+    async def aclose(self) -> None:
+        await self.http.aclose()
+
+    async def stream(
+        self, request: ModelRequest, abort: AbortSignal
+    ) -> AsyncIterator[ProviderEvent]:
+        body = self.body(request, self._max_tokens.get(request.model))
+        async for event in self.http.stream(body, self.reader, abort):
+            yield event
+
+    @abstractmethod
+    def body(self, request: ModelRequest, max_tokens: int | None) -> dict[str, Any]:
+        """The JSON body of `request`; `max_tokens` when the model's settings give one."""
 
 
 def stream_error(payload: dict[str, Any]) -> http_errors.APIStatusError:

@@ -13,10 +13,8 @@ item becomes one of our blocks, indexed by its `output_index`.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
 from typing import Any
 
-from agentcli.core.abort import AbortSignal
 from agentcli.core.usage import Usage
 from agentcli.providers.base import (
     BlockCompleted,
@@ -27,41 +25,10 @@ from agentcli.providers.base import (
     TextChunk,
     ThinkingChunk,
 )
-from agentcli.providers.openai_http import Endpoint, OpenAIHttp, stream_error
+from agentcli.providers.openai_http import OpenAIProvider, stream_error
 from agentcli.providers.openai_responses_request import responses_body
 from agentcli.providers.openai_shared import as_int, tool_use_block, usage_from
-from agentcli.providers.retry import RetryPolicy, Timeouts
 from agentcli.providers.sse import SseEvent
-
-
-class OpenAIResponsesProvider:
-    """A provider for `POST {base_url}/responses`."""
-
-    name = "openai-responses"
-
-    def __init__(
-        self,
-        *,
-        base_url: str,
-        api_key: str | None = None,
-        provider_name: str = "openai-responses",
-        max_tokens: dict[str, int] | None = None,
-        retry: RetryPolicy | None = None,
-        timeouts: Timeouts | None = None,
-    ) -> None:
-        endpoint = Endpoint(provider_name, base_url, api_key, "/responses")
-        self.http = OpenAIHttp(endpoint, retry, timeouts)
-        self._max_tokens = max_tokens or {}
-
-    async def aclose(self) -> None:
-        await self.http.aclose()
-
-    async def stream(
-        self, request: ModelRequest, abort: AbortSignal
-    ) -> AsyncIterator[ProviderEvent]:
-        body = responses_body(request, self._max_tokens.get(request.model))
-        async for event in self.http.stream(body, ResponsesStreamReader, abort):
-            yield event
 
 
 class ResponsesStreamReader:
@@ -139,3 +106,14 @@ def _message_text(item: dict[str, Any]) -> str:
         for part in item.get("content") or []
         if part.get("type") == "output_text"
     )
+
+
+class OpenAIResponsesProvider(OpenAIProvider):
+    """A provider for `POST {base_url}/responses`."""
+
+    name = "openai-responses"
+    path = "/responses"
+    reader = ResponsesStreamReader
+
+    def body(self, request: ModelRequest, max_tokens: int | None) -> dict[str, Any]:
+        return responses_body(request, max_tokens)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from pathlib import Path
 
 import pytest
@@ -276,6 +277,17 @@ def test_json_store_keeps_other_keys_and_creates_folders(tmp_path):
     update_json_object(path, lambda d: d.update(model="m"))
     assert read_json_object(path) == {"theme": "light", "model": "m"}
     assert [p.name for p in path.parent.iterdir()] == ["settings.json"]  # no temp files left
+
+
+@pytest.mark.parametrize("mode", [0o644, 0o640, 0o600])
+def test_json_store_keeps_the_mode_of_an_existing_file(tmp_path, mode):
+    """A project's settings file shared at 0644 stays 0644 (and a stricter one stricter)."""
+    path = tmp_path / "settings.json"
+    path.write_text('{"theme": "dark"}')
+    path.chmod(mode)
+    update_json_object(path, lambda d: d.update(model="m"))
+    assert stat.S_IMODE(path.stat().st_mode) == mode
+    assert read_json_object(path) == {"theme": "dark", "model": "m"}
 
 
 def test_json_store_refuses_to_overwrite_a_broken_file(tmp_path):

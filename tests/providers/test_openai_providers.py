@@ -207,6 +207,16 @@ async def test_an_unreachable_server_names_the_provider_and_its_address():
         await provider.aclose()
 
 
+@pytest.mark.parametrize("kind", sorted(KINDS))
+async def test_without_a_provider_name_the_api_is_named(kind):
+    provider = KINDS[kind](base_url="http://127.0.0.1:9/v1", retry=RetryPolicy(max_retries=0))
+    try:
+        with pytest.raises(ModelError, match=f"the server of provider 'openai-{kind}' runs at"):
+            await collect(provider, ask())
+    finally:
+        await provider.aclose()
+
+
 async def test_sse_framing_skips_comments_and_keeps_empty_events_for_the_provider_to_skip():
     """One SSE reader for every provider (providers/sse.py): comments vanish, an empty
     `data:` is an event (OpenAIHttp skips it as a keep-alive), data lines join."""
