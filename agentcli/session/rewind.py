@@ -14,8 +14,9 @@ A file is part of the plan when the agent changed it after that prompt
 their work is not overwritten unless they say so (`on_conflict`). A file the
 agent created is deleted, and so are the folders it made for it, once empty
 (never one that existed before, nor one outside the project); one it changed
-gets its old bytes and permission bits back, written atomically. A file over 10 MB was recorded by hash only:
-it is left alone and reported, unless it already holds that content.
+gets its old bytes and permission bits back, written atomically. A file over
+10 MB was recorded by hash only: it is left alone and reported, unless it
+already holds that content.
 """
 
 from __future__ import annotations
