@@ -6,8 +6,9 @@ a hook's, a message of its own); a tool call becomes a
 `tool_call` (title, kind, the locations of its target path, raw input),
 then `tool_call_update`s (in progress, Bash's output so far, completed or
 failed with its result: Edit and Write as diffs of old and new text); the
-list of a TodoWrite call the tool accepted also becomes the session's `plan`. `replay()` turns a saved
-conversation into the same updates, for `session/load`.
+list of a TodoWrite call the tool accepted also becomes the session's
+`plan`. `replay()` turns a saved conversation into the same updates, for
+`session/load`.
 """
 
 from __future__ import annotations

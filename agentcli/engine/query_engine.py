@@ -274,8 +274,8 @@ class QueryEngine:
         """Take the conversation back to just before the prompt `prompt_id`; returns
         that prompt's message (to put back into the input), and the size of what is
         left (`last_request_usage`). The transcript keeps the whole history and
-        records the branch. Raises KeyError for a prompt that is not
-        in the conversation (anymore), RuntimeError during a turn."""
+        records the branch. Raises KeyError for a prompt that is not in the
+        conversation (anymore), RuntimeError during a turn."""
         if self.busy:
             raise RuntimeError("a turn is running")
         message = self._prompts.get(prompt_id)
