@@ -5,9 +5,10 @@ text and thinking become message and thought chunks (and a warning, such as
 a hook's, a message of its own); a tool call becomes a
 `tool_call` (title, kind, the locations of its target path, raw input),
 then `tool_call_update`s (in progress, Bash's output so far, completed or
-failed with its result: Edit and Write as diffs of old and new text); a
-TodoWrite call also becomes the session's `plan`. `replay()` turns a saved
-conversation into the same updates, for `session/load`.
+failed with its result: Edit and Write as diffs of old and new text); the
+list of a TodoWrite call the tool accepted also becomes the session's
+`plan`. `replay()` turns a saved conversation into the same updates, for
+`session/load`.
 """
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ def text_content(text: str) -> dict[str, Any]:
 
 class UpdateMapper:
     """The updates for one session's events. Keeps what a later event needs: each
-    call's input (for its diff) and Bash's output so far."""
+    call's input (for its diff), Bash's output so far and TodoWrite's plan."""
 
     def __init__(
         self,
@@ -70,6 +71,7 @@ class UpdateMapper:
         self._terminals = terminals if terminals is not None else {}
         self._inputs: dict[str, dict[str, Any]] = {}
         self._output: dict[str, str] = {}
+        self._plans: dict[str, Update] = {}  # sent once the tool accepts the list
 
     def updates(self, event: Event) -> list[Update]:
         match event:
@@ -89,7 +91,7 @@ class UpdateMapper:
                 self._output[call_id] = self._output.get(call_id, "") + data.text
                 return [_progress(call_id, content=[text_content(self._output[call_id])])]
             case ToolCallFinished(tool_use_id=call_id, result=result, status=status, display=shown):
-                return [self.finished(call_id, result, status == "done", shown)]
+                return self.finished(call_id, result, status == "done", shown)
         return []
 
     def started(self, call_id: str, name: str, inp: dict[str, Any], summary: str) -> list[Update]:
@@ -106,9 +108,19 @@ class UpdateMapper:
         if located:
             update["locations"] = located
         plan = plan_update(inp) if name == "TodoWrite" else None
-        return [update, plan] if plan else [update]
+        if plan is not None:
+            self._plans[call_id] = plan
+        return [update]
 
     def finished(
+        self, call_id: str, result: dict[str, Any], ok: bool, shown: ToolDisplay | None
+    ) -> list[Update]:
+        """The call's last update, then its plan if it was a TodoWrite the tool accepted."""
+        plan = self._plans.pop(call_id, None)
+        update = self._finished(call_id, result, ok, shown)
+        return [update, plan] if ok and plan is not None else [update]
+
+    def _finished(
         self, call_id: str, result: dict[str, Any], ok: bool, shown: ToolDisplay | None
     ) -> Update:
         inp = self._inputs.pop(call_id, {})
@@ -182,7 +194,7 @@ class UpdateMapper:
         elif kind == "tool_result":
             call_id = str(block.get("tool_use_id"))
             ok = not block.get("is_error")
-            yield self.finished(call_id, block, ok, displays.get(call_id))
+            yield from self.finished(call_id, block, ok, displays.get(call_id))
 
 
 def _summary(tool: Tool | None, inp: dict[str, Any], workspace: Workspace) -> str:

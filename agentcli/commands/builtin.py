@@ -34,6 +34,7 @@ async def help_command(ctx: CommandContext) -> None:
     "clear", "Start a new conversation (clears the history and the screen)", aliases=("reset",)
 )
 async def clear_command(ctx: CommandContext) -> None:
+    from agentcli.commands.file_commands import reload_in_app
     from agentcli.composition import start_new_session
 
     engine = ctx.engine
@@ -42,6 +43,7 @@ async def clear_command(ctx: CommandContext) -> None:
         return
     notices = await start_new_session(engine, "clear") if engine is not None else []
     await ctx.app.clear_conversation()
+    reload_in_app(ctx.app)
     for notice in notices:
         ctx.app.note(notice, "warning")
     ctx.app.refresh_status()

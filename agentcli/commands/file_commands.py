@@ -3,7 +3,8 @@
 They join the command registry (commands/registry.py), so completion,
 `/help` and any front end that lists the registry show them with their
 description and argument hint. A built-in command keeps its name: a file
-that uses one is reported and skipped.
+that uses one is reported and skipped. The app reads the files at start and
+again on `/clear`.
 
 In the app, running one sends `/name args` as the person's message; its
 content is made when the turn starts (ui/outgoing.py), inside the command's
@@ -58,6 +59,14 @@ class FileCommands:
         for name in self._registered:
             self.registry.unregister(name)
         self._registered = []
+
+
+def reload_in_app(app: Any) -> None:
+    """Read the app's command files again (`/clear`, as Claude Code does): a file added
+    since becomes a command, a removed one goes, a bad one is reported as at start.
+    Completion lists the registry, so it follows."""
+    for problem in app.file_commands.load(app.cwd):
+        app.note(f"Custom command: {problem}", "warning")
 
 
 def app_command(command: CommandFile) -> Command:

@@ -58,6 +58,7 @@ from agentcli.engine.parts import (
     Transcript,
 )
 from agentcli.engine.server_tools import offered
+from agentcli.engine.windows import context_usage
 from agentcli.hooks.events import Hooks
 from agentcli.permissions.gate import PermissionGate
 from agentcli.providers.base import Provider, api_of
@@ -86,6 +87,7 @@ class QueryEngine:
         self.turns = start.totals.turns
         self.last_request_usage = start.last_request_usage
         self._prompts: dict[str, Message] = dict(start.prompts)  # prompt id -> its message
+        self._counted: dict[int, Usage] = {}  # id of an answer -> its request's usage
 
     # -- the parts, as the composition root gave them -------------------------
 
@@ -270,9 +272,10 @@ class QueryEngine:
 
     def rewind_conversation(self, prompt_id: str) -> Message:
         """Take the conversation back to just before the prompt `prompt_id`; returns
-        that prompt's message (to put back into the input). The transcript keeps the
-        whole history and records the branch. Raises KeyError for a prompt that is not
-        in the conversation (anymore), RuntimeError during a turn."""
+        that prompt's message (to put back into the input), and the size of what is
+        left (`last_request_usage`). The transcript keeps the whole history and
+        records the branch. Raises KeyError for a prompt that is not in the
+        conversation (anymore), RuntimeError during a turn."""
         if self.busy:
             raise RuntimeError("a turn is running")
         message = self._prompts.get(prompt_id)
@@ -282,11 +285,25 @@ class QueryEngine:
         del self.messages[index:]
         present = {id(m) for m in self.messages}
         self._prompts = {p: m for p, m in self._prompts.items() if id(m) in present}
+        self._counted = {i: u for i, u in self._counted.items() if i in present}
+        self.last_request_usage = self._usage_left()
         if self.transcript is not None:
             self.transcript.rewind(prompt_id)
         if self.checkpoints is not None:
             self.checkpoints.conversation_rewound(prompt_id)
         return message
+
+    def _usage_left(self) -> Usage:
+        """The size of the conversation left by a rewind: the API's count of the last
+        request whose answer is still in it; for an answer from before a resume (the
+        engine keeps no count of those), the estimate `/context` shows."""
+        for message in reversed(self.messages):
+            if message["role"] == "assistant":
+                counted = self._counted.get(id(message))
+                if counted is not None:
+                    return counted
+                return Usage(input_tokens=context_usage(self).total)
+        return Usage()  # nothing left: as a new conversation
 
     async def _add_prompt(self, message: Message, prompt_id: str) -> str | None:
         """Add the person's prompt under its id, and open its checkpoint; the problem
@@ -359,7 +376,7 @@ class QueryEngine:
         match event:
             case AssistantMessage(message=message, usage=usage, model=model):
                 self.account(usage, model)
-                self.last_request_usage = usage
+                self.last_request_usage = self._counted[id(message)] = usage
                 self.notify(message, {"model": model, "usage": usage.to_dict()})
                 if self.compactor is not None:
                     self.compactor.measured(len(self.messages), usage)

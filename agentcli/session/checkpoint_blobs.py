@@ -35,7 +35,9 @@ class FileState:
     """What a path held at one moment: nothing, or content with this hash and mode.
 
     `stored` says whether the content itself was kept (False for a file over
-    MAX_STORED_BYTES).
+    MAX_STORED_BYTES). `new_folder`, for a file that did not exist: the highest
+    of its folders (inside the project) that did not exist either, which a
+    rewind deleting the file may remove again once empty.
     """
 
     exists: bool
@@ -43,10 +45,13 @@ class FileState:
     size: int = 0
     mode: int = 0o644
     stored: bool = False
+    new_folder: Path | None = None
 
     def to_json(self) -> dict[str, Any]:
         if not self.exists:
-            return {"exists": False}
+            if self.new_folder is None:
+                return {"exists": False}
+            return {"exists": False, "newFolder": str(self.new_folder)}
         return {
             "exists": True,
             "sha256": self.sha256,
@@ -60,7 +65,8 @@ class FileState:
         if not isinstance(data, dict) or not isinstance(data.get("exists"), bool):
             return None
         if not data["exists"]:
-            return ABSENT
+            folder = data.get("newFolder")
+            return cls(False, new_folder=Path(folder)) if isinstance(folder, str) else ABSENT
         sha, size, mode = data.get("sha256"), data.get("size"), data.get("mode")
         if not isinstance(sha, str) or not isinstance(size, int) or not isinstance(mode, int):
             return None

@@ -8,8 +8,9 @@ chronological, one JSON object a line:
 
 - `prompt`: the person sent a prompt (its id is the transcript record's, so
   `--resume` and a rewind agree), with its time and text;
-- `before`: a file's state (content hash, or "did not exist") just before the
-  agent's first change to it in that prompt: once per file per prompt;
+- `before`: a file's state (content hash, or "did not exist", with the
+  highest of its folders that did not exist either) just before the agent's
+  first change to it in that prompt: once per file per prompt;
 - `after`: what the file held after the agent's change (or after a rewind
   restored it): what a later rewind compares with the disk to tell the
   person's own changes from the agent's;
@@ -87,10 +88,20 @@ class UnknownPrompt(LookupError):
 class SessionCheckpoints:
     """The checkpoints of one session: its log, read at open and appended to."""
 
-    def __init__(self, root: Path, session_id: str, *, forked_from: str | None = None) -> None:
+    def __init__(
+        self,
+        root: Path,
+        session_id: str,
+        *,
+        forked_from: str | None = None,
+        project: Path | None = None,
+    ) -> None:
         """`forked_from`: the session a fork started as a copy of; its log is read
-        first (never written), so the fork can rewind to the prompts it inherited."""
+        first (never written), so the fork can rewind to the prompts it inherited.
+        `project`: the project folder; the folders made for a new file are recorded
+        (and removed by a rewind) only inside it."""
         self.root = root
+        self.project = Path(os.path.realpath(project)) if project is not None else None
         self.session_id = session_id
         self.blobs = BlobStore(root / "blobs")
         self.path = root / f"{session_id}.jsonl"
@@ -108,7 +119,7 @@ class SessionCheckpoints:
     def for_session(
         cls, project: Path, session_id: str, *, forked_from: str | None = None
     ) -> SessionCheckpoints:
-        return cls(checkpoints_root(project), session_id, forked_from=forked_from)
+        return cls(checkpoints_root(project), session_id, forked_from=forked_from, project=project)
 
     # -- recording (the engine) -------------------------------------------------
 
@@ -129,6 +140,8 @@ class SessionCheckpoints:
                 if path in self._recorded:
                     continue
                 state = self.blobs.record(path)
+                if not state.exists and self.project is not None:
+                    state = FileState(False, new_folder=_new_folder(path, self.project))
                 self._entries.append(_Before(self._current, path, state))
                 self._append(
                     {
@@ -273,6 +286,15 @@ class SessionCheckpoints:
 def _real(paths: Iterable[Path]) -> list[Path]:
     """The files themselves: a symlink's target is what an edit changes."""
     return [Path(os.path.realpath(path)) for path in paths]
+
+
+def _new_folder(path: Path, project: Path) -> Path | None:
+    """The highest folder of `path` inside `project` that does not exist (yet)."""
+    highest = None
+    folder = path.parent
+    while folder != project and folder.is_relative_to(project) and not os.path.lexists(folder):
+        highest, folder = folder, folder.parent
+    return highest
 
 
 def _hash_of(state: FileState) -> str | None:

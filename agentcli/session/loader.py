@@ -18,8 +18,9 @@ version does not know is left out, and the call is shown plainly). `last_usage` 
 last request after that boundary (the context size the status bar shows);
 `totals` add up every request the file records, compaction summaries included.
 A `rewind` record takes `messages` and `history` back to just before the
-prompt it names (the file keeps the branch it left); `prompts` maps the ids of
-the prompts still in `messages` to their messages.
+prompt it names (the file keeps the branch it left), and `last_usage` to that
+of the last answer left; `prompts` maps the ids of the prompts still in
+`messages` to their messages.
 
 A loaded session that is going to be written again carries the claim on its
 file (claim.py): the locked handle to append to, or for a fork the text its
@@ -107,6 +108,8 @@ class _Parser:
         # The prompt id of each message of `messages` and of `history` (None: not a prompt).
         self.message_prompts: list[str | None] = []
         self.history_prompts: list[str | None] = []
+        # The usage of each answer of `messages` (None: another message, or not counted).
+        self.message_usages: list[Usage | None] = []
 
     def parse(self, raw: bytes) -> None:
         text = raw.decode("utf-8", errors="replace")
@@ -150,11 +153,12 @@ class _Parser:
                 return
             recorded = record.get("meta")
             meta: dict[str, Any] = recorded if isinstance(recorded, dict) else {}
-            self.count(kind, meta)
+            used = self.count(kind, meta)
             message = {"role": kind, "content": message["content"]}
             prompt_id = meta.get("promptId") if isinstance(meta.get("promptId"), str) else None
             loaded.messages.append(message)
             self.message_prompts.append(prompt_id)
+            self.message_usages.append(used if kind == records.ASSISTANT else None)
             if not meta.get("kept"):
                 loaded.history.append(message)
                 self.history_prompts.append(prompt_id)
@@ -164,6 +168,7 @@ class _Parser:
         elif kind == records.COMPACT_BOUNDARY:
             loaded.messages = []
             self.message_prompts = []
+            self.message_usages = []
             loaded.last_usage = Usage()
             loaded.compactions += 1
             if isinstance(record.get("uuid"), str):
@@ -182,7 +187,9 @@ class _Parser:
         loaded, prompt_id = self.loaded, record.get("promptId")
         if prompt_id in self.message_prompts:
             cut = self.message_prompts.index(prompt_id)
-            del loaded.messages[cut:], self.message_prompts[cut:]
+            del loaded.messages[cut:], self.message_prompts[cut:], self.message_usages[cut:]
+            counted = [u for u in self.message_usages if u is not None]
+            loaded.last_usage = counted[-1] if counted else Usage()
         if prompt_id in self.history_prompts:
             cut = self.history_prompts.index(prompt_id)
             del loaded.history[cut:], self.history_prompts[cut:]
@@ -197,15 +204,16 @@ class _Parser:
             if display is not None:
                 self.loaded.displays[str(tool_use_id)] = display
 
-    def count(self, kind: str, meta: dict[str, Any]) -> None:
-        """Add a recorded request's usage to the totals (a kept copy was counted before)."""
+    def count(self, kind: str, meta: dict[str, Any]) -> Usage | None:
+        """Add a recorded request's usage to the totals (a kept copy was counted before);
+        that usage, if any."""
         raw = meta.get("usage")
         if not isinstance(raw, dict) or meta.get("kept"):
-            return
+            return None
         try:
             used = Usage.from_api(raw)
         except (TypeError, ValueError):
-            return
+            return None
         loaded = self.loaded
         model = meta.get("model") or loaded.meta.get("model") or ""
         before = loaded.totals
@@ -216,6 +224,7 @@ class _Parser:
         )
         if kind == records.ASSISTANT:
             loaded.last_usage = used
+        return used
 
     def report(self) -> None:
         loaded, name = self.loaded, self.loaded.path.name

@@ -12,9 +12,11 @@ A file is part of the plan when the agent changed it after that prompt
 (checkpoints.py). It conflicts when what is on disk now is not what the agent
 (or an earlier rewind) last left there: the person changed it since, and
 their work is not overwritten unless they say so (`on_conflict`). A file the
-agent created is deleted; one it changed gets its old bytes and permission
-bits back, written atomically. A file over 10 MB was recorded by hash only:
-it is left alone and reported, unless it already holds that content.
+agent created is deleted, and so are the folders it made for it, once empty
+(never one that existed before, nor one outside the project); one it changed
+gets its old bytes and permission bits back, written atomically. A file over
+10 MB was recorded by hash only: it is left alone and reported, unless it
+already holds that content.
 """
 
 from __future__ import annotations
@@ -74,6 +76,7 @@ class RewindReport:
     deleted: list[Path] = field(default_factory=list)
     conflicts: list[Path] = field(default_factory=list)  # left as the person had them
     not_restored: list[tuple[Path, str]] = field(default_factory=list)  # and why
+    deleted_folders: list[Path] = field(default_factory=list)  # made by the agent, now empty
 
     @property
     def changed(self) -> bool:
@@ -83,6 +86,10 @@ class RewindReport:
         """The report in words, one line per file; `display` shortens a path."""
         out = [f"restored {display(p)}" for p in self.restored]
         out += [f"deleted {display(p)} (the agent created it)" for p in self.deleted]
+        out += [
+            f"removed the empty folder {display(p)} (the agent created it)"
+            for p in self.deleted_folders
+        ]
         out += [f"kept your changes to {display(p)}" for p in self.conflicts]
         out += [f"could not restore {display(p)}: {why}" for p, why in self.not_restored]
         return out or ["no file to restore: the agent changed none since that prompt"]
@@ -93,6 +100,7 @@ class RewindReport:
             "dryRun": self.dry_run,
             "restored": [str(p) for p in self.restored],
             "deleted": [str(p) for p in self.deleted],
+            "deletedFolders": [str(p) for p in self.deleted_folders],
             "conflicts": [str(p) for p in self.conflicts],
             "notRestored": [{"path": str(p), "reason": why} for p, why in self.not_restored],
         }
@@ -133,6 +141,8 @@ def apply_rewind(
             _would_restore(checkpoints, change, report)
         else:
             _restore(checkpoints, change, report)
+    if not dry_run:
+        report.deleted_folders = _remove_new_folders(checkpoints.project, plan, report.deleted)
     return report
 
 
@@ -178,6 +188,28 @@ def _restore(checkpoints: SessionCheckpoints, change: FileChange, report: Rewind
         report.restored.append(path)
     except OSError as exc:
         report.not_restored.append((path, exc.strerror or str(exc)))
+
+
+def _remove_new_folders(project: Path | None, plan: RewindPlan, deleted: list[Path]) -> list[Path]:
+    """Remove the folders the agent made for the files just deleted, where they are
+    empty now (deepest first); the folders removed."""
+    if project is None:
+        return []
+    made: set[Path] = set()
+    for change in plan.changes:
+        top = change.before.new_folder
+        if change.path not in deleted or top is None or top not in change.path.parents:
+            continue
+        if top != project and top.is_relative_to(project):
+            made.update(f for f in change.path.parents if f.is_relative_to(top))
+    removed = []
+    for folder in sorted(made, key=lambda f: len(f.parts), reverse=True):
+        try:
+            folder.rmdir()  # only an empty folder: one the person put a file in stays
+        except OSError:
+            continue
+        removed.append(folder)
+    return removed
 
 
 def _why_not(before: FileState) -> str:

@@ -5,16 +5,18 @@ with `content` (what to do), `status` (pending, in_progress, completed) and
 `activeForm` (the same in the present continuous, shown while it is being
 done). The tool keeps the current list for the session (`current`); front
 ends draw it from the call's display (`TodoDisplay`), so nothing else needs
-to ask the tool. Several items in progress at once is allowed: the
+to ask the tool; a resumed conversation's list is its last accepted call's
+(`latest_todos`). Several items in progress at once is allowed: the
 description advises one, but a list the model meant is better kept than
 refused.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agentcli.tools.base import Tool, ToolContext, ToolInput, ToolResult, Workspace
 from agentcli.tools.display import ToolDisplay
@@ -73,6 +75,32 @@ class TodoWriteTool(Tool):
             "item in_progress as you start it and completed as soon as it is done."
         )
         return ToolResult(text, display=TodoDisplay(todos=self.current))
+
+
+def latest_todos(messages: Iterable[Mapping[str, Any]]) -> tuple[TodoItem, ...]:
+    """The list of the conversation's last TodoWrite call the tool accepted (a call it
+    refused changed nothing): what a resumed conversation pins again."""
+    calls: dict[str, object] = {}  # tool_use id -> input
+    latest: tuple[TodoItem, ...] = ()
+    for message in messages:
+        content = message.get("content")
+        for block in content if isinstance(content, list) else []:
+            if block.get("type") == "tool_use" and block.get("name") == TodoWriteTool.name:
+                calls[block.get("id")] = block.get("input")
+            elif block.get("type") == "tool_result" and not block.get("is_error"):
+                latest = _todos_of(calls.get(block.get("tool_use_id")), latest)
+    return latest
+
+
+def _todos_of(inp: object, otherwise: tuple[TodoItem, ...]) -> tuple[TodoItem, ...]:
+    """The list `inp` holds; `otherwise` for another tool's result (None) or an input
+    this version cannot read."""
+    if inp is None:
+        return otherwise
+    try:
+        return tuple(TodoWriteInput.model_validate(inp).todos)
+    except ValidationError:
+        return otherwise
 
 
 def _counts(todos: list[TodoItem]) -> str:

@@ -11,8 +11,8 @@ a worker, since each step waits for a screen of ui/screens/rewind.py):
 
 Restoring code reports each file in the conversation (session/rewind.py);
 restoring the conversation takes the engine back to just before the prompt,
-shows the conversation as the transcript now has it, and puts the prompt
-back into the input to edit.
+shows the conversation as the transcript now has it (and the todo list it
+had then), and puts the prompt back into the input to edit.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from agentcli.core.messages import text_of
 from agentcli.session.checkpoints import SessionCheckpoints
 from agentcli.session.loader import TranscriptError, load_session
 from agentcli.session.rewind import OnConflict, apply_rewind, plan_rewind
+from agentcli.tools.todo_write import latest_todos
 from agentcli.ui.history_view import render_history
 from agentcli.ui.screens.rewind import NOT_TRACKED, PromptRow, RewindPicker, RewindQuestion
 
@@ -136,6 +137,7 @@ async def _restore_conversation(app: AgentApp, engine: QueryEngine, prompt_id: s
     await app.clear_conversation()
     history, displays = await asyncio.to_thread(_history, engine)
     await render_history(app.conversation, history, displays, engine.tools, engine.workspace)
+    app.todo_panel.show_list(latest_todos(history))
     app.note("Rewound the conversation to before that prompt; it is back in the input.")
     app.prompt.set_text(text_of(message))
     app.prompt.focus()

@@ -162,6 +162,7 @@ class Sessions:
         await self.open_session()
 
     async def show_resumed(self, loaded: Any) -> None:
+        from agentcli.tools.todo_write import latest_todos
         from agentcli.ui.history_view import render_history
 
         app = self.app
@@ -174,6 +175,7 @@ class Sessions:
         await render_history(
             app.conversation, history, loaded.displays, engine.tools, engine.workspace
         )
+        app.todo_panel.show_list(latest_todos(loaded.history))
         for notice in loaded.notices:
             app.note(notice, "warning")
         app.note(f"Resumed conversation {loaded.session_id} · {len(loaded.history)} messages")

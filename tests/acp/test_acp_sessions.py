@@ -216,6 +216,26 @@ async def test_a_todo_list_becomes_the_plan(fake_api, project):
     ]
 
 
+async def test_a_list_the_tool_refuses_is_not_the_plan_and_load_replays_the_plan(fake_api, project):
+    todos = [{"content": "Fix the bug", "status": "in_progress", "activeForm": "Fixing it"}]
+    refused = [{"content": "Bad", "status": "someday", "activeForm": "Being bad"}]
+    fake_api.enqueue(reply(tool_use("TodoWrite", {"todos": todos})))
+    fake_api.enqueue(reply(tool_use("TodoWrite", {"todos": refused})))
+    fake_api.enqueue(reply(text("Planned.")))
+    first = EditorClient()
+    async with running_agent(first, project, fake_api) as conn:
+        session = await conn.new_session(cwd=str(project), mcp_servers=[])
+        await conn.prompt(session_id=session.session_id, prompt=[text_block("Plan it")])
+    again = EditorClient()
+    async with running_agent(again, project, fake_api) as conn:
+        await conn.load_session(cwd=str(project), session_id=session.session_id, mcp_servers=[])
+
+    assert tool_results(fake_api, 2)[0]["is_error"] is True
+    for client in (first, again):
+        (plan,) = client.of_kind("plan")
+        assert [(e.content, e.status) for e in plan.entries] == [("Fix the bug", "in_progress")]
+
+
 async def test_the_client_cancelling_a_question_stops_the_turn(fake_api, project):
     config = project / "config.py"
     read_then_edit(fake_api, config)

@@ -42,9 +42,11 @@ def test_rewind_to_restores_code_and_says_what_it_did(session):
     assert sorted(done.stdout.splitlines()) == [
         "deleted new.py (the agent created it)",
         "deleted pkg/c.py (the agent created it)",
+        "removed the empty folder pkg (the agent created it)",
         "restored a.py",
         "restored data.bin",
     ]
+    assert not (session.root / "pkg").exists()
 
 
 def test_a_person_changed_file_stops_the_rewind_and_is_named(session):

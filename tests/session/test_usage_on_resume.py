@@ -96,3 +96,20 @@ async def test_a_resumed_session_costs_what_the_live_one_did_compaction_included
     assert loaded.totals.cost_usd == pytest.approx(engine.cost_usd)
     assert loaded.totals.turns == engine.turns
     assert loaded.last_usage == engine.last_request_usage == Usage(500, 20)
+
+
+def test_a_rewind_takes_the_context_back_to_the_last_answer_left(tmp_path):
+    prompts = [
+        message("user", "one", promptId="p1"),
+        answer("a", FIRST),
+        message("user", "two", promptId="p2"),
+        answer("b", SECOND),
+    ]
+    rewind = {"type": "rewind", "version": 1, "promptId": "p2"}
+
+    loaded = load_session(write(tmp_path, *prompts, rewind))
+
+    assert loaded.last_usage == FIRST
+    assert loaded.totals.usage == FIRST + SECOND  # what was spent stays spent
+    back_to_start = {**rewind, "promptId": "p1"}
+    assert load_session(write(tmp_path, *prompts, back_to_start)).last_usage == Usage()

@@ -190,3 +190,23 @@ async def test_an_untrusted_folders_allowed_tools_do_not_apply_and_it_says_so(re
 
         assert not (repo / "made.txt").exists()
         assert any("its allowed-tools do not apply" in n for n in notes(app))
+
+
+async def test_clear_reads_the_command_files_again(repo):
+    commands = repo / ".claude" / "commands"
+    app = app_for(ScriptedProvider(), repo)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await wait_for(pilot, lambda: "fix-issue" in app.registry, "the command files")
+        (commands / "deploy.md").write_text("---\ndescription: Deploy it\n---\nDeploy.\n")
+        (commands / "help.md").write_text("Mine.\n")  # a built-in's name: reported
+        (commands / "fix-issue.md").unlink()
+        await send(pilot, "/clear")
+        await wait_for(pilot, lambda: "deploy" in app.registry, "the new command file")
+
+        assert "fix-issue" not in app.registry
+        assert any("help.md: skipped, /help is a built-in command" in n for n in notes(app))
+        await type_text(pilot, "/dep")
+        await wait_for(pilot, lambda: app.popup.showing, "the popup")
+        [item] = app.popup.items
+        assert item.label == "/deploy"
+        assert item.description == "Deploy it (project)"
