@@ -51,9 +51,16 @@ class CompileCache:
 
     def __init__(self, path: str | None) -> None:
         self.path = path
-        self.codes: dict[str, CodeType] = _read(path) if path else {}
+        self._codes: dict[str, CodeType] | None = None
         self.used: set[str] = set()
         self.added = 0
+
+    @property
+    def codes(self) -> dict[str, CodeType]:
+        """The table, read when first needed (`--version` and `--help` never need it)."""
+        if self._codes is None:
+            self._codes = _read(self.path) if self.path else {}
+        return self._codes
 
     # -- the replacements the modules get ----------------------------------------------
 
