@@ -71,6 +71,26 @@ async def test_conversation_only_leaves_the_files(session):
     finish_session(session.engine)
 
 
+async def test_a_choice_is_taken_by_its_number_as_its_label_says(session):
+    """The choices read "1. Restore code and conversation", "2. ...": pressing 2 takes
+    the second, as the digits do in a permission question."""
+    after_three = session.files()
+    app = app_on(session)
+    async with app.run_test() as pilot:
+        await wait_for(pilot, lambda: app.ready, "the app to be ready")
+        await send(pilot, "/rewind")
+        await choose(pilot, RewindPicker, 1)
+        await wait_for(pilot, lambda: isinstance(app.screen, RewindQuestion), "the choices")
+        await pilot.press("9")  # no such choice: nothing happens
+        assert isinstance(app.screen, RewindQuestion)
+        await pilot.press("2")  # conversation only
+
+        await wait_for(pilot, lambda: app.prompt.text, "the prompt back in the input")
+        assert session.files() == after_three
+        assert session.engine.prompt_ids() == session.prompt_ids[:1]
+    finish_session(session.engine)
+
+
 async def test_a_file_the_person_changed_is_asked_about_and_kept(session):
     (session.root / "a.py").write_text("mine\n")
     app = app_on(session)

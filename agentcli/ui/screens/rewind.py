@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -120,6 +121,15 @@ class RewindQuestion(ModalScreen[str | None]):
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         self.dismiss(event.option.id)
+
+    def on_key(self, event: events.Key) -> None:
+        """A digit takes the choice it numbers, as in a permission question."""
+        if event.character is None or not event.character.isdigit():
+            return
+        index = int(event.character) - 1
+        if 0 <= index < len(self.choices) and self.choices[index][2]:
+            event.stop()
+            self.dismiss(self.choices[index][0])
 
     def action_cancel(self) -> None:
         self.dismiss(None)
