@@ -201,6 +201,7 @@ class Compactor:
         kept = messages[split:]
         engine.messages[:] = [summary_message, *kept]
         self._anchor = None
+        engine.conversation_compacted()
         self.compactions += 1
         info = {"trigger": trigger, "preTokens": pre_tokens, "kept": len(kept)}
         meta: MessageMeta = {"compact": info, "model": engine.config.model}

@@ -293,6 +293,14 @@ class QueryEngine:
             self.checkpoints.conversation_rewound(prompt_id)
         return message
 
+    def conversation_compacted(self) -> None:
+        """The compactor replaced the older messages by a summary: the API's counts of
+        earlier requests no longer measure the conversation (a kept answer's count
+        includes what was summarised), so its size is the estimate `/context` shows
+        until the next request is counted."""
+        self._counted.clear()
+        self.last_request_usage = Usage(input_tokens=context_usage(self).total)
+
     def _usage_left(self) -> Usage:
         """The size of the conversation left by a rewind: the API's count of the last
         request whose answer is still in it; for an answer from before a resume (the

@@ -7,6 +7,7 @@ import json
 from agentcli.core.usage import Usage
 from agentcli.engine.compaction import SUMMARY_REQUEST, Compactor, choose_split
 from agentcli.engine.events import Notice
+from agentcli.engine.windows import context_usage
 from agentcli.providers.base import ModelError
 from agentcli.session.loader import load_session
 from tests.engine.harness import make_engine, of_type, run_turn
@@ -89,6 +90,33 @@ async def test_manual_compact_with_a_focus(tmp_path):
     assert outcome.ok, outcome.message
     assert "the database schema" in json.dumps(provider.requests[2].messages)
     assert engine.messages[0]["content"][0]["text"].count("<summary>") == 1
+
+
+async def test_after_a_compaction_the_size_shown_is_the_compacted_conversations(tmp_path):
+    """The status bar and /status show `last_request_usage`: after /compact it is the
+    estimate of what is left, not the last count of the longer conversation; and a
+    rewind to a kept prompt afterwards does not bring back a pre-compaction count."""
+    provider, engine, compactor, _ = setup(
+        tmp_path,
+        answer("A1", 900),
+        answer("A2", 1500),
+        answer("A3", 1700),
+        Response([text("S")]),
+    )
+    compactor.auto = False
+    for prompt in ("P1 " + LONG, "P2 " + LONG, "P3 short"):
+        await run_turn(engine, prompt)
+    assert engine.last_request_usage.input_tokens == 1700
+
+    outcome = await engine.compact()
+
+    assert outcome.ok, outcome.message
+    estimate = context_usage(engine).total
+    assert engine.last_request_usage == Usage(input_tokens=estimate)
+    assert estimate < 1700
+    kept_prompt = engine.prompt_ids()[-1]  # P3, kept by the compaction
+    engine.rewind_conversation(kept_prompt)
+    assert engine.last_request_usage == Usage(input_tokens=context_usage(engine).total)
 
 
 def test_the_kept_part_never_starts_with_orphaned_tool_results():
