@@ -96,7 +96,7 @@ async def test_after_a_compaction_the_size_shown_is_the_compacted_conversations(
     """The status bar and /status show `last_request_usage`: after /compact it is the
     estimate of what is left, not the last count of the longer conversation; and a
     rewind to a kept prompt afterwards does not bring back a pre-compaction count."""
-    provider, engine, compactor, _ = setup(
+    _, engine, compactor, _ = setup(
         tmp_path,
         answer("A1", 900),
         answer("A2", 1500),
