@@ -147,10 +147,12 @@ def run(argv: list[str]) -> int:
         return mcp_main(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.rewind_to is None:  # every run but a rewind talks to a model over HTTPS
+    if args.print_mode or args.acp or args.input_format == "stream-json":
         from agentcli.providers import tls
 
-        tls.prepare()  # the certificates load on another core while the rest starts
+        # The certificates load on another core while the rest starts (the app starts
+        # this after its first frame, which it must not delay: ui/startup.py).
+        tls.prepare()
     if args.acp:
         if args.print_mode or args.prompt is not None:
             parser.error("--acp takes its prompts from the client; drop -p and the prompt")

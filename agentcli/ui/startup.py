@@ -32,6 +32,9 @@ class Startup:
 
         gc.freeze()  # start-up objects stay; later collections need not rescan them
         gc.enable()
+        from agentcli.providers import tls
+
+        tls.prepare()  # the certificates load on another core while the engine is built
         from agentcli.commands.registry import load_command_modules
 
         app = self.app
