@@ -2,9 +2,11 @@
 
 Building it means loading the certificate bundle: about 25 ms, done by OpenSSL
 with the GIL released. Made when the provider is built, as httpx would do by
-itself, those 25 ms sit on the way to the first request; `prepare()`, called
-as a front end starts, makes it in a thread while the app imports and draws,
-and `context()` picks it up (or makes it, if nobody prepared it).
+itself, those 25 ms sit on the way to the first request. `prepare()` makes it
+in a thread instead, on the other core: `-p`, ACP and stream-json call it as
+soon as the command line is parsed, the app right after its first frame
+(while the engine is built); `context()` picks it up (or makes it, if nobody
+prepared it).
 
 The context is the one httpx makes for `verify=True`: the bundle named by
 `SSL_CERT_FILE` or the folder `SSL_CERT_DIR` when set, else certifi's. Those

@@ -2,9 +2,9 @@
 
 Checkpoints hold copies of the person's files, so they must not pile up
 forever: shortly after start-up, in a background thread, every project's
-checkpoint logs not written for
-`checkpointRetentionDays` (30 by default) are deleted, then every blob that
-no remaining log names and that was not stored or reused within that period.
+checkpoint logs not written for `checkpointRetentionDays` (30 by default) are
+deleted, then every blob that no remaining log names and that was not stored
+or reused within that period.
 A running session's log and blobs are always recent, so they are never
 pruned under it. Transcripts are not touched.
 
