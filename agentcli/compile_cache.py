@@ -52,14 +52,18 @@ class CompileCache:
     def __init__(self, path: str | None) -> None:
         self.path = path
         self._codes: dict[str, CodeType] | None = None
+        self._reading = threading.Lock()
         self.used: set[str] = set()
         self.added = 0
 
     @property
     def codes(self) -> dict[str, CodeType]:
-        """The table, read when first needed (`--version` and `--help` never need it)."""
+        """The table, read when first needed (`--version` and `--help` never need it),
+        once even when two threads make their first classes at the same time."""
         if self._codes is None:
-            self._codes = _read(self.path) if self.path else {}
+            with self._reading:
+                if self._codes is None:
+                    self._codes = _read(self.path) if self.path else {}
         return self._codes
 
     # -- the replacements the modules get ----------------------------------------------
