@@ -74,7 +74,7 @@ from agentcli.providers.base import (
     ThinkingChunk,
 )
 from agentcli.tools.base import Workspace
-from agentcli.tools.model_access import ModelAccess, small_model_for
+from agentcli.tools.model_access import Accounting, ModelAccess, small_model_for
 from agentcli.tools.registry import ToolRegistry
 
 INTERRUPT_MARKER = "[Request interrupted by user]"
@@ -115,6 +115,8 @@ class QueryParams:
     tools_at_request: Callable[[], ToolRegistry] | None = None
     # The model of tools' side requests (WebFetch); None: tools/model_access.py picks.
     small_model: str | None = None
+    # Adds a side request's tokens and cost to the session's totals (model, usage).
+    account: Accounting | None = None
 
 
 async def query(params: QueryParams) -> AsyncGenerator[Event, None]:
@@ -230,7 +232,9 @@ def _new_runner(params: QueryParams) -> ToolRunner:
         hooks=params.hooks,
         checkpoints=params.checkpoints,
         model=ModelAccess(
-            params.provider, small_model_for(params.provider, params.small_model, params.model)
+            params.provider,
+            small_model_for(params.provider, params.small_model, params.model),
+            params.account,
         ),
     )
 

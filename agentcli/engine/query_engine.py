@@ -248,6 +248,7 @@ class QueryEngine:
             hooks=self.hooks,
             checkpoints=self.checkpoints,
             small_model=self.config.small_model,
+            account=self.account,
         )
 
     async def compact(self, focus: str = "") -> CompactionOutcome:

@@ -13,10 +13,18 @@ are not ours to guess).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from agentcli.core.abort import AbortSignal
-from agentcli.providers.base import BlockCompleted, ModelError, ModelRequest, Provider
+from agentcli.core.usage import Usage
+from agentcli.providers.base import (
+    BlockCompleted,
+    MessageCompleted,
+    ModelError,
+    ModelRequest,
+    Provider,
+)
 
 DEFAULT_SMALL_MODEL = "claude-haiku-4-5"
 
@@ -28,10 +36,15 @@ def small_model_for(provider: Provider, configured: str | None, main_model: str)
     return DEFAULT_SMALL_MODEL if provider.name == "anthropic" else main_model
 
 
+# The session's tally (QueryEngine.account): a side request's usage and its model.
+Accounting = Callable[[Usage, str], None]
+
+
 @dataclass(frozen=True, slots=True)
 class ModelAccess:
     provider: Provider
     model: str
+    account: Accounting | None = None  # its tokens and cost count in /cost and -p's total
 
     async def ask(
         self, system: str, prompt: str, abort: AbortSignal, *, max_tokens: int = 4096
@@ -47,6 +60,8 @@ class ModelAccess:
         async for event in self.provider.stream(request, abort):
             if isinstance(event, BlockCompleted) and event.block.get("type") == "text":
                 texts.append(str(event.block.get("text", "")))
+            elif isinstance(event, MessageCompleted) and self.account is not None:
+                self.account(event.usage, self.model)
         if abort.aborted:
             raise ModelError("interrupted")
         answer = "".join(texts).strip()

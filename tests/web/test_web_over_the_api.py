@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 
 from agentcli.composition import finish_session
+from agentcli.core.pricing import cost_usd
+from agentcli.core.usage import Usage
 from agentcli.engine.events import ToolCallFinished, ToolPermissionRequested
 from agentcli.engine.query_engine import QueryEngine
 from agentcli.permissions.types import PermissionMode
@@ -92,6 +94,33 @@ async def test_a_long_page_is_answered_by_the_small_model(fake_api, site: Site, 
     assert isinstance(finished.display, WebFetchDisplay)
     assert finished.display.answered_by == DEFAULT_SMALL_MODEL
     assert main["model"] == after["model"] == "claude-sonnet-5-5"
+
+
+async def test_the_small_models_tokens_and_cost_count_in_the_sessions_totals(
+    fake_api, site: Site, tmp_path
+):
+    """/cost and -p's total_cost_usd add up every request the session made, the
+    tool's side request to the small model too, at the small model's price."""
+    url = site.page("/long", "".join(f"<p>Line {i} of a long page.</p>" for i in range(900)))
+    side_usage = {"input_tokens": 40_000, "output_tokens": 1_000}
+    fake_api.enqueue(
+        reply(
+            tool_use("WebFetch", {"url": url, "prompt": "Summarise"}),
+            usage={"input_tokens": 100, "output_tokens": 10},
+        ),
+        reply(text("A long page."), usage=side_usage),  # the small model, asked by the tool
+        reply(text("Done."), usage={"input_tokens": 200, "output_tokens": 20}),
+    )
+    engine = engine_for(fake_api, tmp_path, [WebFetchTool()])
+
+    await run_turn(engine, "summarise it")
+
+    assert engine.usage.input_tokens == 100 + 40_000 + 200
+    assert engine.usage.output_tokens == 10 + 1_000 + 20
+    side_cost = cost_usd(DEFAULT_SMALL_MODEL, Usage(40_000, 1_000))
+    main_cost = cost_usd("claude-sonnet-5-5", Usage(300, 30))
+    assert side_cost and main_cost
+    assert engine.cost_usd == pytest.approx(side_cost + main_cost)
 
 
 async def test_a_domain_rule_allows_without_asking(fake_api, site: Site, tmp_path):
