@@ -16,7 +16,6 @@ leaves pruning to the next run.
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from collections.abc import Callable
@@ -24,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agentcli.config.paths import agentcli_home
+from agentcli.session.jsonl import json_record
 
 DEFAULT_RETENTION_DAYS = 30
 START_DELAY_S = 2.0
@@ -90,10 +90,10 @@ def _blobs_named(log: Path) -> set[str]:
     for line in lines:
         if '"before"' not in line:
             continue
-        try:
-            state = json.loads(line).get("state", {})
-        except (ValueError, AttributeError):
+        record = json_record(line)
+        if record is None:
             continue
+        state = record.get("state", {})
         if isinstance(state, dict) and isinstance(state.get("sha256"), str):
             names.add(state["sha256"])
     return names

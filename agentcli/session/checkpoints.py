@@ -31,7 +31,6 @@ checkpoint.
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 from collections.abc import Iterable, Sequence
@@ -43,6 +42,7 @@ from typing import IO, Any
 from agentcli.config.paths import project_dir
 from agentcli.config.private_files import make_private_dir, open_private
 from agentcli.session.checkpoint_blobs import BlobStore, FileState, file_hash
+from agentcli.session.jsonl import ends_with_newline, json_record
 from agentcli.session.records import dumps, now_iso
 
 PROMPT_TEXT_CHARS = 200
@@ -248,7 +248,7 @@ class SessionCheckpoints:
             make_private_dir(self.root)
             fd = open_private(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
             self._file = os.fdopen(fd, "a", encoding="utf-8")
-            if self._file.tell() and not _ends_with_newline(self.path):
+            if self._file.tell() and not ends_with_newline(self.path):
                 self._file.write("\n")  # a cut last line stays alone (and is skipped)
         self._file.write(dumps(record))
         self._file.flush()
@@ -260,7 +260,7 @@ class SessionCheckpoints:
         except OSError:
             return
         for line in text.split("\n"):
-            record = _json(line)
+            record = json_record(line)
             if record is not None:
                 self._load(record)
 
@@ -299,23 +299,6 @@ def _new_folder(path: Path, project: Path) -> Path | None:
 
 def _hash_of(state: FileState) -> str | None:
     return state.sha256 if state.exists else None
-
-
-def _ends_with_newline(path: Path) -> bool:
-    with path.open("rb") as handle:
-        size = handle.seek(0, os.SEEK_END)
-        if size == 0:
-            return True
-        handle.seek(size - 1)
-        return handle.read(1) == b"\n"
-
-
-def _json(line: str) -> dict[str, Any] | None:
-    try:
-        value = json.loads(line)
-    except ValueError:
-        return None
-    return value if isinstance(value, dict) else None
 
 
 def _time(value: object) -> datetime:

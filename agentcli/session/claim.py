@@ -17,12 +17,12 @@ nothing behind.
 
 from __future__ import annotations
 
-import json
 import uuid
 from pathlib import Path
 from typing import Any
 
 from agentcli.session import records
+from agentcli.session.jsonl import json_record
 from agentcli.session.loader import LoadedSession, TranscriptError, load_session, parse_transcript
 from agentcli.session.lock import SessionBusy, open_locked
 
@@ -70,7 +70,7 @@ def _fork_text(raw: bytes, parent_id: str, fork_id: str) -> tuple[str, str]:
     complete lines up to the last answer, the parent's header left out."""
     lines = raw.decode("utf-8", errors="replace").split("\n")[:-1]
     end = _end_of_last_answer(lines)
-    header = _json(lines[0]) if lines else None
+    header = json_record(lines[0]) if lines else None
     if header is not None and header.get("type") == records.SESSION:
         parent_id = str(header.get("sessionId") or parent_id)
         kept = lines[1:end]
@@ -86,7 +86,7 @@ def _fork_text(raw: bytes, parent_id: str, fork_id: str) -> tuple[str, str]:
 def _end_of_last_answer(lines: list[str]) -> int:
     """How many lines reach the last assistant message that called no tool (0: none)."""
     for index in range(len(lines) - 1, -1, -1):
-        record = _json(lines[index])
+        record = json_record(lines[index])
         if record is not None and record.get("type") == records.ASSISTANT and _answers(record):
             return index + 1
     return 0
@@ -100,11 +100,3 @@ def _answers(record: dict[str, Any]) -> bool:
     return isinstance(content, list) and not any(
         isinstance(b, dict) and b.get("type") == "tool_use" for b in content
     )
-
-
-def _json(line: str) -> dict[str, Any] | None:
-    try:
-        value = json.loads(line)
-    except ValueError:
-        return None
-    return value if isinstance(value, dict) else None

@@ -8,7 +8,6 @@ records, without repairing anything.
 
 from __future__ import annotations
 
-import json
 import uuid
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -18,6 +17,7 @@ from typing import Any
 from agentcli.config.paths import agentcli_home, project_dir
 from agentcli.core.messages import text_of
 from agentcli.session import records
+from agentcli.session.jsonl import json_record
 
 FIRST_PROMPT_CHARS = 200
 
@@ -67,11 +67,8 @@ def summarize(path: Path) -> SessionSummary | None:
     count = 0
     with handle:
         for line in handle:
-            try:
-                record = json.loads(line)
-            except ValueError:
-                continue
-            if not isinstance(record, dict):
+            record = json_record(line)
+            if record is None:
                 continue
             kind = record.get("type")
             if kind == records.SESSION and started is None:

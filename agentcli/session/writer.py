@@ -24,6 +24,7 @@ from typing import IO, Any
 
 from agentcli.config.paths import project_dir
 from agentcli.session import records
+from agentcli.session.jsonl import ends_with_newline
 from agentcli.session.loader import LoadedSession
 from agentcli.session.lock import create_locked, open_locked
 
@@ -141,7 +142,7 @@ class TranscriptWriter:
                 self._file = create_locked(self.path, self._preamble or self._header())
         if self._end_cut_line:
             self._end_cut_line = False
-            if not _ends_with_newline(self.path):
+            if not ends_with_newline(self.path):
                 self._file.write("\n")  # end a cut line so it stays alone (and is skipped)
         return self._file
 
@@ -163,16 +164,6 @@ class TranscriptWriter:
         if self._file is not None:
             self._file.close()
             self._file = None
-
-
-def _ends_with_newline(path: Path) -> bool:
-    """True for an empty file too: there is no line to end."""
-    with path.open("rb") as existing:
-        size = existing.seek(0, os.SEEK_END)
-        if size == 0:
-            return True
-        existing.seek(size - 1)
-        return existing.read(1) == b"\n"
 
 
 def _is_turn_boundary(message: dict[str, Any]) -> bool:
