@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from agentcli.config.credentials import credential, expand
 from agentcli.config.provider_settings import ProviderSettings
@@ -33,6 +34,9 @@ from agentcli.providers.base import (
     close_provider,
 )
 from agentcli.providers.tuning import ApiTuning
+
+if TYPE_CHECKING:
+    from agentcli.providers.openai_http import OpenAIProvider
 
 # Where a provider without a `baseUrl` sends its requests.
 DEFAULT_BASE_URLS = {
@@ -173,20 +177,12 @@ def build_provider(
         )
     limits = {m: s.maxOutputTokens for m, s in settings.models.items() if s.maxOutputTokens}
     base_url = settings.baseUrl or DEFAULT_BASE_URLS[settings.type]
+    kind: type[OpenAIProvider]
     if settings.type == "openai-chat":
-        from agentcli.providers.openai_chat import OpenAIChatProvider
-
-        return OpenAIChatProvider(
-            base_url=base_url,
-            api_key=api_key,
-            provider_name=name,
-            max_tokens=limits,
-            retry=tuning.retry,
-            timeouts=tuning.timeouts,
-        )
-    from agentcli.providers.openai_responses import OpenAIResponsesProvider
-
-    return OpenAIResponsesProvider(
+        from agentcli.providers.openai_chat import OpenAIChatProvider as kind
+    else:
+        from agentcli.providers.openai_responses import OpenAIResponsesProvider as kind
+    return kind(
         base_url=base_url,
         api_key=api_key,
         provider_name=name,
