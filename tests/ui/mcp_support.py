@@ -17,6 +17,7 @@ from typing import Any
 from agentcli.config.mcp_servers import load_mcp_servers
 from agentcli.mcp.manager import McpManager
 from agentcli.ui.app import AgentApp
+from agentcli.ui.screens.mcp_approval import McpApprovalQuestion
 from agentcli.ui.screens.mcp_servers import McpServersScreen
 from agentcli.ui.widgets.conversation import Note
 from tests.mcp.support import REPO
@@ -25,6 +26,15 @@ from tests.ui.helpers import make_app, send, wait_for
 
 def mcp_app(provider: Any, root: Path, manager: McpManager, **kwargs: Any) -> AgentApp:
     return make_app(provider, root, engine_kw={"mcp": manager}, **kwargs)
+
+
+def question_shown(app: AgentApp) -> McpApprovalQuestion | None:
+    """The approval question once it is on screen with its words: a pushed screen is
+    not composed yet, and a key pressed then is not the question's."""
+    screen = app.screen
+    if isinstance(screen, McpApprovalQuestion) and screen.query("#mcp-question"):
+        return screen
+    return None
 
 
 def project_servers(project: Path, *names: str) -> None:

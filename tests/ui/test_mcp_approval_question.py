@@ -13,7 +13,6 @@ from types import SimpleNamespace
 
 from agentcli.config.mcp_servers import load_mcp_servers
 from agentcli.ui.app import AgentApp
-from agentcli.ui.screens.mcp_approval import McpApprovalQuestion
 from agentcli.ui.screens.trust_question import TrustQuestion
 from tests.engine.scripted import ScriptedProvider
 from tests.mcp.support import state_of
@@ -23,11 +22,8 @@ from tests.ui.mcp_support import (
     notes,
     project_manager,
     project_servers,
+    question_shown,
 )
-
-
-def asking(app: AgentApp) -> McpApprovalQuestion | None:
-    return app.screen if isinstance(app.screen, McpApprovalQuestion) else None
 
 
 def approved_next_time(project: Path) -> dict[str, bool]:
@@ -42,7 +38,7 @@ async def test_use_all_starts_every_new_server_and_is_not_asked_again(tmp_path, 
     await manager.start()
     app = mcp_app(ScriptedProvider(), tmp_path, manager)
     async with app.run_test(size=(120, 40)) as pilot:
-        question = await wait_for(pilot, lambda: asking(app), "the question")
+        question = await wait_for(pilot, lambda: question_shown(app), "the question")
         words = str(question.query_one("#mcp-question").render())
         assert "New MCP servers found in .mcp.json" in words
         assert "alpha" in words and "beta" in words and "-m tests.mcp.server" in words
@@ -58,7 +54,7 @@ async def test_use_all_starts_every_new_server_and_is_not_asked_again(tmp_path, 
     app = mcp_app(ScriptedProvider(), tmp_path, again)
     async with app.run_test() as pilot:
         await wait_for(pilot, lambda: app.mcp_link is not None, "the servers followed")
-        assert asking(app) is None
+        assert question_shown(app) is None
 
 
 async def test_choose_starts_the_ticked_servers_and_rejects_the_rest(tmp_path, mcp_manager):
@@ -67,7 +63,7 @@ async def test_choose_starts_the_ticked_servers_and_rejects_the_rest(tmp_path, m
     await manager.start()
     app = mcp_app(ScriptedProvider(), tmp_path, manager)
     async with app.run_test(size=(120, 40)) as pilot:
-        await wait_for(pilot, lambda: asking(app), "the question")
+        await wait_for(pilot, lambda: question_shown(app), "the question")
         await pilot.press("2")
         await pilot.press("down", "space")  # beta
         await pilot.press("enter")
@@ -83,7 +79,7 @@ async def test_none_starts_nothing_and_is_remembered(tmp_path, mcp_manager):
     await manager.start()
     app = mcp_app(ScriptedProvider(), tmp_path, manager)
     async with app.run_test(size=(120, 40)) as pilot:
-        await wait_for(pilot, lambda: asking(app), "the question")
+        await wait_for(pilot, lambda: question_shown(app), "the question")
 
         await pilot.press("3")
 
@@ -98,11 +94,11 @@ async def test_escape_decides_later_remembering_nothing(tmp_path, mcp_manager):
     await manager.start()
     app = mcp_app(ScriptedProvider(), tmp_path, manager)
     async with app.run_test(size=(120, 40)) as pilot:
-        await wait_for(pilot, lambda: asking(app), "the question")
+        await wait_for(pilot, lambda: question_shown(app), "the question")
 
         await pilot.press("escape")
 
-        await wait_for(pilot, lambda: asking(app) is None, "the question to close")
+        await wait_for(pilot, lambda: question_shown(app) is None, "the question to close")
         assert any("/mcp to approve them" in n for n in notes(app))
         assert state_of(manager, "alpha").state == "needs approval"
     assert approved_next_time(tmp_path) == {"alpha": False}
@@ -114,13 +110,15 @@ async def test_keys_typed_before_the_question_could_be_read_are_ignored(tmp_path
     await manager.start()
     app = mcp_app(ScriptedProvider(), tmp_path, manager, guard_s=60.0)
     async with app.run_test(size=(120, 40)) as pilot:
-        await wait_for(pilot, lambda: asking(app), "the question")
+        await wait_for(pilot, lambda: question_shown(app), "the question")
 
         await pilot.press("1", "y", "enter")
 
-        assert asking(app) is not None and state_of(manager, "alpha").state == "needs approval"
+        assert (
+            question_shown(app) is not None and state_of(manager, "alpha").state == "needs approval"
+        )
         await pilot.press("escape")  # never guarded: it starts nothing
-        await wait_for(pilot, lambda: asking(app) is None, "the question to close")
+        await wait_for(pilot, lambda: question_shown(app) is None, "the question to close")
 
 
 def _args() -> SimpleNamespace:
@@ -153,7 +151,7 @@ async def test_in_a_new_folder_the_question_comes_after_folder_trust(tmp_path):
             assert app.engine is None  # nothing from the project yet, its servers included
             await pilot.press("1")
 
-            await wait_for(pilot, lambda: asking(app), "the MCP question")
+            await wait_for(pilot, lambda: question_shown(app), "the MCP question")
             await pilot.press("1")
 
             manager = app.built_engine().mcp
@@ -177,6 +175,6 @@ async def test_in_a_folder_not_trusted_its_servers_are_not_even_asked_about(tmp_
 
         await wait_for(pilot, lambda: app.engine is not None, "the engine")
         await wait_for(pilot, lambda: not isinstance(app.screen, TrustQuestion), "closed")
-        assert asking(app) is None
+        assert question_shown(app) is None
         manager = app.built_engine().mcp
         assert manager is None or "shared" not in manager.configured

@@ -9,7 +9,6 @@ import re
 
 from agentcli.config.mcp_approval import ProjectApprovals
 from agentcli.config.mcp_servers import load_mcp_servers
-from agentcli.ui.screens.mcp_approval import McpApprovalQuestion
 from tests.engine.scripted import ScriptedProvider
 from tests.mcp.support import run_tool, state_of, stdio, tool_named
 from tests.ui.helpers import send, wait_for
@@ -19,6 +18,7 @@ from tests.ui.mcp_support import (
     open_servers_screen,
     project_manager,
     project_servers,
+    question_shown,
     shown,
 )
 from tests.ui.test_completion_and_commands import last_output
@@ -115,7 +115,7 @@ async def test_a_pending_project_server_is_approved_from_mcp_and_connects(tmp_pa
     await manager.start()
     app = mcp_app(ScriptedProvider(), tmp_path, manager)
     async with app.run_test(size=(120, 50)) as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, McpApprovalQuestion), "the question")
+        await wait_for(pilot, lambda: question_shown(app), "the question")
         await pilot.press("escape")  # decide later
         screen = await open_servers_screen(pilot, app)
         assert "? needs approval  project · stdio" in shown(screen)
@@ -140,7 +140,7 @@ async def test_a_pending_project_server_rejected_from_mcp_is_gone_and_remembered
     await manager.start()
     app = mcp_app(ScriptedProvider(), tmp_path, manager)
     async with app.run_test(size=(120, 50)) as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, McpApprovalQuestion), "the question")
+        await wait_for(pilot, lambda: question_shown(app), "the question")
         await pilot.press("escape")
         screen = await open_servers_screen(pilot, app)
 
