@@ -405,12 +405,14 @@ async def test_hang_before_headers_ends_when_the_client_gives_up(fake_api: FakeA
         base_url=fake_api.base_url,
         api_key="k",
         max_retries=0,
-        timeout=anthropic.Timeout(0.05, connect=5.0),
+        # Long enough for a loaded machine's server to read the request before the
+        # client gives up (the server records it then, and hangs).
+        timeout=anthropic.Timeout(0.5, connect=5.0),
     ) as sdk:
         # The SDK's read timeout counts the wait for the status line too.
         with pytest.raises(anthropic.APITimeoutError):
             await sdk.messages.create(model=MODEL, max_tokens=10, messages=HELLO, stream=True)
-    request = fake_api.requests[0]
+    (request,) = await asyncio.to_thread(fake_api.wait_for_requests, 1)
     assert await asyncio.to_thread(request.finished.wait, 5)
     assert request.outcome == "client_disconnected"
 
