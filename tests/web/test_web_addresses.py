@@ -9,9 +9,13 @@ address is asked about in every mode but bypassPermissions, even under a bare
 
 from __future__ import annotations
 
+import ipaddress
+import socket
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agentcli.config.rules import parse_tool_list
 from agentcli.permissions.gate import PermissionGate, headless_answer
@@ -20,6 +24,7 @@ from agentcli.permissions.types import Decision, PermissionMode
 from agentcli.tools.base import ToolError
 from agentcli.tools.web.fetch_tool import WebFetchTool
 from agentcli.tools.web.fetching import checked_url
+from agentcli.tools.web.hosts import UrlError, parse_url
 from tests.web.test_web_fetch import fetch
 
 LOOPBACK_SPELLINGS = [
@@ -86,6 +91,30 @@ def test_every_spelling_of_an_address_is_fetched_as_the_address(url):
     checked = checked_url(url)
 
     assert checked.startswith(("http://127.0.0.1/", "http://127.0.0.1:8080/"))
+
+
+def _numeric_reading(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    """The address the system resolver reads in `host` without a DNS lookup."""
+    try:
+        found = socket.getaddrinfo(host.encode(), 80, flags=socket.AI_NUMERICHOST)
+    except (socket.gaierror, UnicodeError):
+        return None
+    return ipaddress.ip_address(found[0][4][0])
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.text(alphabet="0123456789abcdefxX.", min_size=1, max_size=16))
+def test_whatever_the_resolver_reads_as_an_address_is_read_as_that_address(host):
+    """No host is a name to the rules and an address to the resolver, or another address."""
+    resolver = _numeric_reading(host)
+    try:
+        ours = parse_url(f"http://{host}/").host
+    except UrlError:
+        return  # refused: nothing is fetched
+    if resolver is not None:
+        assert ours.address == resolver, host
+    elif ours.address is not None:  # only a trailing dot, which the resolver would look up
+        assert host.endswith(".") and _numeric_reading(host[:-1]) == ours.address, host
 
 
 @pytest.mark.parametrize(
