@@ -111,10 +111,13 @@ class Host:
         return None if kind is None else f"{self.name} is {kind}"
 
     def aliases(self) -> frozenset[str]:
-        """The canonical names this host reaches by another spelling, itself included:
+        """The canonical names this host reaches by another spelling, itself included.
+
         `localhost` is 127.0.0.1 and ::1 (and they are it), and so is the unspecified
-        address (0.0.0.0 or ::, which a connection takes for this machine); an IPv6 form that carries
-        an IPv4 address (IPv4-compatible, NAT64, 6to4) reaches that address."""
+        address (0.0.0.0 or ::, which a connection takes for this machine); an IPv6
+        form that carries an IPv4 address (IPv4-compatible, NAT64, 6to4) reaches that
+        address. Deny and ask rules are matched through these; allow rules are not.
+        """
         names = {self.name}
         if self.name == "localhost":
             names |= {str(LOOPBACK_V4), str(LOOPBACK_V6)}
@@ -159,23 +162,23 @@ class WebTarget:
 def parse_url(url: str) -> WebTarget:
     """The URL's scheme, host and port, read strictly; `UrlError` when any of them
     cannot be read as exactly one thing. The fragment is dropped (it is never sent)."""
-    text = url.strip()
+    text, shown = url.strip(), _cut(url)
     bad = next((c for c in text if _is_space_or_control(c)), None)
     if bad is not None:
-        raise UrlError(f"Invalid URL {url!r}: a space or control character ({bad!r}) is refused.")
+        raise UrlError(f"Invalid URL {shown!r}: a space or control character ({bad!r}) is refused.")
     try:
         parts = urlsplit(text)
     except ValueError as exc:
-        raise UrlError(f"Invalid URL {url!r}: {exc}") from exc
+        raise UrlError(f"Invalid URL {shown!r}: {exc}") from exc
     scheme = parts.scheme.lower()
     if scheme not in DEFAULT_PORTS:
-        raise UrlError(f"Invalid URL {url!r}: only http:// and https:// URLs can be fetched.")
+        raise UrlError(f"Invalid URL {shown!r}: only http:// and https:// URLs can be fetched.")
     try:
         host_text, port_text = _split_authority(parts.netloc)
         host = parse_host(host_text)
         port = _port(port_text, scheme)
     except UrlError as exc:
-        raise UrlError(f"Invalid URL {url!r}: {exc}") from None
+        raise UrlError(f"Invalid URL {shown!r}: {exc}") from None
     path = parts.path if parts.path.startswith("/") else "/" + parts.path
     query = f"?{parts.query}" if parts.query else ""
     return WebTarget(scheme, host, port, path + query)
@@ -260,7 +263,7 @@ def _inet_aton(name: str) -> ipaddress.IPv4Address:
     """An IPv4 address in every form `inet_aton` accepts: one to four parts, each
     decimal, octal (a leading 0) or hex (0x), the last filling the bytes left."""
     parts = name.split(".")
-    invalid = UrlError(f"{name!r} ends in a number but is not a valid IPv4 address.")
+    invalid = UrlError(f"{_cut(name)!r} ends in a number but is not a valid IPv4 address.")
     if len(parts) > 4:
         raise invalid
     numbers = []
@@ -282,6 +285,11 @@ def _inet_aton(name: str) -> ipaddress.IPv4Address:
     for index, number in enumerate(leading):
         value += number << (8 * (3 - index))
     return ipaddress.IPv4Address(value)
+
+
+def _cut(text: str, most: int = 200) -> str:
+    """A text for a message: a hostile URL may be 8,000 characters long."""
+    return text if len(text) <= most else text[:most] + "..."
 
 
 def _is_space_or_control(char: str) -> bool:
