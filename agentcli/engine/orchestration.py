@@ -48,6 +48,7 @@ from agentcli.hooks.events import Hooks
 from agentcli.hooks.tool_hooks import after_tool, before_tool, combine_decision
 from agentcli.permissions.gate import ALLOWED, GateResult, PermissionGate
 from agentcli.permissions.types import Decision
+from agentcli.permissions.web_rules import RuleWebReach
 from agentcli.tools.base import Tool, ToolContext, ToolError, ToolInput, ToolResult, Workspace
 from agentcli.tools.model_access import ModelAccess
 from agentcli.tools.registry import ToolRegistry
@@ -264,6 +265,7 @@ class ToolRunner:
                 tool_use_id=call.id,
                 report=lambda data: self._emit(ToolCallProgress(call.id, data)),
                 search_filter=self.gate.policy.search_filter(tool.name),
+                web_reach=RuleWebReach(self.gate.policy),
                 model=self.model,
                 emit=self._emit,
             )

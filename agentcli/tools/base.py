@@ -12,7 +12,7 @@ handling around `run()`, so a tool's `run()` only has to do its job: return a
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
@@ -235,14 +235,32 @@ class SearchFilter(Protocol):
         ...
 
 
+class WebReach(Protocol):
+    """May a web tool connect where a URL's host led? (permissions/web_rules.py)
+
+    The permission question judges the host a URL names; which addresses a DNS
+    name stands for is known only when the connection is made, and a followed
+    redirect may reach another spelling of the host (`www.`). A web tool asks
+    this before every connection and connects only to the addresses it asked
+    about. Hosts are canonical names (tools/web/hosts.py), addresses strings.
+    """
+
+    def refusal(
+        self, tool_name: str, asked: str, host: str, addresses: Sequence[str]
+    ) -> str | None:
+        """Why the call, allowed for the host `asked`, may not connect to `host` at
+        `addresses`; None when it may."""
+        ...
+
+
 @dataclass(slots=True)
 class ToolContext:
     """What one call of a tool runs with.
 
-    `search_filter` is None only where no permission rules exist (a tool's own
-    tests, the benchmarks): the engine always passes one. `model` is the way to a
-    small, fast model for tools that need one (WebFetch); None without a provider.
-    tests, the benchmarks): the engine always passes one. `emit` puts an event in the
+    `search_filter` and `web_reach` are None only where no permission rules exist
+    (a tool's own tests, the benchmarks): the engine always passes them. `model`
+    is the way to a small, fast model for tools that need one (WebFetch); None
+    without a provider. `emit` puts an event in the
     engine's stream as it happens: a tool that runs an engine of its own (Task) passes
     on that engine's events (typed loosely: tools do not know the engine's events).
     """
@@ -252,6 +270,7 @@ class ToolContext:
     tool_use_id: str = ""
     report: Callable[[LiveOutput], None] = lambda _output: None
     search_filter: SearchFilter | None = None
+    web_reach: WebReach | None = None
     model: ModelAccess | None = None
     emit: Callable[[Any], None] | None = None
 

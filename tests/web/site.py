@@ -2,13 +2,16 @@
 
 `Site.page(path, body, content_type=...)`, `Site.redirect(path, location)` and
 `Site.status(path, code)` declare what the site serves; `hits[path]` counts the
-requests each path received (a cache hit sends none). Standard library only,
-served from a thread; stopped when the `site` fixture ends.
+requests each path received (a cache hit sends none), `hosts` lists the `Host`
+header of each. Standard library only, served from a thread; stopped when the
+`site` fixture ends. `tls_site(context)` serves the same over HTTPS.
 """
 
 from __future__ import annotations
 
 import collections
+import contextlib
+import ssl
 import sys
 import threading
 from collections.abc import Iterator
@@ -31,10 +34,12 @@ class _Answer:
 class Site:
     answers: dict[str, _Answer] = field(default_factory=dict)
     hits: collections.Counter[str] = field(default_factory=collections.Counter)
+    hosts: list[str] = field(default_factory=list)
     port: int = 0
+    scheme: str = "http"
 
     def url(self, path: str, host: str = "127.0.0.1") -> str:
-        return f"http://{host}:{self.port}{path}"
+        return f"{self.scheme}://{host}:{self.port}{path}"
 
     def page(
         self,
@@ -67,6 +72,7 @@ def _handler(site: Site) -> type[BaseHTTPRequestHandler]:
 
         def do_GET(self) -> None:
             site.hits[self.path] += 1
+            site.hosts.append(self.headers.get("host", ""))
             answer = site.answers.get(self.path, _Answer(404, b"<h1>Not Found</h1>"))
             self.send_response(answer.status)
             for name, value in answer.headers:
@@ -105,10 +111,13 @@ class SiteServer(ThreadingHTTPServer):
         super().handle_error(request, client_address)
 
 
-@pytest.fixture
-def site() -> Iterator[Site]:
-    served = Site()
+@contextlib.contextmanager
+def serving(tls: ssl.SSLContext | None = None) -> Iterator[Site]:
+    """A site on 127.0.0.1 (over TLS with `tls`), until the block ends."""
+    served = Site(scheme="http" if tls is None else "https")
     server = SiteServer(("127.0.0.1", 0), _handler(served))
+    if tls is not None:
+        server.socket = tls.wrap_socket(server.socket, server_side=True)
     server.daemon_threads = True
     served.port = server.server_address[1]
     thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
@@ -119,3 +128,9 @@ def site() -> Iterator[Site]:
         server.shutdown()
         server.server_close()
         thread.join()
+
+
+@pytest.fixture
+def site() -> Iterator[Site]:
+    with serving() as served:
+        yield served

@@ -139,7 +139,7 @@ def test_http_is_upgraded_to_https_except_on_loopback() -> None:
     assert checked_url("http://example.com/a?b=1") == "https://example.com/a?b=1"
     assert checked_url("http://127.0.0.1:8000/x") == "http://127.0.0.1:8000/x"
     assert checked_url("http://localhost/x") == "http://localhost/x"
-    assert checked_url("https://example.com") == "https://example.com"
+    assert checked_url("https://example.com") == "https://example.com/"  # canonical: a path
 
 
 @pytest.mark.parametrize(

@@ -19,17 +19,26 @@ HOSTILE = "<p>\x1b]0;PWNED\x07title \x1b[2Jcleared \x1b]52;c;QUJD\x07clipboard</
 
 
 async def test_a_fetch_is_asked_per_domain_and_drawn_safely(tmp_path, site: Site):
+    # A broad allow rule does not cover a loopback address: the question says why.
     url = site.page("/hostile", HOSTILE)
     provider = ScriptedProvider(
         Response([tool_use("WebFetch", {"url": url, "prompt": "?"}, "toolu_w")]),
         Response([text("read it")]),
     )
-    app = make_app(provider, tmp_path, [WebFetchTool()], mode=PermissionMode.DEFAULT)
+    app = make_app(
+        provider,
+        tmp_path,
+        [WebFetchTool()],
+        mode=PermissionMode.DEFAULT,
+        engine_kw={"allow": ["WebFetch"]},
+    )
     async with app.run_test(size=(120, 40)) as pilot:
         await send(pilot, "fetch it")
         prompt = await wait_for(pilot, lambda: app.permission_prompt, "the question")
         assert str(prompt.query_one(".permission-subject").render()) == url
-        assert "WebFetch(domain:127.0.0.1)" in rendered(prompt)[0]
+        shown = rendered(prompt)[0]
+        assert "WebFetch(domain:127.0.0.1)" in shown
+        assert "127.0.0.1 is a loopback address (this machine)" in shown  # why it asks
         assert site.hits["/hostile"] == 0  # nothing is fetched before the answer
         await pilot.press("1")
         await idle(pilot, app)

@@ -39,3 +39,21 @@ def test_p_fetches_an_allowed_domain_with_the_configured_small_model(
     names = [t["name"] for t in main["tools"]]
     assert "WebFetch" in names and names.count("web_search") == 1
     assert site.hits["/long"] == 1
+
+
+def test_p_refuses_a_loopback_address_under_a_broad_rule_and_says_why(
+    fake_api, site: Site, tmp_path
+):
+    url = site.page("/admin", "<p>the admin page</p>").replace("127.0.0.1", "0x7f.1")
+    fake_api.enqueue(
+        reply(tool_use("WebFetch", {"url": url, "prompt": "?"})),
+        reply(text("Could not read it.")),
+    )
+
+    done = agentcli(["-p", "read it", "--allowedTools", "WebFetch"], tmp_path, fake_api)
+
+    assert done.returncode == 0, done.stderr
+    result = json.dumps(fake_api.requests[1].body["messages"][-1])
+    assert "127.0.0.1 is a loopback address (this machine)" in result
+    assert "the admin page" not in result
+    assert site.hits["/admin"] == 0

@@ -11,21 +11,44 @@ says so before the text, and the small model is told to answer the
 question, not to follow the page.
 
 Permission is per domain (`WebFetch(domain:example.com)`,
-permissions/web_rules.py): the URL is the call's permission subject.
+permissions/web_rules.py): the URL is the call's permission subject. What
+the question could not see (the addresses a name stands for) is put to
+`ToolContext.web_reach` at every connection (fetching.py).
 """
 
 from __future__ import annotations
 
+import ipaddress
+from collections.abc import Sequence
 from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
 from pydantic import Field
 
 from agentcli.providers.base import ModelError
-from agentcli.tools.base import Tool, ToolContext, ToolError, ToolInput, ToolResult, Workspace
+from agentcli.tools.base import (
+    Tool,
+    ToolContext,
+    ToolError,
+    ToolInput,
+    ToolResult,
+    WebReach,
+    Workspace,
+)
 from agentcli.tools.display import WebFetchDisplay
 from agentcli.tools.web.cache import CachedPage, PageCache
-from agentcli.tools.web.fetching import FetchError, Page, Redirect, checked_url, fetch, size_text
+from agentcli.tools.web.fetching import (
+    FetchError,
+    Page,
+    Reach,
+    Redirect,
+    Resolver,
+    checked_target,
+    fetch,
+    resolve_name,
+    size_text,
+)
+from agentcli.tools.web.hosts import IPAddress, WebTarget, address_kind, parse_host
 from agentcli.tools.web.markdown import page_text
 
 # A page this long or shorter goes to the model as it is.
@@ -61,8 +84,9 @@ class WebFetchTool(Tool):
     prompt_file: ClassVar[str | None] = "webfetch.md"
     permission_title: ClassVar[str] = "Fetch web page"
 
-    def __init__(self, cache: PageCache | None = None) -> None:
+    def __init__(self, cache: PageCache | None = None, resolver: Resolver = resolve_name) -> None:
         self._cache = cache or PageCache()
+        self._resolver = resolver  # tests stand in for DNS
 
     def summary(self, inp: Any, workspace: Workspace) -> str:
         return str(inp.url)
@@ -73,9 +97,9 @@ class WebFetchTool(Tool):
 
     async def run(self, inp: Any, ctx: ToolContext) -> ToolResult:
         try:
-            url = checked_url(inp.url)
-            cached = self._cache.get(url)
-            page = cached or await self._download(url)
+            target = checked_target(inp.url)
+            cached = self._cache.get(target.url)
+            page = cached or await self._download(target, _reach(self.name, target, ctx.web_reach))
         except FetchError as exc:
             raise ToolError(str(exc)) from exc
         if isinstance(page, ToolResult):  # a redirect to another host, or an HTTP error
@@ -89,16 +113,44 @@ class WebFetchTool(Tool):
         )
         return await _answer(page, inp.prompt, ctx, display)
 
-    async def _download(self, url: str) -> CachedPage | ToolResult:
-        found = await fetch(url)
+    async def _download(self, target: WebTarget, reach: Reach) -> CachedPage | ToolResult:
+        found = await fetch(target, reach, resolver=self._resolver)
         if isinstance(found, Redirect):
             return _redirect_result(found)
         if not found.ok:
             return _status_result(found)
         text = page_text(found)
         page = CachedPage(found.url, found.status, found.content_type, len(found.body), text)
-        self._cache.put(url, page)
+        self._cache.put(target.url, page)
         return page
+
+
+def _reach(tool_name: str, asked: WebTarget, rules: WebReach | None) -> Reach:
+    """The check of every connection: the session's rules, or (without any) no
+    private address through a name."""
+    judge = rules or _WithoutRules()
+
+    def reach(target: WebTarget, addresses: list[IPAddress]) -> str | None:
+        found = [str(address) for address in addresses]
+        return judge.refusal(tool_name, asked.host.name, target.host.name, found)
+
+    return reach
+
+
+class _WithoutRules:
+    """Where no permission rules exist (a tool's own tests, the benchmarks): a DNS
+    name may lead to public addresses only."""
+
+    def refusal(
+        self, tool_name: str, asked: str, host: str, addresses: Sequence[str]
+    ) -> str | None:
+        if not parse_host(host).is_dns_name:
+            return None
+        for address in addresses:
+            kind = address_kind(ipaddress.ip_address(address))
+            if kind is not None:
+                return f"{host} resolves to {address}, {kind}."
+        return None
 
 
 async def _answer(
