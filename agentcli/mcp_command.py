@@ -27,6 +27,7 @@ from typing import Any, NoReturn
 from agentcli.config.json_store import JsonStoreError
 from agentcli.config.mcp_approval import approve_project_servers, reset_project_choices
 from agentcli.config.mcp_listing import ListedServer, Listing, list_servers
+from agentcli.config.mcp_names import server_name_problem
 from agentcli.config.mcp_scopes import (
     SCOPES,
     ScopeError,
@@ -35,7 +36,6 @@ from agentcli.config.mcp_scopes import (
     remove_server,
     scopes_holding,
 )
-from agentcli.config.mcp_names import server_name_problem
 from agentcli.config.mcp_specs import (
     TRANSPORTS,
     HttpServer,

@@ -100,9 +100,7 @@ async def test_placeholders_typed_as_arguments_are_not_filled_again():
 
     text, _runner = await run(body, "$ARGUMENTS $1 $ARGUMENTS[0]")
 
-    assert text == (
-        "zero=$ARGUMENTS one=$1 all=$ARGUMENTS $1 $ARGUMENTS[0] first=$ARGUMENTS"
-    )
+    assert text == ("zero=$ARGUMENTS one=$1 all=$ARGUMENTS $1 $ARGUMENTS[0] first=$ARGUMENTS")
 
 
 async def test_positional_words_from_the_arguments_are_data_too():

@@ -118,7 +118,9 @@ async def test_a_file_the_person_changed_is_reported_not_overwritten(fake_api, t
     kept = apply_rewind(checkpoints, plan, on_conflict="keep")
 
     assert kept.conflicts == [tmp_path / "a.py"]
-    line = "kept a.py as it is: it changed since the agent's last edit (by a shell command or by you)"
+    line = (
+        "kept a.py as it is: it changed since the agent's last edit (by a shell command or by you)"
+    )
     assert line in kept.lines(lambda p: p.name)
     assert (tmp_path / "a.py").read_text() == "value = 'mine'\n"
     assert not (tmp_path / "new.py").exists()

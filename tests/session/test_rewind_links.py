@@ -107,9 +107,7 @@ async def test_deleting_through_a_folder_now_linked_outside_is_refused(
     finish_session(engine)
 
 
-async def test_deleting_through_a_link_is_refused_even_when_the_content_differs(
-    fake_api, places
-):
+async def test_deleting_through_a_link_is_refused_even_when_the_content_differs(fake_api, places):
     project, outside = places
     engine, prompt = await one_prompt(fake_api, project, {"sub/secret": "s\n"})
     link_folder(project / "sub", outside)  # an absolute link this time
@@ -232,9 +230,7 @@ async def test_an_empty_folder_the_agent_made_is_not_removed_through_a_link(fake
     finish_session(engine)
 
 
-async def test_a_file_outside_the_project_and_its_added_folders_is_not_touched(
-    fake_api, places
-):
+async def test_a_file_outside_the_project_and_its_added_folders_is_not_touched(fake_api, places):
     project, outside = places
     engine = make_session_engine(fake_api, project)
     fake_api.enqueue(reply(write(outside / "new.py", "x\n"), write(project / "in.py", "y\n")))
@@ -256,9 +252,7 @@ def test_a_file_in_an_added_folder_is_restored(tmp_path):
     (added / "sub").mkdir(parents=True)
     target = added / "sub" / "f.txt"
     target.write_text("before\n")
-    checkpoints = SessionCheckpoints(
-        tmp_path / "cp", "s", project=project, extra_dirs=[added]
-    )
+    checkpoints = SessionCheckpoints(tmp_path / "cp", "s", project=project, extra_dirs=[added])
     checkpoints.begin_prompt("p1", "edit")
     checkpoints.before_write([target])
     target.write_text("after\n")
@@ -299,7 +293,9 @@ async def test_the_command_line_rewind_refuses_by_name_and_restores_the_rest(
 ):
     project, outside = places
     if prompts == 1:
-        engine, prompt = await one_prompt(fake_api, project, {"sub/secret": "two\n", "other.py": "x\n"})
+        engine, prompt = await one_prompt(
+            fake_api, project, {"sub/secret": "two\n", "other.py": "x\n"}
+        )
     else:
         engine, prompt = await two_prompts(fake_api, project, "sub/secret")
     finish_session(engine)
