@@ -103,7 +103,10 @@ def assemble(
             transcript.resume(resumed)  # its claim on the file, and its repairs
         forked_from = resumed.forked_from if resumed is not None else None
         checkpoints = SessionCheckpoints.for_session(
-            workspace.root, start.session_id, forked_from=forked_from
+            workspace.root,
+            start.session_id,
+            forked_from=forked_from,
+            extra_dirs=workspace.extra_dirs,
         )
     session_hooks = None
     if hooks is not None or hook_callbacks:
@@ -192,7 +195,9 @@ async def start_new_session(engine: QueryEngine, reason: str = "clear") -> list[
     if engine.transcript is not None:
         policy = engine.gate.policy
         transcript = _transcript(engine.workspace, session_id, engine.config.model, policy)
-        checkpoints = SessionCheckpoints.for_session(engine.workspace.root, session_id)
+        checkpoints = SessionCheckpoints.for_session(
+            engine.workspace.root, session_id, extra_dirs=engine.workspace.extra_dirs
+        )
     engine.start_over(session_id, transcript, checkpoints)
     return notices + await engine.start_session(reason)
 

@@ -27,6 +27,7 @@ from typing import Any, NoReturn
 from agentcli.config.json_store import JsonStoreError
 from agentcli.config.mcp_approval import approve_project_servers, reset_project_choices
 from agentcli.config.mcp_listing import ListedServer, Listing, list_servers
+from agentcli.config.mcp_names import server_name_problem
 from agentcli.config.mcp_scopes import (
     SCOPES,
     ScopeError,
@@ -173,6 +174,9 @@ def _add(project: Path, scope: WritableScope, name: str, entry: dict[str, Any]) 
         raise InputError(
             f"invalid server name {name!r}: use letters, digits, hyphens and underscores"
         )
+    problem = server_name_problem(name)  # what a session would refuse to start
+    if problem is not None:
+        raise InputError(f"invalid server name {name!r}: {problem}")
     try:  # refuse what a session could not use, before touching a file
         parse_spec(entry)
     except SpecError as exc:

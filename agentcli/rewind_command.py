@@ -5,8 +5,8 @@ just before it (session/rewind.py); the conversation is not touched.
 `--rewind-to list` prints the session's prompts with their ids, which is
 how a person finds the id to give (the app's /rewind list shows them too).
 
-Nobody can be asked here, so when the person changed one of those files
-after the agent's last edit, nothing is restored: the files are named and
+Nobody can be asked here, so when one of those files changed after the
+agent's last edit (by a shell command or by the person), nothing is restored: the files are named and
 the exit status is 1 (rewind in the app to decide file by file). Shell
 commands' changes are not tracked.
 """
@@ -40,7 +40,10 @@ def main(args: Any, cwd: Path | None = None) -> int:
         report(f"error: {exc}")
         return EXIT_ERROR
     checkpoints = SessionCheckpoints.for_session(
-        project, path.stem, forked_from=forked_from if isinstance(forked_from, str) else None
+        project,
+        path.stem,
+        forked_from=forked_from if isinstance(forked_from, str) else None,
+        extra_dirs=_added_folders(args, project),
     )
     try:
         if args.rewind_to == LIST:
@@ -48,6 +51,15 @@ def main(args: Any, cwd: Path | None = None) -> int:
         return _rewind(checkpoints, path, args.rewind_to, args.output_format == "json", project)
     finally:
         checkpoints.close()
+
+
+def _added_folders(args: Any, project: Path) -> list[Path]:
+    """The folders besides the project a rewind may change files in: `--add-dir` and
+    the settings' `additionalDirectories`, as a session started here would have them."""
+    from agentcli.bootstrap import Options, settings_for
+
+    settings = settings_for(Options.from_args(args, project))
+    return [folder for folder, _source in settings.additional_dirs]
 
 
 def _session_path(args: Any, project: Path) -> Path | None:
@@ -113,8 +125,8 @@ def _rewind(
             print(for_stream(line, sys.stdout))
     if result.conflicts:
         report(
-            "nothing was restored: you changed these files after the agent's last edit; "
-            "rewind in the app (/rewind) to choose"
+            "nothing was restored: these files changed since the agent's last edit "
+            "(by a shell command or by you); rewind in the app (/rewind) to choose"
         )
     return EXIT_ERROR if result.conflicts or result.not_restored else EXIT_OK
 

@@ -1,16 +1,27 @@
 """A custom command's body, filled in: the prompt the model receives.
 
-In the order Claude Code applies them:
+The body is the command file's own text; the arguments are the person's (or
+a program's) words, and they are data. So the body is read first, into its
+own `` !`cmd` `` lines (only where the `!` starts the text or follows a
+space) and the prose around them, and only then is anything filled in:
 
-1. arguments: `$ARGUMENTS` is the text after the command, as typed;
-   `$0`, `$1`… (and `$ARGUMENTS[0]`…) are its words, split shell-style
-   (quotes group words) and counted from 0; a missing one is empty. A body
-   with no placeholder gets the text appended as `ARGUMENTS: …`.
-2. `` !`cmd` ``: each is replaced by the command's output. Running one is
-   the caller's business (`Runner.shell`): it goes through the permission
-   gate like the Bash tool (commands/command_gate.py).
-3. `@path`: each file mentioned is attached as it would be when typed
-   (`Runner.include`: the same checks, and Read's permission).
+1. arguments, in the prose only and in one pass (an argument's own
+   `$ARGUMENTS` or `$1` stays as typed): `$ARGUMENTS` is the text after the
+   command, as typed; `$0`, `$1`… (and `$ARGUMENTS[0]`…) are its words, split
+   shell-style (quotes group words) and counted from 0; a missing one is
+   empty. A body whose prose has no placeholder gets the text appended as
+   `ARGUMENTS: …`.
+2. each of the body's own `` !`cmd` `` is replaced by the command's output.
+   It runs exactly as the file wrote it: no argument is put into it (a `$1`
+   there is the shell's own, as in `awk '{print $1}'`), so no text from the
+   arguments ever reaches a shell, whatever it holds (`` !`…` ``, `$(…)`,
+   backticks, a newline and a `!` line). Running one is the caller's
+   business (`Runner.shell`): it goes through the permission gate like the
+   Bash tool (commands/command_run.py).
+3. `@path`: each file the filled prose mentions (the file's own `@`, or one
+   in the arguments, as in a prompt typed in the app) is attached
+   (`Runner.include`: Read's permission, then the same reading as a typed
+   attachment); a command's output is never scanned for them.
 
 Anything that stops the prompt being made raises `ExpansionError`, whose
 message is for the person; nothing is sent then.
@@ -28,7 +39,8 @@ from agentcli.ui.attachments import find_mentions
 
 Blocks = list[dict[str, Any]]
 
-_POSITIONAL = re.compile(r"\$ARGUMENTS\[(\d+)\]|\$(\d+)(?!\d)")
+# One pass over the prose: `$ARGUMENTS[0]` before `$ARGUMENTS`, `$1` but not `$12`'s `$1`.
+_PLACEHOLDER = re.compile(r"\$ARGUMENTS\[(\d+)\]|\$ARGUMENTS|\$(\d+)(?!\d)")
 _ALL = "$ARGUMENTS"
 SHELL = re.compile(r"(?:^|(?<=\s))!`([^`\n]+)`")
 
@@ -60,18 +72,48 @@ class Expansion:
     notes: list[str] = field(default_factory=list)
 
 
-def fill_arguments(body: str, arguments: str) -> str:
-    """Step 1: the placeholders replaced by the person's words."""
-    positional = _POSITIONAL.search(body) is not None
-    if _ALL not in body and not positional:
-        return f"{body}\n\nARGUMENTS: {arguments}" if arguments else body
+@dataclass(frozen=True)
+class _Piece:
+    """A stretch of the body: prose (to fill in), or one of its own `!` commands."""
+
+    text: str
+    command: str | None = None  # set for a `!` line: what runs
+
+
+def _pieces(body: str) -> list[_Piece]:
+    """The body's own `!` commands and the prose between them, before any filling in."""
+    pieces: list[_Piece] = []
+    last = 0
+    for match in SHELL.finditer(body):
+        pieces += [_Piece(body[last : match.start()]), _Piece(match.group(0), match.group(1))]
+        last = match.end()
+    return [*pieces, _Piece(body[last:])]
+
+
+def _filled(pieces: list[_Piece], arguments: str) -> list[_Piece]:
+    """Step 1: the prose's placeholders replaced by the arguments, in one pass."""
+    prose = [piece.text for piece in pieces if piece.command is None]
+    found = [match for text in prose for match in _PLACEHOLDER.finditer(text)]
+    if not found:
+        return [*pieces, _Piece(f"\n\nARGUMENTS: {arguments}")] if arguments else pieces
+    positional = any(match.group(0) != _ALL for match in found)
     words = split_words(arguments) if positional else []
 
-    def word(match: re.Match[str]) -> str:
+    def value(match: re.Match[str]) -> str:
+        if match.group(0) == _ALL:
+            return arguments
         index = int(match.group(1) or match.group(2))
         return words[index] if index < len(words) else ""
 
-    return _POSITIONAL.sub(word, body).replace(_ALL, arguments)
+    return [
+        piece if piece.command is not None else _Piece(_PLACEHOLDER.sub(value, piece.text))
+        for piece in pieces
+    ]
+
+
+def fill_arguments(body: str, arguments: str) -> str:
+    """The body with its prose filled in (step 1); its `!` lines as written."""
+    return "".join(piece.text for piece in _filled(_pieces(body), arguments))
 
 
 def split_words(arguments: str) -> list[str]:
@@ -83,16 +125,18 @@ def split_words(arguments: str) -> list[str]:
 
 async def expand(body: str, arguments: str, runner: Runner) -> Expansion:
     """The prompt for `body` run with `arguments` (steps 1 to 3)."""
-    text = fill_arguments(body, arguments)
-    mentions = dict.fromkeys(find_mentions(SHELL.sub(" ", text)))  # not in commands' output
+    pieces = _filled(_pieces(body), arguments)
+    prose = " ".join(" " if piece.command is not None else piece.text for piece in pieces)
+    mentions = dict.fromkeys(find_mentions(prose))  # not in the commands' output
     notes: list[str] = []
     parts: list[str] = []
-    last = 0
-    for match in SHELL.finditer(text):
-        parts += [text[last : match.start()], (await runner.shell(match.group(1))).rstrip("\n")]
-        notes.append(f"Ran !`{match.group(1)}`")
-        last = match.end()
-    text = "".join([*parts, text[last:]])
+    for piece in pieces:
+        if piece.command is None:
+            parts.append(piece.text)
+            continue
+        parts.append((await runner.shell(piece.command)).rstrip("\n"))
+        notes.append(f"Ran !`{piece.command}`")
+    text = "".join(parts)
     blocks: Blocks = []
     for mention in mentions:
         attached, more = await runner.include(mention)

@@ -2,7 +2,8 @@
 
 All of them hold `{"mcpServers": {name: entry}}`. Each entry stands on its
 own: a broken one is left out with a one-line problem naming the file and the
-server, and the others still load. A file that cannot be read as a JSON
+server, and the others still load; so is one whose name tool names and rules
+could not tell apart (config/mcp_names.py: `a__b`, `a_`, too long). A file that cannot be read as a JSON
 object loses all its servers, with one problem naming the file. Entries come
 back as written (variables not expanded): expanding is the loader's job, and
 `agentcli mcp list` shows what the person wrote.
@@ -16,6 +17,7 @@ from typing import Any
 
 from agentcli.config.json_store import JsonStoreError, parse_json_object, read_json_text
 from agentcli.config.key_positions import KeyPositions
+from agentcli.config.mcp_names import server_name_problem
 from agentcli.config.mcp_specs import ServerSpec, SpecError, parse_spec
 
 KEY = "mcpServers"
@@ -60,6 +62,9 @@ def _servers(path: Path, raw: dict[str, Any], positions: KeyPositions) -> Server
         try:
             if not name.strip():
                 raise SpecError("a server needs a name")
+            problem = server_name_problem(name)  # config/mcp_names.py
+            if problem is not None:
+                raise SpecError(problem)
             servers[name] = parse_spec(entry, (KEY, name), positions)
         except SpecError as exc:
             problems.append(skipped_server(path, name, str(exc)))

@@ -14,7 +14,10 @@ server still waits for the person's yes (config/mcp_approval.py): until then
 it is listed with `approved=False`, and the client must not start it; one
 they said no to is left out. `${VAR}` and `${VAR:-default}` are expanded here
 (config/mcp_expand.py). Every broken file or entry is a one-line problem
-naming the file and the server, and everything else still loads.
+naming the file and the server, and everything else still loads. So are the
+servers whose names read the same as another's in tool names and rules once
+cleaned (`my.server` beside `my_server`: config/mcp_names.py), after the
+layers have merged: the one named as it reads stays.
 
 This is the contract with the MCP client (agentcli/mcp/): see
 docs/mcp.md ("Configuration") for the file formats.
@@ -31,6 +34,7 @@ from typing import Literal
 from agentcli.config.mcp_approval import ProjectApprovals
 from agentcli.config.mcp_expand import expand_spec
 from agentcli.config.mcp_files import ServerFile, read_server_file, skipped_server
+from agentcli.config.mcp_names import clash_problem, clashes
 from agentcli.config.mcp_scopes import scope_file
 from agentcli.config.mcp_specs import HttpServer, ServerSpec, SseServer, StdioServer
 
@@ -108,7 +112,12 @@ def load_mcp_servers(
                 problems.append(skipped_server(found.path, name, str(exc)))
                 continue
             servers[name] = ConfiguredServer(name, expanded, scope, str(found.path), approved)
-    return McpServers(servers, problems)
+    clashing = clashes(servers)
+    for name, other in clashing.items():
+        reason = clash_problem(name, other, servers[other].source)
+        problems.append(skipped_server(servers[name].source, name, reason))
+    kept = {name: server for name, server in servers.items() if name not in clashing}
+    return McpServers(kept, problems)
 
 
 def _approved(

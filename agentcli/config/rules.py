@@ -10,7 +10,11 @@ and `Read(...)` rules with a path for every tool that reads them.
 
 MCP tools are named `mcp__<server>__<tool>` (agentcli/mcp/names.py). As in
 Claude Code, `mcp__server` and `mcp__server__*` speak for every tool of that
-server, `mcp__server__tool` for one; `*` is taken nowhere else.
+server, `mcp__server__tool` for one; `*` is taken nowhere else. The server is
+what comes before the first `__` after `mcp__`, in a rule as in a tool's
+name: config/mcp_names.py refuses the server names for which that would not
+be exact (`a__b`, `a_`, two that read the same), so a rule and a call always
+agree on the server.
 """
 
 from __future__ import annotations
@@ -19,9 +23,11 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from agentcli.config.mcp_names import PREFIX, SEPARATOR
+
 EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
 READ_TOOLS = frozenset({"Read", "Grep", "Glob", "NotebookRead"})
-MCP_PREFIX = "mcp__"
+MCP_PREFIX = PREFIX
 _SERVER = re.compile(r"[\w-]+")
 
 _RULE = re.compile(r"^\s*([A-Za-z_][\w-]*(?:__\*)?)\s*(?:\((.*)\))?\s*$", re.DOTALL)
@@ -36,7 +42,7 @@ def mcp_server_of(tool_name: str) -> str | None:
     """The server part of `mcp__server__tool` (or of a rule's `mcp__server`)."""
     if not is_mcp_tool(tool_name):
         return None
-    server = tool_name[len(MCP_PREFIX) :].split("__", 1)[0]
+    server = tool_name[len(MCP_PREFIX) :].split(SEPARATOR, 1)[0]
     return server if _SERVER.fullmatch(server) else None
 
 
@@ -58,7 +64,10 @@ class Rule:
             raise RuleSyntaxError(f"not a permission rule: {text!r} (expected Tool or Tool(...))")
         tool, spec = match.group(1), match.group(2)
         if tool.endswith("*") and not _whole_server(tool):
-            raise RuleSyntaxError(f"not a permission rule: {text!r} (`*` only in mcp__server__*)")
+            raise RuleSyntaxError(
+                f"not a permission rule: {text!r} (`*` only in mcp__server__*, "
+                "and a server's name holds no `__`)"
+            )
         spec = spec.strip() if spec is not None else None
         if spec in ("*", "**"):  # `Bash(*)` means the whole tool
             spec = None

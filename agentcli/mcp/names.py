@@ -9,23 +9,22 @@ hash of the original server and tool names, so it is the same in every run:
 the tool list is part of the cached prompt prefix, and rules must keep
 matching. A tool whose cleaned name is its own keeps it, so a newcomer never
 renames a tool the model already knows.
+
+Reading a name back (which server a rule or a call is about) splits at the
+first `__` after `mcp__`; config/mcp_names.py says which server names keep
+that exact, and the others are refused at load. For those, a cut name still
+holds the whole `mcp__<server>__` and names of two servers never collide.
 """
 
 from __future__ import annotations
 
 import hashlib
-import re
 from collections.abc import Iterable
 
-PREFIX = "mcp__"
-MAX_NAME = 64
-_UNSAFE = re.compile(r"[^a-zA-Z0-9_-]")
-_HASH_CHARS = 8
+from agentcli.config.mcp_names import HASH_CHARS as _HASH_CHARS
+from agentcli.config.mcp_names import MAX_NAME, PREFIX, clean
 
-
-def clean(name: str) -> str:
-    """`name` with every character the API does not take replaced by `_`."""
-    return _UNSAFE.sub("_", name) or "_"
+__all__ = ["MAX_NAME", "PREFIX", "api_names", "clean", "hashed_name", "plain_name", "server_prefix"]
 
 
 def server_prefix(server: str) -> str:

@@ -76,7 +76,10 @@ class Controls:
             raise ControlProblem(f"no user message {prompt_id!r} in this session") from None
         if report.conflicts:
             changed = ", ".join(str(path) for path in report.conflicts)
-            raise ControlProblem(f"nothing was rewound: changed since the agent's edits: {changed}")
+            raise ControlProblem(
+                "nothing was rewound: changed since the agent's last edit "
+                f"(by a shell command or by you): {changed}"
+            )
         files = [str(path) for path in (*report.restored, *report.deleted)]
         return {"canRewind": True, "filesChanged": files, **report.to_json()}
 

@@ -44,6 +44,7 @@ from agentcli.config.private_files import make_private_dir, open_private
 from agentcli.session.checkpoint_blobs import BlobStore, FileState, file_hash
 from agentcli.session.jsonl import ends_with_newline, json_record
 from agentcli.session.records import dumps, now_iso
+from agentcli.session.restore_paths import RestoreRoots
 
 PROMPT_TEXT_CHARS = 200
 
@@ -95,13 +96,16 @@ class SessionCheckpoints:
         *,
         forked_from: str | None = None,
         project: Path | None = None,
+        extra_dirs: Sequence[Path] = (),
     ) -> None:
         """`forked_from`: the session a fork started as a copy of; its log is read
         first (never written), so the fork can rewind to the prompts it inherited.
         `project`: the project folder; the folders made for a new file are recorded
-        (and removed by a rewind) only inside it."""
+        (and removed by a rewind) only inside it. A rewind changes files only in it
+        and in `extra_dirs`, the session's added folders (restore_paths.py)."""
         self.root = root
         self.project = Path(os.path.realpath(project)) if project is not None else None
+        self.extra_dirs = list(extra_dirs)
         self.session_id = session_id
         self.blobs = BlobStore(root / "blobs")
         self.path = root / f"{session_id}.jsonl"
@@ -117,9 +121,20 @@ class SessionCheckpoints:
 
     @classmethod
     def for_session(
-        cls, project: Path, session_id: str, *, forked_from: str | None = None
+        cls,
+        project: Path,
+        session_id: str,
+        *,
+        forked_from: str | None = None,
+        extra_dirs: Sequence[Path] = (),
     ) -> SessionCheckpoints:
-        return cls(checkpoints_root(project), session_id, forked_from=forked_from, project=project)
+        return cls(
+            checkpoints_root(project),
+            session_id,
+            forked_from=forked_from,
+            project=project,
+            extra_dirs=extra_dirs,
+        )
 
     # -- recording (the engine) -------------------------------------------------
 
@@ -218,6 +233,13 @@ class SessionCheckpoints:
     def last_written(self, path: Path) -> str | None:
         """The hash of what the agent (or a rewind) last left in `path`; None: absent."""
         return self._after.get(path)
+
+    def restore_roots(self) -> RestoreRoots:
+        """The folders a rewind may change files in: the project and its added
+        folders, as they are now (none without a project)."""
+        if self.project is None:
+            return RestoreRoots(())
+        return RestoreRoots.of([self.project, *self.extra_dirs])
 
     def has_blob(self, state: FileState) -> bool:
         return bool(state.sha256) and self.blobs.path_of(state.sha256 or "").is_file()

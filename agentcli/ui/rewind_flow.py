@@ -6,8 +6,9 @@ a worker, since each step waits for a screen of ui/screens/rewind.py):
 1. the conversation's prompts, with the files the agent changed since each;
 2. restore code and conversation, the conversation only, or the code only
    (the conversation choices are off for a prompt a compaction summarised);
-3. when the person changed some of those files after the agent's last edit:
-   keep their changes (the other files are restored), overwrite them, or cancel.
+3. when some of those files changed after the agent's last edit (by a shell
+   command or by the person): keep those changes (the other files are
+   restored), overwrite them, or cancel.
 
 Restoring code reports each file in the conversation (session/rewind.py);
 restoring the conversation takes the engine back to just before the prompt,
@@ -122,11 +123,11 @@ async def _restore_code(
 
 def _conflicts(paths: list[str]) -> RewindQuestion:
     return RewindQuestion(
-        "You changed these files after the agent's last edit:",
-        [*paths, "Restoring them would overwrite your changes."],
+        "These files changed since the agent's last edit (by a shell command or by you):",
+        [*paths, "Restoring them would overwrite those changes."],
         [
-            ("keep", "Keep my changes (restore the other files)", True),
-            ("overwrite", "Overwrite my changes too", True),
+            ("keep", "Keep those changes (restore the other files)", True),
+            ("overwrite", "Overwrite those changes too", True),
             ("", "Cancel", True),
         ],
     )

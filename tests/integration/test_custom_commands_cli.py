@@ -147,3 +147,30 @@ def test_a_skill_is_listed_in_the_context_and_loaded_by_the_skill_tool(fake_api,
     assert {json.dumps(r.body["tools"]) for r in fake_api.requests} == {
         json.dumps(fake_api.requests[0].body["tools"])
     }
+
+
+@pytest.mark.parametrize(
+    ("body", "arguments"),
+    [
+        ("Q: $ARGUMENTS\n", "!`touch marker`"),
+        ("Q: $ARGUMENTS\n", "first\n!`touch marker`"),
+        ("Q: $0\n", "'!`touch marker`'"),
+        ("Echo: !`echo $ARGUMENTS`\nQ: $ARGUMENTS\n", "$(touch marker)"),
+        ("Echo: !`echo $ARGUMENTS`\nQ: $ARGUMENTS\n", "x; touch marker"),
+    ],
+)
+def test_arguments_never_run_even_in_bypass_mode(fake_api, repo, body, arguments):
+    """`-p "/q ..."`: the arguments reach the model as typed; only the file's own
+    `!` line runs, as the file wrote it."""
+    write(repo / ".claude/commands/q.md", body)
+    fake_api.enqueue(reply(text("ok")))
+
+    done = agentcli(
+        ["-p", f"/q {arguments}", "--permission-mode", "bypassPermissions"], repo, fake_api
+    )
+
+    assert done.returncode == 0, done.stderr
+    assert not (repo / "marker").exists()
+    prompt = first_prompt(fake_api)
+    word = arguments.strip("'") if "$0" in body else arguments
+    assert prompt.endswith(f"Q: {word}")

@@ -61,6 +61,8 @@ def test_a_person_changed_file_stops_the_rewind_and_is_named(session):
     result = json.loads(done.stdout)
     assert result["conflicts"] == [str(session.root / "a.py")] and result["restored"] == []
     assert "nothing was restored" in done.stderr
+    assert "changed since the agent's last edit (by a shell command or by you)" in done.stderr
+    assert "you changed" not in done.stderr
 
 
 def test_bad_input_is_refused_with_a_clear_message(session):

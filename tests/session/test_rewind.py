@@ -118,6 +118,10 @@ async def test_a_file_the_person_changed_is_reported_not_overwritten(fake_api, t
     kept = apply_rewind(checkpoints, plan, on_conflict="keep")
 
     assert kept.conflicts == [tmp_path / "a.py"]
+    line = (
+        "kept a.py as it is: it changed since the agent's last edit (by a shell command or by you)"
+    )
+    assert line in kept.lines(lambda p: p.name)
     assert (tmp_path / "a.py").read_text() == "value = 'mine'\n"
     assert not (tmp_path / "new.py").exists()
     assert (tmp_path / "data.bin").read_bytes() == session.before_second["data.bin"]
@@ -227,7 +231,7 @@ def test_a_big_file_is_recorded_by_hash_and_not_restored(tmp_path, monkeypatch):
     monkeypatch.setattr(checkpoint_blobs, "MAX_STORED_BYTES", 10)
     big = tmp_path / "big.dat"
     big.write_bytes(b"0123456789abcdef")
-    checkpoints = SessionCheckpoints(tmp_path / "cp", "s")
+    checkpoints = SessionCheckpoints(tmp_path / "cp", "s", project=tmp_path)
     checkpoints.begin_prompt("p1", "change big")
     checkpoints.before_write([big])
     big.write_bytes(b"changed by the agent")

@@ -81,7 +81,9 @@ async def test_a_folder_holding_the_persons_file_stays(fake_api, tmp_path):
     finish_session(engine)
 
 
-async def test_no_folder_outside_the_project_is_removed(fake_api, tmp_path):
+async def test_nothing_outside_the_project_is_removed(fake_api, tmp_path):
+    """Neither the file the agent wrote outside the project (and its added folders) nor
+    the folder it made for it: a rewind changes nothing there (test_rewind_links.py)."""
     project = tmp_path / "project"
     project.mkdir()
     outside = tmp_path / "outside" / "new" / "x.py"
@@ -93,8 +95,8 @@ async def test_no_folder_outside_the_project_is_removed(fake_api, tmp_path):
 
     report = rewind_files(checkpoints_of(engine), prompt)
 
-    assert report.deleted == [outside] and not outside.exists()
-    assert outside.parent.is_dir()
+    assert report.deleted == [] and outside.is_file()
+    assert [path for path, _why in report.not_restored] == [outside]
     assert report.deleted_folders == []
     finish_session(engine)
 

@@ -210,3 +210,20 @@ async def test_clear_reads_the_command_files_again(repo):
         [item] = app.popup.items
         assert item.label == "/deploy"
         assert item.description == "Deploy it (project)"
+
+
+@pytest.mark.parametrize("arguments", ["!`touch marker`", "$(touch marker)"])
+async def test_arguments_are_sent_as_typed_and_never_run(repo, arguments):
+    """In bypass mode, in a trusted folder: only the file's own `!` line runs."""
+    remember(repo, True)
+    (repo / ".claude" / "commands" / "q.md").write_text("!`echo $ARGUMENTS`\nQ: $ARGUMENTS\n")
+    provider = ScriptedProvider(Response([text("ok")]))
+    app = make_app(provider, repo, [BashTool()], mode=PermissionMode.BYPASS)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await wait_for(pilot, lambda: "q" in app.registry, "the command files")
+        await send(pilot, f"/q {arguments}")
+        await wait_for(pilot, lambda: provider.requests, "the request")
+        await idle(pilot, app)
+
+        assert prompt_text(provider).endswith(f"Q: {arguments}")
+    assert not (repo / "marker").exists()

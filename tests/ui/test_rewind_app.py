@@ -104,7 +104,13 @@ async def test_a_file_the_person_changed_is_asked_about_and_kept(session):
             lambda: isinstance(app.screen, RewindQuestion) and "a.py" in app.screen.lines,
             "the conflict question",
         )
-        await pilot.press("enter")  # keep my changes
+        # The agent's own shell command may have made the change: not "you changed".
+        assert isinstance(app.screen, RewindQuestion)
+        assert app.screen.title_text == (
+            "These files changed since the agent's last edit (by a shell command or by you):"
+        )
+        assert "you changed" not in " ".join(app.screen.lines).lower()
+        await pilot.press("enter")  # keep those changes
 
         await wait_for(pilot, lambda: not (session.root / "new.py").exists(), "the rewind")
         assert (session.root / "a.py").read_text() == "mine\n"
