@@ -12,7 +12,8 @@ whole.
 `assemble_subagent()` builds a subagent's engine (the Task tool) on its
 parent's parts: the same provider, policy, workspace, hooks and MCP servers;
 its own conversation, prompt, tools and transcript (saved beside the
-parent's, under `<session>/subagents/`).
+parent's, under `<session>/subagents/`); the files it changes are recorded in
+the parent's checkpoints, under the parent's current prompt.
 
 `start_new_session()` is `/clear`: the same engine goes on in a new session on
 the same parts. `finish_session()` closes the transcript at exit.
@@ -26,7 +27,7 @@ from pathlib import Path
 from agentcli.agents.definitions import AgentCatalog, AgentDefinition
 from agentcli.agents.hooks import SubagentHooks
 from agentcli.agents.launcher import SubagentLauncher
-from agentcli.agents.sub_engine import subagent_system, subagent_tools
+from agentcli.agents.sub_engine import subagent_checkpoints, subagent_system, subagent_tools
 from agentcli.agents.task_tool import TaskTool
 from agentcli.config.hooks import HooksConfig
 from agentcli.config.paths import project_dir
@@ -168,6 +169,7 @@ def assemble_subagent(parent: QueryEngine, agent: AgentDefinition, agent_id: str
         settings=parent.settings,
         transcript=transcript,
         mcp=mcp,
+        checkpoints=subagent_checkpoints(parent),
     )
     return QueryEngine(parts)
 
