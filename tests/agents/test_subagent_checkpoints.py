@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
-from pathlib import Path
 from typing import Any
 
 from agentcli.composition import finish_session
