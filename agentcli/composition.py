@@ -27,7 +27,12 @@ from pathlib import Path
 from agentcli.agents.definitions import AgentCatalog, AgentDefinition
 from agentcli.agents.hooks import SubagentHooks
 from agentcli.agents.launcher import SubagentLauncher
-from agentcli.agents.sub_engine import subagent_checkpoints, subagent_system, subagent_tools
+from agentcli.agents.sub_engine import (
+    subagent_checkpoints,
+    subagent_max_turns,
+    subagent_system,
+    subagent_tools,
+)
 from agentcli.agents.task_tool import TaskTool
 from agentcli.config.hooks import HooksConfig
 from agentcli.config.paths import project_dir
@@ -160,7 +165,9 @@ def assemble_subagent(parent: QueryEngine, agent: AgentDefinition, agent_id: str
         ),
         workspace=parent.workspace,
         config=EngineConfig(
-            model=agent.model or parent.config.model, max_tokens=parent.config.max_tokens
+            model=agent.model or parent.config.model,
+            max_tokens=parent.config.max_tokens,
+            max_turns=subagent_max_turns(agent, parent.config.max_turns),
         ),
         system=subagent_system(agent, parent.workspace.root),
         hooks=SubagentHooks.of(parent.hooks) if parent.hooks is not None else None,

@@ -51,6 +51,7 @@ class SubagentRun:
     tool_uses: int = 0
     tokens: int = 0
     transcript: str | None = None
+    max_turns: int | None = None  # its bound (agents/sub_engine.py)
 
     @property
     def completed(self) -> bool:
@@ -78,7 +79,12 @@ class SubagentRun:
         )
 
 
+TURN_LIMIT = "turn limit reached"
+
+
 def _status(reason: EndReason | None) -> str:
+    if reason is EndReason.MAX_TURNS:
+        return TURN_LIMIT
     if reason in (EndReason.ABORTED_STREAMING, EndReason.ABORTED_TOOLS, None):
         return "interrupted"
     return "failed"
@@ -113,7 +119,7 @@ class SubagentLauncher:
         if missing:
             words = f"The {agent.name} subagent runs without {', '.join(missing)}"
             emit(Notice(f"{words}: not available in this session", "warning"))
-        run = SubagentRun(agent, description)
+        run = SubagentRun(agent, description, max_turns=engine.config.max_turns)
         transcript = engine.transcript
         run.transcript = str(transcript.path) if transcript is not None else None
         abort = AbortSignal()

@@ -8,6 +8,13 @@ call, and the mode is shared). An agent with a `tools` list gets only those
 of the parent's tools, MCP servers' tools included when named; one without
 gets them all, MCP servers' as they come and go.
 
+A subagent's turns (model requests) are bounded, so one that loops cannot run
+on and on: by its agent file's `maxTurns`, else DEFAULT_SUBAGENT_TURNS, and
+never more than the run's own `--max-turns` (the same N, not what is left of
+the parent's: each subagent is a conversation of its own, as the parent's
+turns are counted in its own loop, and several subagents at once would
+otherwise compete for one remainder).
+
 A subagent's file changes are checkpointed in its parent's recorder, under the
 person's prompt that the parent is answering (`UnderParentPrompt`): a rewind
 to that prompt undoes all the turn did, its subagents' edits included. The
@@ -33,6 +40,9 @@ if TYPE_CHECKING:
     from agentcli.mcp.manager import McpManager
 
 NOT_FOR_SUBAGENTS = frozenset({"Task", "TodoWrite", "ExitPlanMode"})
+# Enough for a long search or a multi-step change (an Explore run takes a few dozen
+# at most); a subagent that loops costs no more than this many requests.
+DEFAULT_SUBAGENT_TURNS = 50
 
 
 def subagent_tools(
@@ -46,6 +56,12 @@ def subagent_tools(
     servers = parent.mcp.tools() if parent.mcp is not None else []
     wanted = set(agent.tools) - NOT_FOR_SUBAGENTS
     return ToolRegistry(t for t in [*own, *servers] if t.name in wanted), None
+
+
+def subagent_max_turns(agent: AgentDefinition, run_limit: int | None) -> int:
+    """The most turns the subagent may take: its own bound, within the run's."""
+    own = agent.max_turns or DEFAULT_SUBAGENT_TURNS
+    return own if run_limit is None else min(own, run_limit)
 
 
 def subagent_system(agent: AgentDefinition, root: Path) -> list[dict[str, Any]]:
