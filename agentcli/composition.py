@@ -55,6 +55,7 @@ from agentcli.hooks.events import Hooks
 from agentcli.mcp.manager import McpManager
 from agentcli.permissions.gate import PermissionGate
 from agentcli.permissions.policy import PermissionPolicy
+from agentcli.permissions.types import Asker
 from agentcli.providers.base import Provider
 from agentcli.session.checkpoints import SessionCheckpoints
 from agentcli.session.loader import LoadedSession
@@ -140,19 +141,19 @@ def assemble(
     return engine
 
 
-def assemble_subagent(parent: QueryEngine, agent: AgentDefinition, agent_id: str) -> QueryEngine:
+def assemble_subagent(parent: QueryEngine, agent: AgentDefinition, asker: Asker) -> QueryEngine:
     """A subagent's engine on its parent's parts (agents/sub_engine.py says which
-    tools it gets). Its permission questions name it; its transcript lies beside the
-    parent's."""
+    tools it gets). Its permission questions name it (`asker`: its kind, its Task's
+    description, its id); its transcript lies beside the parent's."""
     policy = parent.gate.policy
     tools, mcp = subagent_tools(agent, parent)
     transcript = None
     if parent.transcript is not None:
-        path = subagent_transcript_path(parent.transcript.path, agent_id)
+        path = subagent_transcript_path(parent.transcript.path, asker.agent_id)
         model = agent.model or parent.config.model
         transcript = TranscriptWriter(
             path,
-            session_id=agent_id,
+            session_id=asker.agent_id,
             cwd=str(parent.workspace.root),
             model=model,
             permission_mode=lambda: policy.mode.value,
@@ -161,7 +162,7 @@ def assemble_subagent(parent: QueryEngine, agent: AgentDefinition, agent_id: str
         provider=parent.provider,
         tools=tools,
         gate=PermissionGate(
-            policy, remember=parent.gate.remember, agent=agent.name, ask_lock=parent.gate.ask_lock
+            policy, remember=parent.gate.remember, asker=asker, ask_lock=parent.gate.ask_lock
         ),
         workspace=parent.workspace,
         config=EngineConfig(

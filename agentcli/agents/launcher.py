@@ -4,8 +4,9 @@ The Task tool hands each call here. The sub-engine comes from the
 composition root (`build`, given the parent engine, the agent and an id), so
 it shares the parent's provider, permission policy, workspace, hooks and MCP
 servers. Its events reach the parent's stream wrapped in `SubagentEvent`,
-except permission questions: they go as they are (with `question.agent`
-naming the subagent), so every front end answers them; the subagent's gate
+except permission questions: they go as they are (with `request.asked_by`
+naming the subagent by its kind and its Task's description), so every front
+end answers them; the subagent's gate
 shares its parent's lock, so questions still come one at a time. Its
 tokens and cost add to the parent's totals as each answer arrives; Esc (the
 parent's abort signal) interrupts it.
@@ -33,10 +34,11 @@ from agentcli.engine.events import (
     TurnEnded,
 )
 from agentcli.engine.query_engine import QueryEngine
+from agentcli.permissions.types import Asker
 from agentcli.tools.base import ToolContext
 
-# (parent engine, agent, agent id) -> the subagent's engine
-BuildSubagent = Callable[[QueryEngine, AgentDefinition, str], QueryEngine]
+# (parent engine, agent, who it is: kind, Task description, id) -> the subagent's engine
+BuildSubagent = Callable[[QueryEngine, AgentDefinition, Asker], QueryEngine]
 
 
 @dataclass
@@ -114,7 +116,10 @@ class SubagentLauncher:
         parent = self._parent
         if parent is None:
             raise RuntimeError("the launcher has no parent engine")
-        engine = self._build(parent, agent, uuid.uuid4().hex[:16])
+        asker = Asker(
+            agent_type=agent.name, description=description, agent_id=uuid.uuid4().hex[:16]
+        )
+        engine = self._build(parent, agent, asker)
         missing = unavailable_tools(agent, engine)
         if missing:
             words = f"The {agent.name} subagent runs without {', '.join(missing)}"
