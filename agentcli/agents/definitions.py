@@ -4,11 +4,14 @@ A custom agent is a markdown file with YAML front matter, Claude Code's
 format: `name`, `description`, `tools` (a comma list or a YAML list; left
 out, every tool), `model` (`sonnet`, `opus`, `haiku`, `inherit`, or a full
 model id), `maxTurns` (the most model requests it may make; left out,
-agents/sub_engine.py's default); the body is its system prompt. Files are read from
-`$AGENTCLI_HOME/agents/` (the person's), then the project's `.claude/agents/`
-and `.agentcli/agents/`; a later file with the same name wins, so the project
-beats the person and `.agentcli/` beats `.claude/`. A file that cannot be
-used is skipped and named in `AgentCatalog.problems`, with the reason.
+agents/sub_engine.py's default); the body is its system prompt. Of the files
+that name one agent the first wins, looking in the project's
+`.agentcli/agents/`, then its `.claude/agents/`, then `$AGENTCLI_HOME/agents/`
+(the person's), each folder in file-name order: the project beats the person
+and `.agentcli/` beats `.claude/`, and a file may replace a built-in agent. A
+file that cannot be used, and one whose agent another file already defines,
+is skipped and named in `AgentCatalog.problems` with the reason, as command
+files are (shown at start and by `/agents`).
 """
 
 from __future__ import annotations
@@ -93,9 +96,9 @@ def agent_folders(project: Path) -> list[Path]:
 
 def load_agents(project: Path) -> AgentCatalog:
     """The built-in agents and every usable agent file of the person and the project."""
-    found: dict[str, AgentDefinition] = {agent.name: agent for agent in builtin_agents()}
+    files: dict[str, AgentDefinition] = {}
     problems: list[str] = []
-    for path in _agent_files(agent_folders(project)):
+    for path in _agent_files(reversed(agent_folders(project))):
         try:
             agent = parse_agent_file(path)
         except FrontMatterError as exc:  # its message names the file
@@ -104,7 +107,15 @@ def load_agents(project: Path) -> AgentCatalog:
         except AgentFileError as exc:
             problems.append(f"{path}: {exc}; the agent file was skipped")
             continue
-        found[agent.name] = agent
+        winner = files.get(agent.name)
+        if winner is not None:
+            problems.append(
+                f"{path}: the agent `{agent.name}` is already defined by {winner.source}; "
+                "the agent file was skipped"
+            )
+            continue
+        files[agent.name] = agent
+    found = {agent.name: agent for agent in builtin_agents()} | files
     return AgentCatalog(tuple(found.values()), tuple(problems))
 
 
