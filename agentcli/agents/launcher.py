@@ -1,15 +1,15 @@
 """Running one subagent: build its engine, give it the task, pass its events on.
 
 The Task tool hands each call here. The sub-engine comes from the
-composition root (`build`, given the parent engine, the agent and an id), so
-it shares the parent's provider, permission policy, workspace, hooks and MCP
-servers. Its events reach the parent's stream wrapped in `SubagentEvent`,
-except permission questions: they go as they are (with `request.asked_by`
-naming the subagent by its kind and its Task's description), so every front
-end answers them; the subagent's gate
-shares its parent's lock, so questions still come one at a time. Its
-tokens and cost add to the parent's totals as each answer arrives; Esc (the
-parent's abort signal) interrupts it.
+composition root (`build`, given the parent engine, the agent and its
+`Asker`: kind, Task description, id), so it shares the parent's provider,
+permission policy, workspace, hooks, MCP servers and checkpoint recorder.
+Its events reach the parent's stream wrapped in `SubagentEvent`, except
+permission questions: they go as they are (with `request.asked_by` naming
+the subagent), so every front end answers them; the subagent's gate shares
+its parent's lock, so questions still come one at a time. Its tokens and
+cost add to the parent's totals as each answer arrives; Esc (the parent's
+abort signal) interrupts it; its engine's `max_turns` bounds it.
 """
 
 from __future__ import annotations
