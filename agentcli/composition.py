@@ -12,7 +12,8 @@ whole.
 `assemble_subagent()` builds a subagent's engine (the Task tool) on its
 parent's parts: the same provider, policy, workspace, hooks and MCP servers;
 its own conversation, prompt, tools and transcript (saved beside the
-parent's, under `<session>/subagents/`).
+parent's, under `<session>/subagents/`); the files it changes are recorded in
+the parent's checkpoints, under the parent's current prompt.
 
 `start_new_session()` is `/clear`: the same engine goes on in a new session on
 the same parts. `finish_session()` closes the transcript at exit.
@@ -26,7 +27,12 @@ from pathlib import Path
 from agentcli.agents.definitions import AgentCatalog, AgentDefinition
 from agentcli.agents.hooks import SubagentHooks
 from agentcli.agents.launcher import SubagentLauncher
-from agentcli.agents.sub_engine import subagent_system, subagent_tools
+from agentcli.agents.sub_engine import (
+    subagent_checkpoints,
+    subagent_max_turns,
+    subagent_system,
+    subagent_tools,
+)
 from agentcli.agents.task_tool import TaskTool
 from agentcli.config.hooks import HooksConfig
 from agentcli.config.paths import project_dir
@@ -49,6 +55,7 @@ from agentcli.hooks.events import Hooks
 from agentcli.mcp.manager import McpManager
 from agentcli.permissions.gate import PermissionGate
 from agentcli.permissions.policy import PermissionPolicy
+from agentcli.permissions.types import Asker
 from agentcli.providers.base import Provider
 from agentcli.session.checkpoints import SessionCheckpoints
 from agentcli.session.loader import LoadedSession
@@ -137,19 +144,19 @@ def assemble(
     return engine
 
 
-def assemble_subagent(parent: QueryEngine, agent: AgentDefinition, agent_id: str) -> QueryEngine:
+def assemble_subagent(parent: QueryEngine, agent: AgentDefinition, asker: Asker) -> QueryEngine:
     """A subagent's engine on its parent's parts (agents/sub_engine.py says which
-    tools it gets). Its permission questions name it; its transcript lies beside the
-    parent's."""
+    tools it gets). Its permission questions name it (`asker`: its kind, its Task's
+    description, its id); its transcript lies beside the parent's."""
     policy = parent.gate.policy
     tools, mcp = subagent_tools(agent, parent)
     transcript = None
     if parent.transcript is not None:
-        path = subagent_transcript_path(parent.transcript.path, agent_id)
+        path = subagent_transcript_path(parent.transcript.path, asker.agent_id)
         model = agent.model or parent.config.model
         transcript = TranscriptWriter(
             path,
-            session_id=agent_id,
+            session_id=asker.agent_id,
             cwd=str(parent.workspace.root),
             model=model,
             permission_mode=lambda: policy.mode.value,
@@ -158,11 +165,13 @@ def assemble_subagent(parent: QueryEngine, agent: AgentDefinition, agent_id: str
         provider=parent.provider,
         tools=tools,
         gate=PermissionGate(
-            policy, remember=parent.gate.remember, agent=agent.name, ask_lock=parent.gate.ask_lock
+            policy, remember=parent.gate.remember, asker=asker, ask_lock=parent.gate.ask_lock
         ),
         workspace=parent.workspace,
         config=EngineConfig(
-            model=agent.model or parent.config.model, max_tokens=parent.config.max_tokens
+            model=agent.model or parent.config.model,
+            max_tokens=parent.config.max_tokens,
+            max_turns=subagent_max_turns(agent, parent.config.max_turns),
         ),
         system=subagent_system(agent, parent.workspace.root),
         hooks=SubagentHooks.of(parent.hooks) if parent.hooks is not None else None,
@@ -171,6 +180,7 @@ def assemble_subagent(parent: QueryEngine, agent: AgentDefinition, agent_id: str
         settings=parent.settings,
         transcript=transcript,
         mcp=mcp,
+        checkpoints=subagent_checkpoints(parent),
     )
     return QueryEngine(parts)
 

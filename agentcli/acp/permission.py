@@ -49,9 +49,12 @@ def permission_params(session_id: str, request: PermissionRequest) -> dict[str, 
                 "kind": "reject_always",
             }
         )
+    title = request.title + (f": {request.summary}" if request.summary else "")
+    if request.asked_by is not None:  # a subagent's call: say which
+        title += f" (asked by {request.asked_by.label()})"
     tool_call: dict[str, Any] = {
         "toolCallId": request.tool_use_id,
-        "title": request.title + (f": {request.summary}" if request.summary else ""),
+        "title": title,
         "rawInput": request.input,
     }
     preview = request.preview

@@ -3,11 +3,15 @@
 A custom agent is a markdown file with YAML front matter, Claude Code's
 format: `name`, `description`, `tools` (a comma list or a YAML list; left
 out, every tool), `model` (`sonnet`, `opus`, `haiku`, `inherit`, or a full
-model id); the body is its system prompt. Files are read from
-`$AGENTCLI_HOME/agents/` (the person's), then the project's `.claude/agents/`
-and `.agentcli/agents/`; a later file with the same name wins, so the project
-beats the person and `.agentcli/` beats `.claude/`. A file that cannot be
-used is skipped and named in `AgentCatalog.problems`, with the reason.
+model id), `maxTurns` (the most model requests it may make; left out,
+agents/sub_engine.py's default); the body is its system prompt. Of the files
+that name one agent the first wins, looking in the project's
+`.agentcli/agents/`, then its `.claude/agents/`, then `$AGENTCLI_HOME/agents/`
+(the person's), each folder in file-name order: the project beats the person
+and `.agentcli/` beats `.claude/`, and a file may replace a built-in agent. A
+file that cannot be used, and one whose agent another file already defines,
+is skipped and named in `AgentCatalog.problems` with the reason, as command
+files are (shown at start and by `/agents`).
 """
 
 from __future__ import annotations
@@ -31,13 +35,14 @@ MODEL_ALIASES = {
     "opus": "claude-opus-4-1",
     "haiku": "claude-haiku-4-5",
 }
-_KEYS = {"name", "description", "tools", "model", "color"}  # color: Claude Code's, unused
+# color: Claude Code's, unused
+_KEYS = {"name", "description", "tools", "model", "maxTurns", "color"}
 
 
 @dataclass(frozen=True, slots=True)
 class AgentDefinition:
     """One kind of subagent. `tools` None: every tool the parent has (but Task);
-    `model` None: the parent's model."""
+    `model` None: the parent's model; `max_turns` None: the default bound."""
 
     name: str
     description: str
@@ -45,6 +50,7 @@ class AgentDefinition:
     tools: tuple[str, ...] | None = None
     model: str | None = None
     source: str = "built-in"
+    max_turns: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,9 +96,9 @@ def agent_folders(project: Path) -> list[Path]:
 
 def load_agents(project: Path) -> AgentCatalog:
     """The built-in agents and every usable agent file of the person and the project."""
-    found: dict[str, AgentDefinition] = {agent.name: agent for agent in builtin_agents()}
+    files: dict[str, AgentDefinition] = {}
     problems: list[str] = []
-    for path in _agent_files(agent_folders(project)):
+    for path in _agent_files(reversed(agent_folders(project))):
         try:
             agent = parse_agent_file(path)
         except FrontMatterError as exc:  # its message names the file
@@ -101,7 +107,15 @@ def load_agents(project: Path) -> AgentCatalog:
         except AgentFileError as exc:
             problems.append(f"{path}: {exc}; the agent file was skipped")
             continue
-        found[agent.name] = agent
+        winner = files.get(agent.name)
+        if winner is not None:
+            problems.append(
+                f"{path}: the agent `{agent.name}` is already defined by {winner.source}; "
+                "the agent file was skipped"
+            )
+            continue
+        files[agent.name] = agent
+    found = {agent.name: agent for agent in builtin_agents()} | files
     return AgentCatalog(tuple(found.values()), tuple(problems))
 
 
@@ -119,7 +133,7 @@ def parse_agent_file(path: Path) -> AgentDefinition:
     unknown = sorted(set(meta) - _KEYS)
     if unknown:
         raise AgentFileError(
-            f"unknown front matter keys {unknown} (name, description, tools, model)"
+            f"unknown front matter keys {unknown} (name, description, tools, model, maxTurns)"
         )
     name = _text(meta, "name", required=True)
     if not name.replace("-", "").replace("_", "").isalnum():
@@ -133,6 +147,7 @@ def parse_agent_file(path: Path) -> AgentDefinition:
         tools=_tools(meta.get("tools")),
         model=_model(_text(meta, "model")),
         source=str(path),
+        max_turns=_max_turns(meta.get("maxTurns")),
     )
 
 
@@ -162,6 +177,14 @@ def _tools(value: Any) -> tuple[str, ...] | None:
     if "*" in names:
         return None
     return tuple(dict.fromkeys(names))
+
+
+def _max_turns(value: Any) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise AgentFileError(f"'maxTurns' must be a whole number of at least 1, not {value!r}")
+    return value
 
 
 def _model(value: str) -> str | None:

@@ -1,14 +1,15 @@
 """Running one subagent: build its engine, give it the task, pass its events on.
 
 The Task tool hands each call here. The sub-engine comes from the
-composition root (`build`, given the parent engine, the agent and an id), so
-it shares the parent's provider, permission policy, workspace, hooks and MCP
-servers. Its events reach the parent's stream wrapped in `SubagentEvent`,
-except permission questions: they go as they are (with `question.agent`
-naming the subagent), so every front end answers them; the subagent's gate
-shares its parent's lock, so questions still come one at a time. Its
-tokens and cost add to the parent's totals as each answer arrives; Esc (the
-parent's abort signal) interrupts it.
+composition root (`build`, given the parent engine, the agent and its
+`Asker`: kind, Task description, id), so it shares the parent's provider,
+permission policy, workspace, hooks, MCP servers and checkpoint recorder.
+Its events reach the parent's stream wrapped in `SubagentEvent`, except
+permission questions: they go as they are (with `request.asked_by` naming
+the subagent), so every front end answers them; the subagent's gate shares
+its parent's lock, so questions still come one at a time. Its tokens and
+cost add to the parent's totals as each answer arrives; Esc (the parent's
+abort signal) interrupts it; its engine's `max_turns` bounds it.
 """
 
 from __future__ import annotations
@@ -33,10 +34,11 @@ from agentcli.engine.events import (
     TurnEnded,
 )
 from agentcli.engine.query_engine import QueryEngine
+from agentcli.permissions.types import Asker
 from agentcli.tools.base import ToolContext
 
-# (parent engine, agent, agent id) -> the subagent's engine
-BuildSubagent = Callable[[QueryEngine, AgentDefinition, str], QueryEngine]
+# (parent engine, agent, who it is: kind, Task description, id) -> the subagent's engine
+BuildSubagent = Callable[[QueryEngine, AgentDefinition, Asker], QueryEngine]
 
 
 @dataclass
@@ -51,6 +53,7 @@ class SubagentRun:
     tool_uses: int = 0
     tokens: int = 0
     transcript: str | None = None
+    max_turns: int | None = None  # its bound (agents/sub_engine.py)
 
     @property
     def completed(self) -> bool:
@@ -78,7 +81,12 @@ class SubagentRun:
         )
 
 
+TURN_LIMIT = "turn limit reached"
+
+
 def _status(reason: EndReason | None) -> str:
+    if reason is EndReason.MAX_TURNS:
+        return TURN_LIMIT
     if reason in (EndReason.ABORTED_STREAMING, EndReason.ABORTED_TOOLS, None):
         return "interrupted"
     return "failed"
@@ -108,12 +116,15 @@ class SubagentLauncher:
         parent = self._parent
         if parent is None:
             raise RuntimeError("the launcher has no parent engine")
-        engine = self._build(parent, agent, uuid.uuid4().hex[:16])
+        asker = Asker(
+            agent_type=agent.name, description=description, agent_id=uuid.uuid4().hex[:16]
+        )
+        engine = self._build(parent, agent, asker)
         missing = unavailable_tools(agent, engine)
         if missing:
             words = f"The {agent.name} subagent runs without {', '.join(missing)}"
             emit(Notice(f"{words}: not available in this session", "warning"))
-        run = SubagentRun(agent, description)
+        run = SubagentRun(agent, description, max_turns=engine.config.max_turns)
         transcript = engine.transcript
         run.transcript = str(transcript.path) if transcript is not None else None
         abort = AbortSignal()

@@ -20,6 +20,7 @@ from pydantic import Field
 
 from agentcli.agents.definitions import AgentDefinition
 from agentcli.agents.launcher import SubagentLauncher, SubagentRun
+from agentcli.engine.events import EndReason
 from agentcli.tools.base import (
     Tool,
     ToolContext,
@@ -78,8 +79,13 @@ def _listing(agent: AgentDefinition) -> str:
 
 
 def _result_text(run: SubagentRun) -> str:
+    """Its answer; or why it did not finish, with what it had said by then (a subagent
+    stopped at its turn limit may have found most of what was asked)."""
     if run.completed:
         return run.answer or "(the subagent finished without a final message)"
-    why = run.error or (run.reason.value if run.reason else "it was interrupted")
     said = f"\n\nIts last message:\n{run.answer}" if run.answer else ""
+    if run.reason is EndReason.MAX_TURNS:
+        limit = f"its limit of {run.max_turns} turns" if run.max_turns else "its turn limit"
+        return f"The {run.agent.name} subagent stopped at {limit} before it finished.{said}"
+    why = run.error or (run.reason.value if run.reason else "it was interrupted")
     return f"The {run.agent.name} subagent did not finish: {why}.{said}"

@@ -32,6 +32,7 @@ def agents_text(catalog: AgentCatalog | None, folders: list[str]) -> str:
 def _line(agent: AgentDefinition) -> str:
     tools = ", ".join(agent.tools) if agent.tools is not None else "all tools"
     model = f" · model `{agent.model}`" if agent.model else ""
+    model += f" · at most {agent.max_turns} turns" if agent.max_turns else ""
     where = "built-in" if agent.source == "built-in" else f"`{agent.source}`"
     return f"- `{agent.name}` — {agent.description} ({tools}{model}; {where})"
 

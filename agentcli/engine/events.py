@@ -170,7 +170,7 @@ class SubagentEvent:
     `parent_tool_use_id`), passed on in the parent's stream so a front end can show
     its progress. A front end that does not know it may ignore it: a subagent's
     permission questions travel unwrapped (`ToolPermissionRequested`, with
-    `question.agent` set), so every front end answers them."""
+    `request.asked_by` set), so every front end answers them."""
 
     parent_tool_use_id: str
     agent_type: str

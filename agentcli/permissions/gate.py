@@ -22,6 +22,7 @@ from agentcli.permissions.policy import EXIT_PLAN_MODE, LOCKED, PermissionPolicy
 from agentcli.permissions.question import PermissionQuestion
 from agentcli.permissions.suggestions import suggest_rules
 from agentcli.permissions.types import (
+    Asker,
     Decision,
     PermissionAnswer,
     PermissionMode,
@@ -56,11 +57,11 @@ class PermissionGate:
         policy: PermissionPolicy,
         *,
         remember: Callable[[list[Rule]], object] | None = None,
-        agent: str | None = None,
+        asker: Asker | None = None,
         ask_lock: asyncio.Lock | None = None,
     ) -> None:
         self.policy = policy
-        self.agent = agent  # the subagent whose calls this gate decides; None: the main one
+        self.asker = asker  # the subagent whose calls this gate decides; None: the main one
         # Held while a question is open: one at a time, the subagents' (which share
         # their parent's lock) included, since a front end shows one question.
         self.ask_lock = ask_lock or asyncio.Lock()
@@ -101,8 +102,9 @@ class PermissionGate:
             preview=preview,
             rules=texts,
             options=plan_options() if plan else rule_options(texts),
+            asked_by=self.asker,
         )
-        return PermissionQuestion(request, rules, agent=self.agent)
+        return PermissionQuestion(request, rules)
 
     def apply(self, question: PermissionQuestion, answer: PermissionAnswer) -> GateResult:
         """What the person's answer does: refuse, stop the turn, or allow (and remember)."""
@@ -190,10 +192,11 @@ def headless_answer(request: PermissionRequest) -> PermissionAnswer:
         how = "This run cannot ask, so no tool can run until then."
     else:
         how = "It can be allowed with --permission-mode acceptEdits (edits) or --allowedTools."
+    who = f", asked by {request.asked_by.label()}," if request.asked_by is not None else ""
     return PermissionAnswer(
         allow=False,
         feedback=(
-            f"This is a non-interactive run, so {request.tool_name} could not be approved "
+            f"This is a non-interactive run, so {request.tool_name}{who} could not be approved "
             f"({request.reason}). {how}"
         ),
     )

@@ -35,14 +35,11 @@ from agentcli.permissions.types import PermissionAnswer, PermissionRequest
 class PermissionQuestion:
     """One question and its one answer. `request` is what the front end shows;
     `rules` are what a "session" or "always" answer adds (`request.rules` is their text).
-    `agent` names the subagent that asks (None: the main conversation)."""
+    A subagent's question names it in `request.asked_by`."""
 
-    def __init__(
-        self, request: PermissionRequest, rules: Sequence[Rule] = (), agent: str | None = None
-    ) -> None:
+    def __init__(self, request: PermissionRequest, rules: Sequence[Rule] = ()) -> None:
         self.request = request
         self.rules = tuple(rules)
-        self.agent = agent
         self._reply: asyncio.Future[PermissionAnswer] = asyncio.get_running_loop().create_future()
 
     @property

@@ -44,6 +44,29 @@ class PermissionOption(BaseModel):
     label: str
 
 
+LABEL_DESCRIPTION_CHARS = 60
+
+
+class Asker(BaseModel):
+    """The subagent whose call a question is about: its kind, its Task call's
+    description (how a person tells several subagents of one kind apart), and its id
+    (the name of its transcript; the Agent SDK's `agent_id`). The description is the
+    model's words: shown on one line, cut short, and escaped by each front end."""
+
+    model_config = ConfigDict(frozen=True)
+
+    agent_type: str
+    description: str
+    agent_id: str
+
+    def label(self) -> str:
+        """`subagent 'find config' (Explore)`: how every front end names it."""
+        words = " ".join(self.description.split())
+        if len(words) > LABEL_DESCRIPTION_CHARS:
+            words = words[: LABEL_DESCRIPTION_CHARS - 1] + "…"
+        return f"subagent '{words}' ({self.agent_type})"
+
+
 class PermissionRequest(BaseModel):
     """What the person is asked about: all a front end needs to show the question,
     as data that dumps to JSON (`model_dump(mode="json")`) for an SDK or ACP client."""
@@ -62,6 +85,7 @@ class PermissionRequest(BaseModel):
     preview: SerializeAsAny[ToolDisplay] | None = None
     rules: tuple[str, ...] = ()  # what a "session" or "always" answer would allow from now on
     options: tuple[PermissionOption, ...] = ()
+    asked_by: Asker | None = None  # a subagent's call; None: the main conversation's
 
 
 class PermissionAnswer(BaseModel):

@@ -3,7 +3,8 @@
 With `--permission-prompt-tool stdio` (the SDK sets it when the program gives
 a `can_use_tool` callback) each question the engine asks goes to the client
 as a `can_use_tool` request: the tool, its input, its id, and the rules an
-"always" answer would add as `permission_suggestions`. The reply allows (with
+"always" answer would add as `permission_suggestions`; a subagent's call also
+carries its `agent_id`, and its `title` says which subagent asks. The reply allows (with
 `updatedInput` and `updatedPermissions` honoured) or denies (with a message
 for the model, and `interrupt` to stop the turn). Without a client to ask, or
 in `dontAsk` mode, the question is refused at once, as `-p` does.
@@ -52,6 +53,9 @@ async def ask_client(
     }
     if request.path is not None:
         body["blocked_path"] = str(request.path)
+    if request.asked_by is not None:  # a subagent's call: its id, as Claude Code sends it
+        body["agent_id"] = request.asked_by.agent_id
+        body["title"] = f"{request.title} (asked by {request.asked_by.label()})"
     try:
         reply = await channel.request(body)
     except ControlError as exc:

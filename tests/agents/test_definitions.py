@@ -75,3 +75,83 @@ def test_a_bad_file_is_skipped_and_said_why(tmp_path, home, text, reason):
     assert catalog.names() == ["general-purpose", "Explore", "good"]
     (problem,) = catalog.problems
     assert problem.startswith(f"{path}: ") and reason in problem and "skipped" in problem
+
+
+def agent_text(name: str, words: str = "D.") -> str:
+    return f"---\nname: {name}\ndescription: {words}\n---\nBody."
+
+
+def test_a_shadowed_agent_file_is_named_with_the_one_that_wins(tmp_path, home):
+    mine = write(home / "agents", "reviewer.md", agent_text("reviewer", "person"))
+    claude = write(tmp_path / ".claude" / "agents", "reviewer.md", agent_text("reviewer", "claude"))
+    ours = write(tmp_path / ".agentcli" / "agents", "review.md", agent_text("reviewer", "agentcli"))
+
+    catalog = load_agents(tmp_path)
+
+    assert catalog.get("reviewer").description == "agentcli"
+    assert sorted(catalog.problems) == sorted(
+        f"{path}: the agent `reviewer` is already defined by {ours}; the agent file was skipped"
+        for path in (mine, claude)
+    )
+
+
+def test_two_files_of_one_name_in_one_folder_the_first_by_file_name_wins(tmp_path, home):
+    folder = tmp_path / ".claude" / "agents"
+    first = write(folder, "a.md", agent_text("same", "first"))
+    second = write(folder, "b.md", agent_text("same", "second"))
+
+    catalog = load_agents(tmp_path)
+
+    assert catalog.get("same").description == "first"
+    assert catalog.problems == (
+        f"{second}: the agent `same` is already defined by {first}; the agent file was skipped",
+    )
+
+
+@pytest.mark.parametrize(
+    ("front", "problem"),
+    [
+        ("name: x\ndescription: [unclosed", "line 3"),  # where the `[` opens
+        ("name: x\ndescription: {a: b", "line 3"),
+        ("name: x\n  description: D.", "line 3"),  # indented under nothing
+        ("name: x\ndescription: D.\ntools:\n  - Read\n - Grep", "line 6"),
+        ("- name\n- description", "should be `name: value` lines (line 2)"),
+        ("just words", "should be `name: value` lines (line 2)"),
+        ("name: x\ndescription: D.\nname: y", "`name` appears twice (lines 2 and 4)"),
+        ("name: x\ndescription: *nothing", "line 3"),
+        ("name: x\ndescription: D.\ncolor: " + "[" * 5000, "nested too deeply"),
+        ("name: x\ndescription: !!python/name:os.system", "line 3"),
+    ],
+)
+def test_broken_yaml_is_reported_with_the_file_and_line_and_the_file_skipped(
+    tmp_path, home, front, problem
+):
+    path = write(tmp_path / ".claude" / "agents", "x.md", f"---\n{front}\n---\nBody.\n")
+
+    catalog = load_agents(tmp_path)
+
+    assert catalog.get("x") is None and catalog.get("y") is None
+    (said,) = catalog.problems
+    assert said.startswith(f"{path}: ") and problem in said and "skipped" in said, said
+
+
+@pytest.mark.parametrize(
+    ("description", "read"),
+    [
+        ("Reviews code: finds bugs, # and style", "Reviews code: finds bugs, # and style"),
+        ("'[quoted]'", "[quoted]"),
+        ("first line\n  and its continuation", "first line and its continuation"),
+        (">\n  folded\n  text", "folded text"),
+    ],
+)
+def test_a_description_that_is_text_is_read_as_text(tmp_path, home, description, read):
+    write(
+        tmp_path / ".claude" / "agents",
+        "x.md",
+        f"---\nname: x\ndescription: {description}\n---\nB.",
+    )
+
+    catalog = load_agents(tmp_path)
+
+    assert catalog.problems == ()
+    assert catalog.get("x").description == read

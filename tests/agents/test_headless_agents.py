@@ -90,3 +90,25 @@ def test_a_bad_todo_list_is_refused_with_the_reason(fake_api, project):
 
     result = stream(done.stdout)[2]["message"]["content"][0]
     assert result["is_error"] and "todos.0.status" in result["content"]
+
+
+def test_a_shadowed_or_broken_agent_file_is_reported_at_start(fake_api, project):
+    def agent_file(folder: str, name: str, text: str) -> Path:
+        path = project / folder / "agents" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+        return path
+
+    claude = agent_file(".claude", "reviewer.md", "---\nname: reviewer\ndescription: C.\n---\nC.")
+    ours = agent_file(".agentcli", "reviewer.md", "---\nname: reviewer\ndescription: A.\n---\nA.")
+    broken = agent_file(".agentcli", "broken.md", "---\nname: b\ndescription: [unclosed\n---\nB.")
+    fake_api.enqueue(reply(text("Hello.")))
+
+    done = agentcli(["-p", "hi"], project, fake_api)
+
+    assert done.returncode == 0, done.stderr
+    assert f"{claude}: the agent `reviewer` is already defined by {ours}" in done.stderr
+    assert f"{broken}: broken front matter:" in done.stderr and "(line 3)" in done.stderr
+    tools = {t["name"]: t for t in fake_api.requests[0].body["tools"]}
+    assert "- reviewer: A." in tools["Task"]["description"]
+    assert "- b:" not in tools["Task"]["description"]

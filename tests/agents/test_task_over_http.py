@@ -272,7 +272,8 @@ async def test_a_subagents_permission_question_names_it_and_goes_through_the_gat
     events = await asyncio.wait_for(run(engine, "edit through a subagent"), GUARD_S)
 
     questions = [e.question for e in events if isinstance(e, ToolPermissionRequested)]
-    assert [(q.agent, q.request.tool_name) for q in questions] == [("general-purpose", "Write")]
+    asked = [(q.request.asked_by.agent_type, q.request.tool_name) for q in questions]
+    assert asked == [("general-purpose", "Write")]
     assert not (tmp_path / "b.py").exists()  # refused, as headless answers
     assert_all_requests_valid(fake_api)
 
@@ -338,7 +339,7 @@ async def test_two_subagents_questions_come_one_at_a_time(fake_api, tmp_path):
         answer_questions(event, refuse)
         events.append(event)
 
-    assert [q.agent for q in asked] == ["general-purpose", "general-purpose"]
+    assert [q.request.asked_by.agent_type for q in asked] == ["general-purpose"] * 2
     assert open_when_asked == [0, 0]  # the second was asked only once the first was answered
     assert main_lock_held == [True, True]
     assert_all_requests_valid(fake_api)

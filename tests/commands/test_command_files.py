@@ -83,6 +83,17 @@ def test_broken_front_matter_is_reported_and_the_others_still_load(tmp_path):
     assert "list.md: the front matter should be `name: value` lines" in problems
 
 
+def test_a_description_that_opens_yaml_it_does_not_close_is_reported_not_read_as_text(tmp_path):
+    write(tmp_path / ".claude/commands/bad.md", "---\ndescription: [unclosed\n---\nbody\n")
+    write(tmp_path / ".claude/commands/hint.md", "---\nargument-hint: [a] [b\n---\nbody $0\n")
+
+    found = load_command_files(tmp_path)
+
+    assert [(c.name, c.argument_hint) for c in found.commands] == [("hint", "[a] [b")]
+    (problem,) = found.problems
+    assert "bad.md: broken front matter" in problem and "(line 2)" in problem, problem
+
+
 def test_a_bad_allowed_tools_entry_is_left_out_and_reported(tmp_path):
     write(tmp_path / ".claude/commands/x.md", "---\nallowed-tools: Read, Bash(\n---\nbody\n")
 

@@ -156,7 +156,7 @@ async def test_a_subagents_permission_question_says_which_subagent_asks(fake_api
         await send(pilot, "write b")
         prompt = await wait_for(pilot, lambda: app.query(PermissionPrompt), "the question")
         title = rendered(prompt.first().query_one(".permission-title"))
-        assert "(asked by the general-purpose subagent)" in title
+        assert "(asked by subagent 'write b' (general-purpose))" in title
         await pilot.press("n")
         await idle(pilot, app)
         assert not (tmp_path / "b.py").exists()

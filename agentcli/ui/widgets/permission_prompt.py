@@ -89,8 +89,8 @@ class PermissionPrompt(Vertical, can_focus=True):
     def compose(self) -> ComposeResult:
         req = self.request
         title = Text(visible_controls(req.title), style="bold")
-        if self.question.agent is not None:  # a subagent asks: say which
-            title.append(f"  (asked by the {visible_controls(self.question.agent)} subagent)")
+        if req.asked_by is not None:  # a subagent asks: say which
+            title.append(f"  (asked by {visible_controls(req.asked_by.label())})")
         yield Static(title, classes="permission-title")
         body = req.subject or req.summary or ""
         if body:
