@@ -221,7 +221,11 @@ async def running_agent(
             *args,
             env=env,
             cwd=cwd,
-            transport_kwargs={"stderr": stderr.fileno()},
+            # The library waits `shutdown_timeout` for the agent to exit after stdin
+            # closes, then terminates it; on a loaded machine agentcli can take longer
+            # than its 2 s default and exit just as terminate() is called
+            # (ProcessLookupError). The wait ends as soon as the agent exits.
+            transport_kwargs={"stderr": stderr.fileno(), "shutdown_timeout": 30.0},
         ) as (conn, _process):
             try:
                 await conn.initialize(
