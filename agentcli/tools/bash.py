@@ -37,7 +37,7 @@ from pydantic import Field
 from agentcli.config.credentials import child_env
 from agentcli.config.private_files import write_private_atomic
 from agentcli.core.abort import AbortSignal
-from agentcli.sandbox import Launch, unavailable_message
+from agentcli.sandbox import Launch, LaunchRefused, unavailable_message
 from agentcli.tools.base import (
     ArgText,
     ShellCommand,
@@ -158,13 +158,16 @@ class BashTool(Tool):
             self.progress_interval,
         )
         timeout_ms = inp.timeout or DEFAULT_TIMEOUT_MS
+        finish: Callable[[], list[str]] = _nothing_to_finish
         try:
             with _launch(inp.command, ws, cwd, env, scratch / _RC_NAME, cwd_file) as launch:
+                finish = launch.finish
                 shell = await _Shell.spawn(
                     launch, cwd, env, lambda data: throttle.push(buffer.feed(data))
                 )
         except BaseException:
             cwd_file.unlink(missing_ok=True)
+            finish()  # nothing started: what was set up for it goes
             raise
         try:
             outcome = await shell.wait(timeout_ms / 1000, ctx.abort)
@@ -184,6 +187,8 @@ class BashTool(Tool):
             raise
         finally:
             shell.close()
+            if shell.returncode is not None:  # bwrap is gone, and with it all it ran
+                notes.extend(finish())
             throttle.push(buffer.finish())
             throttle.close()
             cwd_file.unlink(missing_ok=True)
@@ -218,6 +223,10 @@ async def _in_terminal(
     return _result(buffer, done.outcome, done.returncode, timeout_ms, notes)
 
 
+def _nothing_to_finish() -> list[str]:
+    return []
+
+
 def _check_sandbox(ws: Workspace) -> None:
     if ws.sandbox is not None:
         problem = ws.sandbox.problem([ws.root, *ws.extra_dirs])
@@ -238,14 +247,17 @@ def _launch(
         # argv[0] "bash": error messages read "bash: ...", not a full path.
         yield Launch(["bash", "-c", command], bash, ())
         return
-    with ws.sandbox.launch(
-        ["bash" if on_path else bash, "-c", command],  # found on the same PATH inside
-        writable=[ws.root, *ws.extra_dirs],
-        cwd=cwd,
-        read_files=[rc_file],
-        write_files=[cwd_file],
-    ) as launch:
-        yield launch
+    try:
+        with ws.sandbox.launch(
+            ["bash" if on_path else bash, "-c", command],  # found on the same PATH inside
+            writable=[ws.root, *ws.extra_dirs],
+            cwd=cwd,
+            read_files=[rc_file],
+            write_files=[cwd_file],
+        ) as launch:
+            yield launch
+    except LaunchRefused as refused:
+        raise ToolError(f"The sandbox did not run the command: {refused}.") from None
 
 
 def _start_dir(ws: Workspace, notes: list[str]) -> Path:
