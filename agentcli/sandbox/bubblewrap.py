@@ -69,6 +69,30 @@ class LaunchRefused(Exception):
     """The sandbox cannot be set up for this command; the message says why."""
 
 
+@dataclass(frozen=True, slots=True)
+class Prepared:
+    """One command's sandbox, set up (its places held) but not started."""
+
+    layout: Layout
+    finish: Callable[[], list[str]]
+    bwrap: str
+
+    @contextmanager
+    def launch(self, command: list[str]) -> Iterator[Launch]:
+        """bwrap running `command`: start it inside the `with` (the filter's fd closes
+        after), and call the Launch's `finish()` once it has ended."""
+        try:
+            filter_fd = _filter_pipe()
+        except BaseException:
+            self.finish()
+            raise
+        try:
+            argv = ["bwrap", *bwrap_args(self.layout, filter_fd), "--", *command]
+            yield Launch(argv, self.bwrap, (filter_fd,), self.finish)
+        finally:
+            os.close(filter_fd)
+
+
 class Sandbox:
     """The session's sandbox settings, and the one way commands start under them."""
 
@@ -81,6 +105,7 @@ class Sandbox:
         self._probed = False
         self._probe_problem: str | None = None
         self._tmp: tempfile.TemporaryDirectory[str] | None = None
+        self._known: tuple[tuple[tuple[Path, ...], tuple[str, ...]], list[str]] | None = None
 
     def follow(
         self, *, roots: Callable[[], Sequence[Path]], deny_rules: Callable[[], Sequence[Rule]]
@@ -96,11 +121,16 @@ class Sandbox:
         return self._auto_allow and self.gap() is None
 
     def gap(self) -> str | None:
-        """Why the sandbox cannot hide everything the rules protect right now, or None."""
+        """Why the sandbox cannot hide everything the rules protect, or None: as the last
+        command found it (each command looks again, see `prepare`), or looked at now when
+        none has looked with these folders and rules."""
         roots = writable_roots(self._roots())
         if not roots:
             return None
-        gaps = self._survey(roots).gaps
+        if self._known is not None and self._known[0] == self._key(roots):
+            gaps = self._known[1]
+        else:
+            gaps = self._survey(roots).gaps
         return "; ".join(gaps) if gaps else None
 
     def problem(self, writable: Sequence[Path]) -> str | None:
@@ -151,28 +181,35 @@ class Sandbox:
             "the user what needs to happen outside it rather than trying to work around it."
         )
 
-    @contextmanager
-    def launch(
+    def prepare(
         self,
-        command: list[str],
         *,
         writable: Sequence[Path],
         cwd: Path,
         read_files: Sequence[Path] = (),
         write_files: Sequence[Path] = (),
-    ) -> Iterator[Launch]:
-        """bwrap running `command`; start it inside the `with` (the filter's fd closes
-        after), and call the Launch's `finish()` once it has ended. LaunchRefused when
-        a protected place cannot be held."""
+    ) -> Prepared:
+        """Set one command's sandbox up: look at the disk, hold the missing protected
+        places. LaunchRefused when that fails, or when the sandbox can no longer hide
+        everything although the last look said it could (a call may have been auto-allowed
+        on that word: it is refused once, and the next one is asked about)."""
         if self._bwrap is None:
-            raise RuntimeError("launch() without bwrap: check problem() first")
+            raise RuntimeError("prepare() without bwrap: check problem() first")
         roots = writable_roots(writable)
+        key = self._key(roots)
+        before = self._known[1] if self._known is not None and self._known[0] == key else None
         found = self._survey(roots)
+        if found.gaps and before == [] and self._auto_allow:
+            raise LaunchRefused(
+                "it can no longer hide everything the rules protect "
+                f"({'; '.join(found.gaps)}), so it did not run this command, which may have "
+                "been allowed for that reason; from now on Bash calls are asked about"
+            )
         held = HeldPlaces()
         try:
             held.acquire(found.protected, found.missing)
         except PlaceholderError as error:
-            raise LaunchRefused(f"the sandbox cannot protect {error}") from None
+            raise LaunchRefused(f"it cannot protect {error}") from None
         layout = Layout(
             writable=roots,
             hidden=hidden_paths(Path.home(), agentcli_home()),
@@ -184,21 +221,20 @@ class Sandbox:
             read_files=tuple(read_files),
             write_files=tuple(write_files),
         )
-        finish = _Finish(found, held, project_dir(roots[0]) if roots else agentcli_home())
-        try:
-            filter_fd = _filter_pipe()
-        except BaseException:
-            finish()
-            raise
-        try:
-            argv = ["bwrap", *bwrap_args(layout, filter_fd), "--", *command]
-            yield Launch(argv, self._bwrap, (filter_fd,), finish)
-        finally:
-            os.close(filter_fd)
+        data_dir = project_dir(roots[0]) if roots else agentcli_home()
+        return Prepared(layout, _Finish(found, held, data_dir), self._bwrap)
+
+    def _key(self, roots: Sequence[Path]) -> tuple[tuple[Path, ...], tuple[str, ...]]:
+        rules = tuple(f"{rule}@{rule.base}" for rule in self._deny_rules() if rule.tool == "Read")
+        return tuple(roots), rules
 
     def _survey(self, roots: Sequence[Path]) -> Survey:
+        """Look at the disk, and keep what was found for `gap()` until the folders or the
+        rules change, or the next command looks again."""
         denied = read_deny_patterns(self._deny_rules(), roots[0]) if roots else []
-        return surveying.survey(roots, denied, hidden_paths(Path.home(), agentcli_home()))
+        found = surveying.survey(roots, denied, hidden_paths(Path.home(), agentcli_home()))
+        self._known = (self._key(roots), list(found.gaps))
+        return found
 
     def _private_tmp(self) -> Path:
         """The session's /tmp for sandboxed commands (removed when the session ends)."""

@@ -88,6 +88,10 @@ class HeldPlaces:
         if os.path.islink(path):
             raise PlaceholderError(f"{path} became a link while the command was starting")
 
+    def __del__(self) -> None:
+        for fd in self._locks.values():  # a command that never finished: at least unlock
+            os.close(fd)
+
     def release(self, stale: Sequence[Path]) -> None:
         """Unlock, then remove this command's placeholders and `stale` ones (left by a
         session that was killed) where no other command holds their folder."""

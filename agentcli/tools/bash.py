@@ -37,7 +37,7 @@ from pydantic import Field
 from agentcli.config.credentials import child_env
 from agentcli.config.private_files import write_private_atomic
 from agentcli.core.abort import AbortSignal
-from agentcli.sandbox import Launch, LaunchRefused, unavailable_message
+from agentcli.sandbox import Launch, LaunchRefused, Prepared, unavailable_message
 from agentcli.tools.base import (
     ArgText,
     ShellCommand,
@@ -160,8 +160,10 @@ class BashTool(Tool):
         timeout_ms = inp.timeout or DEFAULT_TIMEOUT_MS
         finish: Callable[[], list[str]] = _nothing_to_finish
         try:
-            with _launch(inp.command, ws, cwd, env, scratch / _RC_NAME, cwd_file) as launch:
-                finish = launch.finish
+            prepared = await _prepare_sandbox(ws, cwd, scratch / _RC_NAME, cwd_file)
+            if prepared is not None:
+                finish = prepared.finish
+            with _launch(inp.command, env, prepared) as launch:
                 shell = await _Shell.spawn(
                     launch, cwd, env, lambda data: throttle.push(buffer.feed(data))
                 )
@@ -234,30 +236,39 @@ def _check_sandbox(ws: Workspace) -> None:
             raise ToolError(unavailable_message(problem))
 
 
-@contextmanager
-def _launch(
-    command: str, ws: Workspace, cwd: Path, env: dict[str, str], rc_file: Path, cwd_file: Path
-) -> Iterator[Launch]:
-    """`bash -c command`, directly or under the workspace's sandbox."""
-    on_path = shutil.which("bash", path=env.get("PATH"))
-    bash = on_path or shutil.which("bash")
-    if bash is None:
-        raise ToolError("bash was not found on PATH.")
+async def _prepare_sandbox(
+    ws: Workspace, cwd: Path, rc_file: Path, cwd_file: Path
+) -> Prepared | None:
+    """The command's sandbox, set up off the event loop (it looks through the project),
+    or None without one."""
     if ws.sandbox is None:
-        # argv[0] "bash": error messages read "bash: ...", not a full path.
-        yield Launch(["bash", "-c", command], bash, ())
-        return
+        return None
     try:
-        with ws.sandbox.launch(
-            ["bash" if on_path else bash, "-c", command],  # found on the same PATH inside
+        return await asyncio.to_thread(
+            ws.sandbox.prepare,
             writable=[ws.root, *ws.extra_dirs],
             cwd=cwd,
             read_files=[rc_file],
             write_files=[cwd_file],
-        ) as launch:
-            yield launch
+        )
     except LaunchRefused as refused:
         raise ToolError(f"The sandbox did not run the command: {refused}.") from None
+
+
+@contextmanager
+def _launch(command: str, env: dict[str, str], prepared: Prepared | None) -> Iterator[Launch]:
+    """`bash -c command`, directly or in its prepared sandbox."""
+    on_path = shutil.which("bash", path=env.get("PATH"))
+    bash = on_path or shutil.which("bash")
+    if bash is None:
+        raise ToolError("bash was not found on PATH.")
+    if prepared is None:
+        # argv[0] "bash": error messages read "bash: ...", not a full path.
+        yield Launch(["bash", "-c", command], bash, ())
+        return
+    # Found on the same PATH inside the sandbox.
+    with prepared.launch(["bash" if on_path else bash, "-c", command]) as launch:
+        yield launch
 
 
 def _start_dir(ws: Workspace, notes: list[str]) -> Path:

@@ -24,9 +24,11 @@ from pathlib import Path
 import pytest
 
 from agentcli.config.rules import Rule
+from agentcli.core.abort import AbortSignal
 from agentcli.permissions.policy import PermissionPolicy
 from agentcli.permissions.types import PermissionMode
 from agentcli.sandbox import survey
+from agentcli.tools.base import ToolContext, ToolError
 from agentcli.tools.bash import BashInput, BashTool
 from tests.permissions.sandbox_scene import (
     PY,
@@ -202,13 +204,12 @@ def _default_mode(scene: Scene) -> PermissionPolicy:
 
 
 def test_a_tree_too_big_to_look_through_is_not_auto_allowed(secrets, monkeypatch):
-    policy = _default_mode(secrets)
-    command = BashInput(command="npm test")
-    assert policy.decide(BashTool(), command).behavior == "allow"  # auto-allowed as usual
     monkeypatch.setattr(survey, "WALK_LIMIT", 5)
-    decision = policy.decide(BashTool(), command)
+    policy = _default_mode(secrets)
+    decision = policy.decide(BashTool(), BashInput(command="npm test"))
     assert decision.behavior == "ask", decision
     assert "autoAllowBashIfSandboxed" not in decision.reason
+    assert "more than 5 files and folders" in secrets.workspace.sandbox.describe()
 
 
 def test_a_rule_covering_too_many_files_is_not_auto_allowed(secrets, monkeypatch):
@@ -235,3 +236,18 @@ async def test_beyond_the_limit_the_command_still_runs_and_is_told(secrets, monk
     output = await run_program(secrets, "cat app/readme.txt")
     assert output.startswith("readable")
     assert "could not look through" in output and "Read deny rule" in output
+
+
+async def test_when_the_disk_outgrows_the_limit_a_command_allowed_for_it_is_refused(
+    secrets, monkeypatch
+):
+    """The last look said everything was hidden, so a call was auto-allowed; this command's
+    look finds it is not: the command does not run, and the next call is asked about."""
+    policy = _default_mode(secrets)
+    command = BashInput(command="touch made")
+    assert policy.decide(BashTool(), command).behavior == "allow"
+    monkeypatch.setattr(survey, "WALK_LIMIT", 5)
+    with pytest.raises(ToolError, match="can no longer hide everything"):
+        await BashTool().run(command, ToolContext(secrets.workspace, AbortSignal()))
+    assert not (secrets.root / "made").exists()
+    assert policy.decide(BashTool(), command).behavior == "ask"
