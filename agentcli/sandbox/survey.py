@@ -41,7 +41,14 @@ from pathlib import Path
 from agentcli.config.rules import Rule
 from agentcli.permissions.path_rules import PathPattern, compile_path_pattern
 from agentcli.permissions.special_paths import secret_name
-from agentcli.sandbox.places import AGENT_PLACES, GIT, common_dir, git_pointer
+from agentcli.sandbox.places import (
+    AGENT_PLACES,
+    GIT,
+    common_dir,
+    git_config_code_paths,
+    git_links,
+    git_pointer,
+)
 
 WALK_LIMIT = 100_000  # files and folders looked at for one command (about 0.1-0.4 s)
 MASK_LIMIT = 200  # masks for one command: bwrap's set-up time grows with the square
@@ -190,7 +197,7 @@ class _Surveyor:
 
     def _protect(self, path: str) -> None:
         """Keep `path` as it is: read-only if it exists, held if it does not, and every
-        link on the way kept. Git pointers lead on to the folders they name."""
+        link on the way kept. Git folders lead on to where git finds more code."""
         real = self._follow(path)
         if real is None or not self._inside_root(real) or self._under(real, self.hidden):
             return  # a loop of links (kept, put back if changed); or not writable anyway
@@ -205,14 +212,28 @@ class _Surveyor:
             return
         self.protected[real] = None
         self._pin_above(real)
-        if os.path.basename(real) == GIT and stat.S_ISREG(mode):
+        if os.path.basename(path) != GIT:
+            return
+        worktree = os.path.dirname(real)
+        if stat.S_ISDIR(mode):
+            self._protect_git_folder(real, worktree)
+        elif stat.S_ISREG(mode):
             gitdir = git_pointer(real)
-            if gitdir is not None:
-                self._protect(gitdir)
-                real_gitdir = _realpath(gitdir)
-                common = common_dir(real_gitdir) if real_gitdir else None
-                if common is not None:
-                    self._protect(common)
+            real_gitdir = self._follow(gitdir) if gitdir is not None else None
+            if gitdir is None or real_gitdir is None:
+                return
+            self._protect(gitdir)
+            self._protect_git_folder(real_gitdir, worktree)
+            common = common_dir(real_gitdir)
+            real_common = self._follow(common) if common is not None else None
+            if common is not None and real_common is not None:
+                self._protect(common)
+                self._protect_git_folder(real_common, worktree)
+
+    def _protect_git_folder(self, gitdir: str, worktree: str) -> None:
+        """What a repository's config includes, its hooksPath, and links in it."""
+        for path in [*git_config_code_paths(gitdir, worktree), *git_links(gitdir)]:
+            self._protect(path)
 
     def _hold(self, path: str) -> None:
         """A missing protected path: hold its first missing folder inside a writable one."""
@@ -258,8 +279,9 @@ class _Surveyor:
                 target = os.readlink(candidate)
             except OSError:
                 return None
-            if self._inside_root(candidate):
-                self.links.setdefault(candidate, KeptLink(Path(candidate), target))
+            if self._inside_root(candidate) and candidate not in self.links:
+                self.links[candidate] = KeptLink(Path(candidate), target)
+                self._pin_above(candidate)
             if hops > _MAX_LINKS:
                 return None
             if os.path.isabs(target):
