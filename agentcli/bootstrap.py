@@ -325,12 +325,14 @@ def sandbox_of(settings: Settings) -> Sandbox | None:
 
 def connect_sandbox(policy: PermissionPolicy) -> None:
     """Let the workspace's sandbox see the session's writable folders and its deny rules
-    as they are when each command starts (`/add-dir`, a deny rule added later): it hides
-    what a Read deny rule covers (agentcli/sandbox/survey.py)."""
+    as they are when each command starts (`/add-dir`, a rule added later): it hides what a
+    Read deny rule covers, and `.env*` files no Read allow rule names (sandbox/survey.py)."""
     workspace = policy.workspace
     if workspace.sandbox is not None:
         workspace.sandbox.follow(
-            roots=lambda: [workspace.root, *workspace.extra_dirs], deny_rules=lambda: policy.deny
+            roots=lambda: [workspace.root, *workspace.extra_dirs],
+            deny_rules=lambda: policy.deny,
+            allow_rules=lambda: policy.allow,
         )
 
 

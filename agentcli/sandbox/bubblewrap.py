@@ -46,7 +46,7 @@ from agentcli.sandbox.layout import (
 from agentcli.sandbox.links import put_back
 from agentcli.sandbox.placeholders import HeldPlaces, PlaceholderError, is_placeholder
 from agentcli.sandbox.seccomp import unix_socket_filter
-from agentcli.sandbox.survey import Survey, read_deny_patterns
+from agentcli.sandbox.survey import Survey, exact_read_allows, read_deny_patterns, read_rules
 
 _PROBE_TIMEOUT_S = 10.0
 _INSTALL_HINT = "install bubblewrap (for example `apt-get install bubblewrap`)"
@@ -101,6 +101,7 @@ class Sandbox:
         self._auto_allow = auto_allow_bash
         self._roots: Callable[[], Sequence[Path]] = lambda: ()
         self._deny_rules: Callable[[], Sequence[Rule]] = lambda: ()
+        self._allow_rules: Callable[[], Sequence[Rule]] = lambda: ()
         self._bwrap = shutil.which("bwrap")
         self._probed = False
         self._probe_problem: str | None = None
@@ -108,11 +109,15 @@ class Sandbox:
         self._known: tuple[tuple[tuple[Path, ...], tuple[str, ...]], list[str]] | None = None
 
     def follow(
-        self, *, roots: Callable[[], Sequence[Path]], deny_rules: Callable[[], Sequence[Rule]]
+        self,
+        *,
+        roots: Callable[[], Sequence[Path]],
+        deny_rules: Callable[[], Sequence[Rule]],
+        allow_rules: Callable[[], Sequence[Rule]] = lambda: (),
     ) -> None:
-        """Where the session's writable folders and deny rules are read from, as they are
-        when a command starts (bootstrap.connect_sandbox)."""
-        self._roots, self._deny_rules = roots, deny_rules
+        """Where the session's writable folders and rules are read from, as they are when
+        a command starts (bootstrap.connect_sandbox)."""
+        self._roots, self._deny_rules, self._allow_rules = roots, deny_rules, allow_rules
 
     @property
     def auto_allow_bash(self) -> bool:
@@ -225,14 +230,22 @@ class Sandbox:
         return Prepared(layout, _Finish(found, held, data_dir), self._bwrap)
 
     def _key(self, roots: Sequence[Path]) -> tuple[tuple[Path, ...], tuple[str, ...]]:
-        rules = tuple(f"{rule}@{rule.base}" for rule in self._deny_rules() if rule.tool == "Read")
+        deny, allow = read_rules(self._deny_rules()), read_rules(self._allow_rules())
+        rules = tuple(
+            f"{kind}:{rule}@{rule.base}"
+            for kind, rules in (("deny", deny), ("allow", allow))
+            for rule in rules
+        )
         return tuple(roots), rules
 
     def _survey(self, roots: Sequence[Path]) -> Survey:
         """Look at the disk, and keep what was found for `gap()` until the folders or the
         rules change, or the next command looks again."""
-        denied = read_deny_patterns(self._deny_rules(), roots[0]) if roots else []
-        found = surveying.survey(roots, denied, hidden_paths(Path.home(), agentcli_home()))
+        base = roots[0] if roots else Path.cwd()
+        denied = read_deny_patterns(self._deny_rules(), base)
+        allowed = exact_read_allows(self._allow_rules(), base)
+        hidden = hidden_paths(Path.home(), agentcli_home())
+        found = surveying.survey(roots, denied, hidden, allowed)
         self._known = (self._key(roots), list(found.gaps))
         return found
 

@@ -6,8 +6,9 @@ last command is covered too):
 
 - masked: what a `Read(...)` deny rule covers (any settings file, or
   `--disallowedTools`) and the always-protected `.env*` files of the writable
-  folders; the command reads nothing there (a file, "Permission denied"; a
-  folder, empty and read-only);
+  folders (unless a `Read(...)` allow rule names that very file, as the rules
+  let it through too); the command reads nothing there (a file, "Permission
+  denied"; a folder, empty and read-only);
 - protected: the agent configuration places (places.py) in each writable
   folder, and the same names found deeper (nested repositories' `.git`, a
   subfolder's `.claude` or `AGENTS.md`), and the folders `.git` files name;
@@ -88,16 +89,34 @@ def read_deny_patterns(rules: Sequence[Rule], base: Path) -> list[DenyPattern]:
     """The `Read(path)` deny rules, compiled as the policy compiles them (`base`: the
     project root, for rules that came without one)."""
     return [
-        DenyPattern(str(rule), compile_path_pattern(rule.specifier, rule.base or base))
-        for rule in rules
-        if rule.tool == "Read" and rule.specifier is not None
+        DenyPattern(str(rule), compile_path_pattern(str(rule.specifier), rule.base or base))
+        for rule in read_rules(rules)
     ]
 
 
-def survey(roots: Sequence[Path], denied: Sequence[DenyPattern], hidden: Sequence[Path]) -> Survey:
+def read_rules(rules: Sequence[Rule]) -> list[Rule]:
+    """The `Read(path)` rules among `rules`: the ones that speak about files."""
+    return [rule for rule in rules if rule.tool == "Read" and rule.specifier is not None]
+
+
+def exact_read_allows(rules: Sequence[Rule], base: Path) -> list[PathPattern]:
+    """The `Read(path)` allow rules that name one file (no wildcard): the only ones that
+    let an always-protected file through (permissions/special_paths.py)."""
+    patterns = [compile_path_pattern(str(r.specifier), r.base or base) for r in read_rules(rules)]
+    return [pattern for pattern in patterns if pattern.literal]
+
+
+def survey(
+    roots: Sequence[Path],
+    denied: Sequence[DenyPattern],
+    hidden: Sequence[Path],
+    allowed: Sequence[PathPattern] = (),
+) -> Survey:
     """Look at the disk for one command: `roots` are the writable folders (resolved),
-    `hidden` what is hidden anyway (credential folders, AGENTCLI_HOME)."""
+    `hidden` what is hidden anyway (credential folders, AGENTCLI_HOME), `allowed` the
+    allow rules that name an always-protected file exactly."""
     surveyor = _Surveyor([str(root) for root in roots], denied, {str(p) for p in hidden})
+    surveyor.allowed = list(allowed)
     surveyor.run()
     return surveyor.result()
 
@@ -120,6 +139,7 @@ class _Surveyor:
         self.links: dict[str, KeptLink] = {}
         self.gaps: list[str] = []
         self.masks_cut = False
+        self.allowed: list[PathPattern] = []
 
     def run(self) -> None:
         try:
@@ -158,6 +178,7 @@ class _Surveyor:
                 if name in AGENT_PLACES and folder != root:
                     self._protect(path)
                 secret = not link and not folder_entry and secret_name(name)
+                secret = secret and not any(p.names_exactly(Path(path)) for p in self.allowed)
                 if secret or (not link and _any_match(active, path)):
                     self._mask(path)
                 elif folder_entry and name != GIT:

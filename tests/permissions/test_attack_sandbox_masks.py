@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from agentcli.config.rules import Rule
+from agentcli.config.rules import Rule, parse_tool_list
 from agentcli.core.abort import AbortSignal
 from agentcli.permissions.policy import PermissionPolicy
 from agentcli.permissions.types import PermissionMode
@@ -251,3 +251,15 @@ async def test_when_the_disk_outgrows_the_limit_a_command_allowed_for_it_is_refu
         await BashTool().run(command, ToolContext(secrets.workspace, AbortSignal()))
     assert not (secrets.root / "made").exists()
     assert policy.decide(BashTool(), command).behavior == "ask"
+
+
+async def test_an_allow_rule_naming_a_secret_file_lets_commands_read_it(secrets):
+    """As for the tools (special_paths.py): `Read(./.env)` names that very file, so the app
+    a command starts may load it; the other `.env` files and Read-denied ones stay masked."""
+    secrets.policy.allow.extend(
+        parse_tool_list(["Read(./.env)", "Read(./config/db.secret)"], "project", secrets.root)
+    )
+    output = await run_program(secrets, "cat .env; cat app/.env.local; cat config/db.secret")
+    assert f"{SECRET} in .env\n" in output
+    assert "app/.env.local: Permission denied" in output
+    assert "config/db.secret: Permission denied" in output  # deny beats allow
