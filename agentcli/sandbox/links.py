@@ -10,8 +10,8 @@ not deleted, and named in the tool result.
 
 from __future__ import annotations
 
+import errno
 import os
-import shutil
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -49,12 +49,24 @@ def _unchanged(link: KeptLink) -> bool:
 
 
 def _move_aside(path: Path, aside: Callable[[], Path]) -> Path:
+    """Into agentcli's folder for the project; next to it when that is on another disk
+    (a rename either way: what a command left is never copied, however big)."""
     folder = aside()
     folder.mkdir(parents=True, exist_ok=True)
-    target = folder / path.name
-    count = 1
-    while os.path.lexists(target):
-        count += 1
-        target = folder / f"{path.name}.{count}"
-    shutil.move(path, target)
+    try:
+        target = _free(folder / path.name)
+        os.rename(path, target)
+    except OSError as error:
+        if error.errno != errno.EXDEV:
+            raise
+        target = _free(path.with_name(f"{path.name}.left-by-a-sandboxed-command"))
+        os.rename(path, target)
     return target
+
+
+def _free(path: Path) -> Path:
+    count, candidate = 1, path
+    while os.path.lexists(candidate):
+        count += 1
+        candidate = path.with_name(f"{path.name}.{count}")
+    return candidate

@@ -53,6 +53,7 @@ from agentcli.sandbox.places import (
 
 WALK_LIMIT = 100_000  # files and folders looked at for one command (about 0.1-0.4 s)
 MASK_LIMIT = 200  # masks for one command: bwrap's set-up time grows with the square
+PLACE_LIMIT = 300  # protected places and pinned folders: all kept, but it gets slow
 _MAX_LINKS = 40  # as the kernel: a longer chain of links is a loop
 _GLOB = re.compile(r"[*?\[]")
 
@@ -222,6 +223,8 @@ class _Surveyor:
         real = self._follow(path)
         if real is None or not self._inside_root(real) or self._under(real, self.hidden):
             return  # a loop of links (kept, put back if changed); or not writable anyway
+        if real in self.root_set:
+            return  # a writable folder itself cannot be swapped (and stays writable)
         try:
             mode = os.lstat(real).st_mode
         except FileNotFoundError:
@@ -355,6 +358,11 @@ class _Surveyor:
         done = [*covered, *protected]
         held = [p for p in self.missing if not _under_any(p, done)]
         pinned = [p for p in self.pinned if not _under_any(p, done) and p not in self.missing]
+        if len(protected) + len(held) + len(pinned) > PLACE_LIMIT:
+            self.gaps.append(
+                f"more than {PLACE_LIMIT} protected places (nested repositories and the "
+                "folders above them), which makes each command slow to start"
+            )
         return Survey(
             masked=[Path(p) for p in masked],
             protected=[Path(p) for p in protected],

@@ -29,7 +29,7 @@ from agentcli.bootstrap import connect_sandbox
 from agentcli.core.abort import AbortSignal
 from agentcli.permissions.policy import PermissionPolicy
 from agentcli.permissions.types import PermissionMode
-from agentcli.sandbox import Sandbox
+from agentcli.sandbox import Sandbox, survey
 from agentcli.sandbox.placeholders import PLACEHOLDER_MODE
 from agentcli.tools.base import ToolContext, Workspace
 from agentcli.tools.bash import BashInput, BashTool
@@ -378,6 +378,22 @@ async def test_a_git_file_that_is_not_a_file_does_not_stop_the_sandbox(scene):
     (sub / ".git").write_text("gitdir: g\n")
     os.mkfifo(sub / "g/commondir")
     assert await run_allowed(scene, "echo still-runs") == "still-runs"
+
+
+async def test_a_git_file_cannot_make_the_project_read_only(scene):
+    """A command may make `sub/.git` a pointer to the project itself; the next command must
+    still write in the project (only a protected place is read-only, not its writable folder)."""
+    await run_allowed(scene, "mkdir sub && echo 'gitdir: ..' > sub/.git && ln -s .. sub/.claude")
+    assert await run_allowed(scene, "echo ok > still-writable && cat still-writable") == "ok"
+
+
+def test_too_many_protected_places_turn_auto_allow_off(scene, monkeypatch):
+    for name in ("a", "b", "c"):
+        _git("init", "-q", scene.root / name)
+    policy = PermissionPolicy(scene.workspace, PermissionMode.DEFAULT)
+    connect_sandbox(policy)
+    monkeypatch.setattr(survey, "PLACE_LIMIT", 2)
+    assert policy.decide(BashTool(), BashInput(command="npm test")).behavior == "ask"
 
 
 # --- two sessions in one project ------------------------------------------------------
