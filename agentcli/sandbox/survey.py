@@ -160,12 +160,12 @@ class _Surveyor:
 
     def _walk_root(self, root: str) -> None:
         """Every entry of a writable folder: secrets, Read-denied paths, nested places."""
-        active = []
+        active: list[_Matcher] = []
         for deny in self.denied:
             if deny.pattern.matches(Path(root)):
                 self.gaps.append(f"the rule {deny.rule} covers all of {root}")
             else:
-                active.append(deny.pattern)
+                active.append(_Matcher(deny.pattern))
         stack = [root]
         while stack:
             folder = stack.pop()
@@ -180,7 +180,7 @@ class _Surveyor:
                     self._protect(path)
                 secret = not link and not folder_entry and secret_name(name)
                 secret = secret and not any(p.names_exactly(Path(path)) for p in self.allowed)
-                if secret or (not link and _any_match(active, path)):
+                if secret or (not link and any(match(path) for match in active)):
                     self._mask(path)
                 elif folder_entry and name != GIT:
                     stack.append(path)
@@ -238,7 +238,7 @@ class _Surveyor:
         self._pin_above(real)
         if os.path.basename(path) != GIT:
             return
-        worktree = os.path.dirname(real)
+        worktree = _realpath(os.path.dirname(path)) or os.path.dirname(real)
         if stat.S_ISDIR(mode):
             self._protect_git_folder(real, worktree)
         elif stat.S_ISREG(mode):
@@ -373,8 +373,20 @@ class _Surveyor:
         )
 
 
-def _any_match(patterns: list[PathPattern], path: str) -> bool:
-    return any(pattern.matches(Path(path)) for pattern in patterns)
+class _Matcher:
+    """`PathPattern.matches` on path text: the walk asks it for every entry."""
+
+    def __init__(self, pattern: PathPattern) -> None:
+        self._anchor = str(pattern.anchor)
+        self._prefix = self._anchor.rstrip("/") + "/"
+        self._regex = pattern.regex
+
+    def __call__(self, path: str) -> bool:
+        if path == self._anchor:
+            return self._regex.fullmatch("") is not None
+        if not path.startswith(self._prefix):
+            return False
+        return self._regex.fullmatch(path[len(self._prefix) :]) is not None
 
 
 def _literal_base(pattern: PathPattern) -> str:
