@@ -179,6 +179,7 @@ def build_engine(
         deny=settings.rules("deny"),
         locked_reason=locked_reason(settings),  # deny rules that could not be read
     )
+    connect_sandbox(policy)
     skills = load_skills(workspace.root).skills
     for rule in read_rules(skills):
         policy.add_session_rule(rule)
@@ -320,6 +321,19 @@ def sandbox_of(settings: Settings) -> Sandbox | None:
     )
     sandbox.check()
     return sandbox
+
+
+def connect_sandbox(policy: PermissionPolicy) -> None:
+    """Let the workspace's sandbox see the session's writable folders and its deny rules
+    as they are when each command starts (`/add-dir`, a rule added later): it hides what a
+    Read deny rule covers, and `.env*` files no Read allow rule names (sandbox/survey.py)."""
+    workspace = policy.workspace
+    if workspace.sandbox is not None:
+        workspace.sandbox.follow(
+            roots=lambda: [workspace.root, *workspace.extra_dirs],
+            deny_rules=lambda: policy.deny,
+            allow_rules=lambda: policy.allow,
+        )
 
 
 def engine_startup_notices(engine: QueryEngine) -> list[Notice]:

@@ -7,6 +7,12 @@ project and added folders, read no credentials, reach no network (unless
 docs/permissions.md, "The sandbox".
 """
 
-from agentcli.sandbox.bubblewrap import Launch, Sandbox, unavailable_message
+from agentcli.sandbox.bubblewrap import (
+    Launch,
+    LaunchRefused,
+    Prepared,
+    Sandbox,
+    unavailable_message,
+)
 
-__all__ = ["Launch", "Sandbox", "unavailable_message"]
+__all__ = ["Launch", "LaunchRefused", "Prepared", "Sandbox", "unavailable_message"]

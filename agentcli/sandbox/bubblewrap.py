@@ -7,6 +7,12 @@ missing, cannot start here, or the layout would leave the home folder
 writable, `problem()` says why, the front end shows it on start, and the
 Bash tool refuses every command with it.
 
+Each command is set up from a fresh look at the disk (survey.py): what the
+session's Read deny rules and the always-protected list cover is masked, the
+agent configuration places are held read-only (placeholders.py holds the
+missing ones), and links at them are put back after (links.py). Where that
+look is incomplete, Bash calls are not auto-allowed.
+
 bwrap's own process model keeps interrupting simple: the command's processes
 stay in the process group the Bash tool kills; with a pid namespace and
 `--die-with-parent`, whatever is left dies with bwrap, even a process that
@@ -21,14 +27,26 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator, Sequence
+import time
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from agentcli.config.paths import agentcli_home
-from agentcli.sandbox.layout import bwrap_args, prepare
+from agentcli.config.paths import agentcli_home, project_dir
+from agentcli.config.rules import Rule
+from agentcli.sandbox import survey as surveying
+from agentcli.sandbox.layout import (
+    Layout,
+    bwrap_args,
+    hidden_paths,
+    shown_in_tmp,
+    writable_roots,
+)
+from agentcli.sandbox.links import put_back
+from agentcli.sandbox.placeholders import HeldPlaces, PlaceholderError, is_placeholder
 from agentcli.sandbox.seccomp import unix_socket_filter
+from agentcli.sandbox.survey import Survey, exact_read_allows, read_deny_patterns, read_rules
 
 _PROBE_TIMEOUT_S = 10.0
 _INSTALL_HINT = "install bubblewrap (for example `apt-get install bubblewrap`)"
@@ -36,11 +54,43 @@ _INSTALL_HINT = "install bubblewrap (for example `apt-get install bubblewrap`)"
 
 @dataclass(frozen=True, slots=True)
 class Launch:
-    """What to execute for one sandboxed command; `pass_fds` must reach bwrap."""
+    """What to execute for one sandboxed command; `pass_fds` must reach bwrap.
+
+    `finish()`, once the command and everything it started have ended (or it never
+    started), undoes what was set up for it and says what the command should be told."""
 
     argv: list[str]
     executable: str
     pass_fds: tuple[int, ...]
+    finish: Callable[[], list[str]] = field(default=lambda: [])
+
+
+class LaunchRefused(Exception):
+    """The sandbox cannot be set up for this command; the message says why."""
+
+
+@dataclass(frozen=True, slots=True)
+class Prepared:
+    """One command's sandbox, set up (its places held) but not started."""
+
+    layout: Layout
+    finish: Callable[[], list[str]]
+    bwrap: str
+
+    @contextmanager
+    def launch(self, command: list[str]) -> Iterator[Launch]:
+        """bwrap running `command`: start it inside the `with` (the filter's fd closes
+        after), and call the Launch's `finish()` once it has ended."""
+        try:
+            filter_fd = _filter_pipe()
+        except BaseException:
+            self.finish()
+            raise
+        try:
+            argv = ["bwrap", *bwrap_args(self.layout, filter_fd), "--", *command]
+            yield Launch(argv, self.bwrap, (filter_fd,), self.finish)
+        finally:
+            os.close(filter_fd)
 
 
 class Sandbox:
@@ -48,11 +98,45 @@ class Sandbox:
 
     def __init__(self, *, network: bool = False, auto_allow_bash: bool = True) -> None:
         self.network = network
-        self.auto_allow_bash = auto_allow_bash
+        self._auto_allow = auto_allow_bash
+        self._roots: Callable[[], Sequence[Path]] = lambda: ()
+        self._deny_rules: Callable[[], Sequence[Rule]] = lambda: ()
+        self._allow_rules: Callable[[], Sequence[Rule]] = lambda: ()
         self._bwrap = shutil.which("bwrap")
         self._probed = False
         self._probe_problem: str | None = None
         self._tmp: tempfile.TemporaryDirectory[str] | None = None
+        self._known: tuple[tuple[tuple[Path, ...], tuple[str, ...]], list[str]] | None = None
+
+    def follow(
+        self,
+        *,
+        roots: Callable[[], Sequence[Path]],
+        deny_rules: Callable[[], Sequence[Rule]],
+        allow_rules: Callable[[], Sequence[Rule]] = lambda: (),
+    ) -> None:
+        """Where the session's writable folders and rules are read from, as they are when
+        a command starts (bootstrap.connect_sandbox)."""
+        self._roots, self._deny_rules, self._allow_rules = roots, deny_rules, allow_rules
+
+    @property
+    def auto_allow_bash(self) -> bool:
+        """`autoAllowBashIfSandboxed`, while the sandbox can stand in for the rules: not
+        while part of the disk could not be looked through (`gap()`)."""
+        return self._auto_allow and self.gap() is None
+
+    def gap(self) -> str | None:
+        """Why the sandbox cannot hide everything the rules protect, or None: as the last
+        command found it (each command looks again, see `prepare`), or looked at now when
+        none has looked with these folders and rules."""
+        roots = writable_roots(self._roots())
+        if not roots:
+            return None
+        if self._known is not None and self._known[0] == self._key(roots):
+            gaps = self._known[1]
+        else:
+            gaps = self._survey(roots).gaps
+        return "; ".join(gaps) if gaps else None
 
     def problem(self, writable: Sequence[Path]) -> str | None:
         """Why commands cannot run sandboxed with these writable folders, or None."""
@@ -68,10 +152,16 @@ class Sandbox:
     def describe(self) -> str:
         """One line for /status: what a sandboxed command may do."""
         network = "network allowed" if self.network else "no network"
-        allowed = "auto-allowed" if self.auto_allow_bash else "asked about as usual"
+        gap = self.gap() if self._auto_allow else None
+        if gap:
+            allowed = (
+                f"asked about, since the sandbox cannot hide everything the rules protect ({gap})"
+            )
+        else:
+            allowed = "auto-allowed" if self._auto_allow else "asked about as usual"
         return (
             "on (bubblewrap): Bash commands write only in the project and added folders, "
-            f"{network}, credential folders hidden; Bash calls are {allowed}"
+            f"{network}, credential folders and Read-denied files hidden; Bash calls are {allowed}"
         )
 
     def model_note(self) -> str:
@@ -83,43 +173,81 @@ class Sandbox:
         )
         return (
             "Bash sandbox: every Bash command runs in an OS sandbox. Commands can write only "
-            "in the project folder (and added folders); .git and .agentcli there are "
-            "read-only, so git commands that write (commit, checkout, stash) fail: leave those "
-            "to the user. The rest of the disk is read-only and credential folders are empty. "
+            "in the project folder (and added folders). There, .git, .agentcli, .claude, "
+            ".mcp.json, AGENTS.md and CLAUDE.md are read-only (one that does not exist shows "
+            "as an empty read-only folder and cannot be created), so git commands that write "
+            "(commit, checkout, stash, init) fail: leave those to the user, and edit "
+            "AGENTS.md or CLAUDE.md with the Edit tool. Files a permission rule keeps from "
+            "being read, and .env files, cannot be opened. The rest of the disk is read-only "
+            "and credential folders are empty. /tmp is private to these commands: the user "
+            "does not see what is written there, so put files the user needs in the project. "
             f"{network} Unix sockets cannot be opened. An error such as 'Read-only file "
-            "system' or a failed connection comes from the sandbox: tell the user what needs "
-            "to happen outside it rather than trying to work around it."
+            "system', 'Permission denied' or a failed connection comes from the sandbox: tell "
+            "the user what needs to happen outside it rather than trying to work around it."
         )
 
-    @contextmanager
-    def launch(
+    def prepare(
         self,
-        command: list[str],
         *,
         writable: Sequence[Path],
         cwd: Path,
         read_files: Sequence[Path] = (),
         write_files: Sequence[Path] = (),
-    ) -> Iterator[Launch]:
-        """bwrap running `command`; start it inside the `with` (the filter's fd closes after)."""
+    ) -> Prepared:
+        """Set one command's sandbox up: look at the disk, hold the missing protected
+        places. LaunchRefused when that fails, or when the sandbox can no longer hide
+        everything although the last look said it could (a call may have been auto-allowed
+        on that word: it is refused once, and the next one is asked about)."""
         if self._bwrap is None:
-            raise RuntimeError("launch() without bwrap: check problem() first")
-        layout = prepare(
-            writable,
-            Path.home(),
-            agentcli_home(),
-            self._private_tmp(),
-            cwd,
-            network=self.network,
-            read_files=read_files,
-            write_files=write_files,
-        )
-        filter_fd = _filter_pipe()
+            raise RuntimeError("prepare() without bwrap: check problem() first")
+        roots = writable_roots(writable)
+        key = self._key(roots)
+        before = self._known[1] if self._known is not None and self._known[0] == key else None
+        found = self._survey(roots)
+        if found.gaps and before == [] and self._auto_allow:
+            raise LaunchRefused(
+                "it can no longer hide everything the rules protect "
+                f"({'; '.join(found.gaps)}), so it did not run this command, which may have "
+                "been allowed for that reason; from now on Bash calls are asked about"
+            )
+        held = HeldPlaces()
         try:
-            argv = ["bwrap", *bwrap_args(layout, filter_fd), "--", *command]
-            yield Launch(argv, self._bwrap, (filter_fd,))
-        finally:
-            os.close(filter_fd)
+            held.acquire(found.protected, found.missing)
+        except PlaceholderError as error:
+            raise LaunchRefused(f"it cannot protect {error}") from None
+        layout = Layout(
+            writable=roots,
+            hidden=hidden_paths(Path.home(), agentcli_home()),
+            private_tmp=self._private_tmp(),
+            cwd=cwd,
+            survey=found,
+            shown_in_tmp=shown_in_tmp(roots, Path.home()),
+            network=self.network,
+            read_files=tuple(read_files),
+            write_files=tuple(write_files),
+        )
+        data_dir = project_dir(roots[0]) if roots else agentcli_home()
+        return Prepared(layout, _Finish(found, held, data_dir), self._bwrap)
+
+    def _key(self, roots: Sequence[Path]) -> tuple[tuple[Path, ...], tuple[str, ...]]:
+        deny, allow = read_rules(self._deny_rules()), read_rules(self._allow_rules())
+        rules = tuple(
+            f"{kind}:{rule}@{rule.base}"
+            for kind, rules in (("deny", deny), ("allow", allow))
+            for rule in rules
+        )
+        return tuple(roots), rules
+
+    def _survey(self, roots: Sequence[Path]) -> Survey:
+        """Look at the disk, and keep what was found for `gap()` until the folders or the
+        rules change, or the next command looks again."""
+        base = roots[0] if roots else Path.cwd()
+        denied = read_deny_patterns(self._deny_rules(), base)
+        allowed = exact_read_allows(self._allow_rules(), base)
+        hidden = hidden_paths(Path.home(), agentcli_home())
+        found = surveying.survey(roots, denied, hidden, allowed)
+        self._known = (self._key(roots), list(found.gaps))
+        return found
 
     def _private_tmp(self) -> Path:
         """The session's /tmp for sandboxed commands (removed when the session ends)."""
@@ -128,6 +256,35 @@ class Sandbox:
                 prefix="agentcli-sandbox-", ignore_cleanup_errors=True
             )
         return Path(self._tmp.name)
+
+
+class _Finish:
+    """After one command: put back swapped links, release and remove placeholders (once)."""
+
+    def __init__(self, found: Survey, held: HeldPlaces, data_dir: Path) -> None:
+        self._found = found
+        self._held = held
+        self._data_dir = data_dir
+        self._done = False
+
+    def __call__(self) -> list[str]:
+        if self._done:
+            return []
+        self._done = True
+        found = self._found
+        notes = put_back(found.links, self._aside)
+        stale = [p for p in [*found.protected, *found.missing] if is_placeholder(p)]
+        self._held.release(stale)
+        if found.gaps:
+            notes.append(
+                f"(The sandbox could not look through everything ({'; '.join(found.gaps)}): "
+                "files a Read deny rule covers, and protected places, may not all be hidden "
+                "or read-only for this command. Bash calls are asked about until that changes.)"
+            )
+        return notes
+
+    def _aside(self) -> Path:
+        return self._data_dir / "sandbox-displaced" / time.strftime("%Y%m%d-%H%M%S")
 
 
 def unavailable_message(problem: str) -> str:

@@ -37,7 +37,7 @@ from pydantic import Field
 from agentcli.config.credentials import child_env
 from agentcli.config.private_files import write_private_atomic
 from agentcli.core.abort import AbortSignal
-from agentcli.sandbox import Launch, unavailable_message
+from agentcli.sandbox import Launch, LaunchRefused, Prepared, unavailable_message
 from agentcli.tools.base import (
     ArgText,
     ShellCommand,
@@ -158,13 +158,18 @@ class BashTool(Tool):
             self.progress_interval,
         )
         timeout_ms = inp.timeout or DEFAULT_TIMEOUT_MS
+        finish: Callable[[], list[str]] = _nothing_to_finish
         try:
-            with _launch(inp.command, ws, cwd, env, scratch / _RC_NAME, cwd_file) as launch:
+            prepared = await _prepare_sandbox(ws, cwd, scratch / _RC_NAME, cwd_file)
+            if prepared is not None:
+                finish = prepared.finish
+            with _launch(inp.command, env, prepared) as launch:
                 shell = await _Shell.spawn(
                     launch, cwd, env, lambda data: throttle.push(buffer.feed(data))
                 )
         except BaseException:
             cwd_file.unlink(missing_ok=True)
+            finish()  # nothing started: what was set up for it goes
             raise
         try:
             outcome = await shell.wait(timeout_ms / 1000, ctx.abort)
@@ -184,6 +189,8 @@ class BashTool(Tool):
             raise
         finally:
             shell.close()
+            if shell.returncode is not None:  # bwrap is gone, and with it all it ran
+                notes.extend(finish())
             throttle.push(buffer.finish())
             throttle.close()
             cwd_file.unlink(missing_ok=True)
@@ -218,6 +225,10 @@ async def _in_terminal(
     return _result(buffer, done.outcome, done.returncode, timeout_ms, notes)
 
 
+def _nothing_to_finish() -> list[str]:
+    return []
+
+
 def _check_sandbox(ws: Workspace) -> None:
     if ws.sandbox is not None:
         problem = ws.sandbox.problem([ws.root, *ws.extra_dirs])
@@ -225,26 +236,38 @@ def _check_sandbox(ws: Workspace) -> None:
             raise ToolError(unavailable_message(problem))
 
 
+async def _prepare_sandbox(
+    ws: Workspace, cwd: Path, rc_file: Path, cwd_file: Path
+) -> Prepared | None:
+    """The command's sandbox, set up off the event loop (it looks through the project),
+    or None without one."""
+    if ws.sandbox is None:
+        return None
+    try:
+        return await asyncio.to_thread(
+            ws.sandbox.prepare,
+            writable=[ws.root, *ws.extra_dirs],
+            cwd=cwd,
+            read_files=[rc_file],
+            write_files=[cwd_file],
+        )
+    except LaunchRefused as refused:
+        raise ToolError(f"The sandbox did not run the command: {refused}.") from None
+
+
 @contextmanager
-def _launch(
-    command: str, ws: Workspace, cwd: Path, env: dict[str, str], rc_file: Path, cwd_file: Path
-) -> Iterator[Launch]:
-    """`bash -c command`, directly or under the workspace's sandbox."""
+def _launch(command: str, env: dict[str, str], prepared: Prepared | None) -> Iterator[Launch]:
+    """`bash -c command`, directly or in its prepared sandbox."""
     on_path = shutil.which("bash", path=env.get("PATH"))
     bash = on_path or shutil.which("bash")
     if bash is None:
         raise ToolError("bash was not found on PATH.")
-    if ws.sandbox is None:
+    if prepared is None:
         # argv[0] "bash": error messages read "bash: ...", not a full path.
         yield Launch(["bash", "-c", command], bash, ())
         return
-    with ws.sandbox.launch(
-        ["bash" if on_path else bash, "-c", command],  # found on the same PATH inside
-        writable=[ws.root, *ws.extra_dirs],
-        cwd=cwd,
-        read_files=[rc_file],
-        write_files=[cwd_file],
-    ) as launch:
+    # Found on the same PATH inside the sandbox.
+    with prepared.launch(["bash" if on_path else bash, "-c", command]) as launch:
         yield launch
 
 

@@ -7,8 +7,10 @@ out, and without bubblewrap the run says so and runs nothing.
 
 from __future__ import annotations
 
+import shlex
 import shutil
 import socket
+import sys
 from pathlib import Path
 
 import pytest
@@ -102,3 +104,35 @@ def test_without_bubblewrap_the_run_says_so_and_runs_nothing(fake_api, project, 
     assert run.results[0]["is_error"] is True
     assert "The sandbox is on but cannot run commands" in run.output(0)
     assert not (project / "made").exists()
+
+
+def test_read_deny_rules_reach_the_sandbox(fake_api, project, needs_bwrap):
+    """`--disallowedTools Read(...)` and a settings file's Read deny rule are masked inside
+    the sandbox, for a program the rules cannot read (it opens the files itself)."""
+    (project / "private").mkdir()
+    (project / "private/key").write_text("KEY-FROM-THE-FLAG\n")
+    (project / "db.secret").write_text("KEY-FROM-THE-SETTINGS\n")
+    (project / "read.py").write_text(
+        "for name in ('private/key', 'db.secret', 'read.py'):\n"
+        "    try: print(open(name).read()[:12])\n"
+        "    except OSError as error: print(name, error.strerror)\n"
+    )
+    run = run_bash(
+        fake_api,
+        project,
+        [f"{shlex.quote(sys.executable)} read.py"],
+        ["--sandbox", "--disallowedTools", "Read(./private/**)"],
+        settings={"permissions": {"deny": ["Read(**/*.secret)"]}, "sandbox": {"enabled": True}},
+    )
+    assert run.done.returncode == 0, run.done.stderr
+    output = run.output(0)
+    assert "KEY-FROM" not in output, output
+    assert "private/key No such file or directory" in output  # the folder is empty inside
+    assert "db.secret Permission denied" in output
+    assert "for name in " in output  # the rest is readable
+    assert sorted(p.name for p in project.iterdir()) == [
+        ".agentcli",
+        "db.secret",
+        "private",
+        "read.py",
+    ]

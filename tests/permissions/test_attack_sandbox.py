@@ -16,14 +16,7 @@ what is tested.
 from __future__ import annotations
 
 import os
-import shlex
-import shutil
-import socket
-import subprocess
-import sys
-import tempfile
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,102 +26,15 @@ from agentcli.core.abort import AbortSignal
 from agentcli.permissions.policy import PermissionPolicy
 from agentcli.permissions.types import PermissionMode
 from agentcli.sandbox import Sandbox
-from agentcli.tools.base import ToolContext, Workspace
+from agentcli.tools.base import ToolContext
 from agentcli.tools.bash import BashInput, BashTool
-
-SECRET = "SECRET-KEY-MATERIAL-4711"
-RAN = "THE-COMMAND-RAN"  # printed last: the sandbox started and ran the attack to its end
-PY = shlex.quote(sys.executable)
-
-
-@dataclass
-class Scene:
-    """The machine the attacks run on."""
-
-    root: Path  # the project
-    home: Path
-    agentcli_home: Path
-    sibling: Path  # a folder next to the project
-    tcp_port: int
-    unix_socket: Path
-    workspace: Workspace
-
-
-@pytest.fixture
-def home_outside_tmp(monkeypatch) -> Iterator[Path]:
-    base = Path("/var/tmp")
-    if not base.is_dir() or not _writable(base):
-        pytest.skip("no writable folder outside /tmp for a home folder")
-    home = Path(tempfile.mkdtemp(prefix="agentcli-attack-home-", dir=base))
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("AGENTCLI_HOME", str(home / ".agentcli"))
-    yield home
-    shutil.rmtree(home, ignore_errors=True)
-
-
-def _writable(folder: Path) -> bool:
-    try:
-        tempfile.TemporaryFile(dir=folder).close()
-    except OSError:
-        return False
-    return True
-
-
-@pytest.fixture
-def scene(tmp_path, home_outside_tmp, needs_bwrap) -> Iterator[Scene]:
-    home = home_outside_tmp
-    for name in (".ssh/id_rsa", ".aws/credentials", ".config/gcloud/credentials.db", ".netrc"):
-        (home / name).parent.mkdir(parents=True, exist_ok=True)
-        (home / name).write_text(f"{SECRET}\n")
-    (home / ".bashrc").write_text("# the person's\n")
-    (home / "target.txt").write_text("original\n")
-    agentcli_home = home / ".agentcli"
-    agentcli_home.mkdir()
-    (agentcli_home / "settings.json").write_text('{"permissions": {"deny": ["Bash(rm:*)"]}}')
-    root = tmp_path / "project"
-    root.mkdir()
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
-    sibling = tmp_path / "sibling"
-    sibling.mkdir()
-    (sibling / "notes.txt").write_text("original\n")
-    with _tcp_server() as port, _unix_server(root / "daemon.sock") as unix_socket:
-        workspace = Workspace(root, scratch_dir=agentcli_home / "tool-output", sandbox=Sandbox())
-        yield Scene(root, home, agentcli_home, sibling, port, unix_socket, workspace)
-
-
-@contextmanager
-def _tcp_server() -> Iterator[int]:
-    """A listening loopback port: what a network exfiltration would reach."""
-    with socket.create_server(("127.0.0.1", 0)) as server:
-        yield server.getsockname()[1]
-
-
-@contextmanager
-def _unix_server(path: Path) -> Iterator[Path]:
-    """A listening Unix socket in the project: stands in for the Docker or systemd socket."""
-    with socket.socket(socket.AF_UNIX) as server:
-        server.bind(str(path))
-        server.listen()
-        yield path
-
-
-async def _run(scene: Scene, command: str) -> str:
-    """The command as the model would send it: allowed without a question, then run.
-
-    Fails unless the command really ran to its end: an attack that "gets nothing"
-    because the sandbox did not start at all proves nothing.
-    """
-    command = f"{command}\necho {RAN}"
-    decision = PermissionPolicy(scene.workspace, PermissionMode.BYPASS).decide(
-        BashTool(), BashInput(command=command)
-    )
-    assert decision.behavior == "allow", decision
-    result = await BashTool(kill_grace=0.5).run(
-        BashInput(command=command, timeout=20_000), ToolContext(scene.workspace, AbortSignal())
-    )
-    output = str(result.content)
-    assert output.endswith(RAN), output
-    return output.removesuffix(RAN).rstrip("\n")
+from tests.permissions.sandbox_scene import (
+    PY,
+    RAN,
+    SECRET,
+    Scene,
+    run_allowed,
+)
 
 
 @dataclass(frozen=True)
@@ -292,7 +198,7 @@ ATTACKS = [
 
 @pytest.mark.parametrize("attack", ATTACKS, ids=[a.id for a in ATTACKS])
 async def test_attack_gets_nothing(scene, attack):
-    output = await _run(scene, attack.command(scene))
+    output = await run_allowed(scene, attack.command(scene))
     assert attack.nothing_happened(scene, output), output
 
 
@@ -329,24 +235,24 @@ async def test_there_are_enough_attacks():
 
 
 async def test_writing_in_the_project_works(scene):
-    output = await _run(scene, "mkdir -p src && echo ok > src/a.txt && cat src/a.txt")
+    output = await run_allowed(scene, "mkdir -p src && echo ok > src/a.txt && cat src/a.txt")
     assert output == "ok" and (scene.root / "src/a.txt").read_text() == "ok\n"
 
 
 async def test_an_added_folder_is_writable(scene):
     scene.workspace.extra_dirs.append(scene.sibling)
-    await _run(scene, "echo changed > ../sibling/notes.txt")
+    await run_allowed(scene, "echo changed > ../sibling/notes.txt")
     assert (scene.sibling / "notes.txt").read_text() == "changed\n"
 
 
 async def test_reading_outside_the_project_still_works(scene):
-    assert "original" in await _run(scene, "cat ~/target.txt")
+    assert "original" in await run_allowed(scene, "cat ~/target.txt")
 
 
 async def test_with_network_allowed_the_port_is_reached(scene):
-    scene.workspace.sandbox = Sandbox(network=True)
+    scene.sandbox(Sandbox(network=True))
     command = _try(f"bash -c 'echo hi > /dev/tcp/127.0.0.1/{scene.tcp_port}'")
-    assert await _run(scene, command) == "CONNECTED"
+    assert await run_allowed(scene, command) == "CONNECTED"
 
 
 async def test_unsandboxed_the_same_attacks_would_work(scene):

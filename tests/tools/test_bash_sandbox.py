@@ -171,3 +171,57 @@ async def test_agentcli_home_inside_the_project_is_still_hidden(
     assert result.content.startswith("tool-output\n")  # only the Bash tool's own files
     assert "Read-only file system" in result.content
     assert (home / "settings.json").read_text() == "{}"
+
+
+# --- a write outside the writable places fails where the command sees it (issue 23) ---
+#
+# The home folder of these tests lies under /tmp, as in many CI containers: the sandbox's
+# own /tmp must not turn a write to $HOME into one that seems to work and then vanishes.
+
+WRITES_OUTSIDE = [
+    (
+        "home-folder",
+        "$HOME/.cache/tool/f",
+        'mkdir -p "$HOME/.cache/tool" && echo data > "$HOME/.cache/tool/f"',
+    ),
+    ("home-file", "$HOME/notes.txt", 'echo data > "$HOME/notes.txt"'),
+    ("dev", "/dev/agentcli-x", "echo data > /dev/agentcli-x"),
+    (
+        "dev-folder",
+        "/dev/agentcli-d/f",
+        "mkdir -p /dev/agentcli-d && echo data > /dev/agentcli-d/f",
+    ),
+    ("hidden-folder", "$HOME/.ssh/authorized_keys", "echo data >> ~/.ssh/authorized_keys"),
+    ("hidden-file", "$HOME/.netrc", "echo data > ~/.netrc"),
+    ("agentcli-home", "$AGENTCLI_HOME/settings.json", 'echo data > "$AGENTCLI_HOME/settings.json"'),
+    ("etc", "/etc/agentcli-x", "echo data > /etc/agentcli-x"),
+    ("next-to-the-project", "../sibling.txt", "echo data > ../sibling.txt"),
+]
+
+
+@pytest.mark.parametrize(
+    ("where", "command"), [w[1:] for w in WRITES_OUTSIDE], ids=[w[0] for w in WRITES_OUTSIDE]
+)
+async def test_a_write_outside_fails_visibly_and_leaves_nothing(
+    tool, workspace, isolated_home, where, command
+):
+    (isolated_home / ".ssh").mkdir()
+    (isolated_home / ".netrc").write_text("machine x\n")
+    (isolated_home / ".agentcli").mkdir(exist_ok=True)
+    result = await bash(tool, workspace, command)
+    assert result.display.exit_code not in (0, None), result.content
+    assert "Read-only file system" in result.content or "Permission denied" in result.content
+    again = await bash(tool, workspace, f'cat "{where}" 2>/dev/null || echo NOTHING')
+    assert again.content == "NOTHING"  # not in the sandbox either: it did not land anywhere
+    host = Path(
+        where.replace("$HOME", str(isolated_home))
+        .replace("$AGENTCLI_HOME", str(isolated_home / ".agentcli"))
+        .replace("..", str(workspace.root.parent))
+    )
+    assert not host.exists() or "data" not in host.read_text()
+
+
+async def test_tmp_is_writable_and_the_model_is_told_it_is_private(tool, workspace):
+    assert (await bash(tool, workspace, "echo x > /tmp/f && cat /tmp/f")).content == "x"
+    note = workspace.sandbox.model_note()
+    assert "/tmp" in note and "private" in note
