@@ -242,8 +242,8 @@ class AgentApp(App[None]):
         if event.text_area is self.prompt:
             self.prompt_flow.update_completion()
 
-    def on_prompt_input_navigate(self, event: PromptInput.Navigate) -> None:
-        self.prompt_flow.navigate(event.key)
+    async def on_prompt_input_navigate(self, event: PromptInput.Navigate) -> None:
+        await self.prompt_flow.navigate(event.key)
 
     async def on_prompt_input_submitted(self, event: PromptInput.Submitted) -> None:
         await self.prompt_flow.submit(event.text)
