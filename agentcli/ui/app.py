@@ -232,7 +232,7 @@ class AgentApp(App[None]):
         elif not self.ready:
             state = "starting…"
         if self.engine is None:
-            self.status_bar.update(f"{self.model_name()} · {state}")
+            self.status_bar.show_summary(f"{self.model_name()} · {state}")
         else:
             self.status_bar.refresh_from(self.engine, provider_state=state)
 
@@ -241,6 +241,8 @@ class AgentApp(App[None]):
     def on_text_area_changed(self, event: PromptInput.Changed) -> None:
         if event.text_area is self.prompt:
             self.prompt_flow.update_completion()
+            if self.prompt.text:  # typing: a second Esc or Ctrl+C is no longer coming
+                self.keys.disarm()
 
     async def on_prompt_input_navigate(self, event: PromptInput.Navigate) -> None:
         await self.prompt_flow.navigate(event.key)
@@ -291,6 +293,7 @@ class AgentApp(App[None]):
         """`/rewind`, Esc Esc: go back to before a prompt (ui/rewind_flow.py)."""
         from agentcli.ui.rewind_flow import run_rewind
 
+        self.keys.disarm()  # its hint goes as the rewind opens
         self.run_worker(run_rewind(self), group="rewind", exclusive=True, exit_on_error=False)
 
     async def clear_conversation(self) -> None:

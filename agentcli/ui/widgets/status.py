@@ -5,7 +5,10 @@ The status line shows a spinner, elapsed time, output tokens and
 bar shows model, permission mode (bypassPermissions in red, "everything asks"
 while protection is uncertain, "sandboxed" while Bash runs in the sandbox),
 context used and session cost; the app
-calls `refresh_from(engine)` after each event that changes them.
+calls `refresh_from(engine)` after each event that changes them. For a moment
+it may show a key's hint instead ("Press Esc again to rewind"): while the hint
+is set it is what the bar draws, and clearing it brings the summary back, so
+nothing else can leave a stale hint on screen.
 """
 
 from __future__ import annotations
@@ -78,6 +81,20 @@ class StatusBar(Static):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__("", **kwargs)
         self.note = ""
+        self.summary: Text = Text()
+        self.hint = ""
+
+    def show_summary(self, summary: str | Text) -> None:
+        self.summary = Text(summary) if isinstance(summary, str) else summary
+        self._draw()
+
+    def show_hint(self, hint: str) -> None:
+        """Draw `hint` in place of the summary until it is cleared (`""`)."""
+        self.hint = hint
+        self._draw()
+
+    def _draw(self) -> None:
+        self.update(Text(self.hint, style="bold") if self.hint else self.summary)
 
     def refresh_from(self, engine: Any, *, provider_state: str = "") -> None:
         if engine is None:
@@ -107,4 +124,4 @@ class StatusBar(Static):
             style = "bold reverse red" if mode == "bypassPermissions" else "bold"
             text.stylize(style, len(parts[0]) + 3, len(parts[0]) + 3 + len(parts[1]))
         text.highlight_words([LOCKED_LABEL], "bold reverse")
-        self.update(text)
+        self.show_summary(text)
