@@ -57,7 +57,7 @@ class KeyActions:
             app.shell_run.kill()
         if app.engine is not None and app.engine.busy:
             app.engine.interrupt()
-            app.status_line.set_verb("Interrupting")
+            app.status_line.interrupting()
         elif app.making_message:  # reading `@` attachments, fetching an MCP prompt
             app.turn_worker.cancel()
         elif not app.prompt.text and app.permission_prompt is None:

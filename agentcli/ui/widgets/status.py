@@ -1,7 +1,7 @@
 """The status line (while a turn runs) and the status bar (always).
 
-The status line shows a spinner, elapsed time, output tokens and
-"esc to interrupt"; it ticks on a timer only while a turn runs. The status
+The status line shows a spinner, what the turn is doing, elapsed time, output
+tokens and "esc to interrupt"; it ticks on a timer only while a turn runs. The status
 bar shows model, permission mode (bypassPermissions in red, "everything asks"
 while protection is uncertain, "sandboxed" while Bash runs in the sandbox),
 context used and session cost; the app
@@ -32,38 +32,87 @@ SANDBOX_LABEL = "sandboxed"
 
 
 class StatusLine(Static):
+    """What the turn is doing, derived from what is going on rather than set and
+    forgotten: Interrupting (after Esc), else Waiting for permission (while a
+    question is open), else Running <the latest tool still running>, else the
+    phase of the request (Thinking, Writing; Working while a message is made).
+    An answered question or a finished tool takes its part away by itself."""
+
     def __init__(self, **kwargs: Any) -> None:
         super().__init__("", **kwargs)
         self.started: float | None = None
-        self.verb = "Working"
+        self.phase = "Working"
         self.output_tokens = 0
+        self.running: dict[str, str] = {}  # tool_use_id -> tool name, in starting order
+        self.questions: set[object] = set()  # the permission questions open now
+        self.stopping = False
         self._frame = 0
         self._timer: Timer | None = None
         self.display = False
 
-    def start(self, verb: str = "Working") -> None:
+    @property
+    def verb(self) -> str:
+        if self.stopping:
+            return "Interrupting"
+        if self.questions:
+            return "Waiting for permission"
+        if self.running:
+            return f"Running {next(reversed(self.running.values()))}"
+        return self.phase
+
+    def start(self, phase: str = "Working") -> None:
         self.started = time.monotonic()
-        self.verb = verb
+        self.phase = phase
         self.output_tokens = 0
+        self.running.clear()
+        self.questions.clear()
+        self.stopping = False
         self.display = True
         if self._timer is None:
             self._timer = self.set_interval(0.1, self._tick)
         self._tick()
 
-    def set_verb(self, verb: str) -> None:
-        self.verb = verb
+    def set_phase(self, phase: str) -> None:
+        self.phase = phase
+        self._draw()
+
+    def tool_running(self, tool_use_id: str, name: str) -> None:
+        self.running[tool_use_id] = name
+        self._draw()
+
+    def tool_finished(self, tool_use_id: str) -> None:
+        self.running.pop(tool_use_id, None)
+        self._draw()
+
+    def question_opened(self, question: object) -> None:
+        self.questions.add(question)
+        self._draw()
+
+    def question_closed(self, question: object) -> None:
+        self.questions.discard(question)
+        self._draw()
+
+    def interrupting(self) -> None:
+        self.stopping = True
+        self._draw()
 
     def stop(self) -> None:
         self.started = None
         self.display = False
+        self.running.clear()
+        self.questions.clear()
+        self.stopping = False
         if self._timer is not None:
             self._timer.stop()
             self._timer = None
 
     def _tick(self) -> None:
+        self._frame = (self._frame + 1) % len(SPINNER)
+        self._draw()
+
+    def _draw(self) -> None:
         if self.started is None:
             return
-        self._frame = (self._frame + 1) % len(SPINNER)
         elapsed = int(time.monotonic() - self.started)
         text = Text()
         text.append(f"{SPINNER[self._frame]} {self.verb}… ", style="bold")
