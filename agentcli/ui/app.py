@@ -174,6 +174,7 @@ class AgentApp(App[None]):
         self.prompt.prompt_history = self.history
         self.prompt.focus()
         self.refresh_status()
+        self.screen.screen_layout_refresh_signal.subscribe(self, self._fit_question)
         self.call_after_refresh(self.startup.after_first_frame)
 
     async def on_unmount(self) -> None:
@@ -271,6 +272,23 @@ class AgentApp(App[None]):
     def ask_permission(self, question: PermissionQuestion) -> None:
         """Show a question in place of the input until it closes (ui/turns.py)."""
         self.turns.ask_permission(question)
+
+    def _fit_question(self, screen: Any) -> None:
+        """After each layout of the main screen: an open question may use all of the
+        screen the rest of the bottom leaves (not only 70% of it), and fits in it. The
+        conversation keeps one row: Textual never gives its `1fr` less, and a bottom
+        taller than the rest would make the whole screen scroll."""
+        bottom = self.query_one("#bottom")
+        question = self.permission_prompt
+        bottom.set_class(question is not None, "-asking")
+        if question is None or not question.is_mounted:
+            return
+        others = sum(
+            child.outer_size.height
+            for child in bottom.children
+            if child.display and child.id != "permission-area"
+        )
+        question.fit(screen.size.height - others - 1, screen.size.width)
 
     # -- sessions (ui/sessions.py) and the trust question -------------------------------
 

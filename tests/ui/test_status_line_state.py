@@ -1,6 +1,7 @@
-"""The status line says what the turn is doing now: "Waiting for permission" only while
-a question is open. Once it is answered, it names the tool still running, or goes back
-to what the turn was doing (a custom command's `!` line, a subagent at work)."""
+"""The status line says what the turn is doing now. While a permission question is open
+it gives way to the question (as in Claude Code); once the question is answered it comes
+back naming the tool still running, or what the turn was doing (a custom command's `!`
+line, a subagent at work), never a stale "Waiting for permission"."""
 
 from __future__ import annotations
 
@@ -45,7 +46,7 @@ async def test_a_refused_call_leaves_the_one_still_running_named(tmp_path):
     async with app.run_test(size=(100, 40)) as pilot:
         await send(pilot, "look and peek")
         await wait_for(pilot, lambda: app.permission_prompt, "the question about Peek")
-        await wait_for(pilot, lambda: WAITING in status(app), "the line to say it waits")
+        await wait_for(pilot, lambda: not app.status_line.display, "the line to give way")
         await pilot.press("n")
         await wait_for(pilot, lambda: app.permission_prompt is None, "the question to go")
         await wait_for(pilot, lambda: "Running Look" in status(app), "the line to name Look")
@@ -74,7 +75,7 @@ async def test_after_a_subagents_question_the_line_names_the_running_task(fake_a
         async with app.run_test(size=(120, 40)) as pilot:
             await send(pilot, "write b")
             await wait_for(pilot, lambda: app.permission_prompt, "the subagent's question")
-            await wait_for(pilot, lambda: WAITING in status(app), "the line to say it waits")
+            await wait_for(pilot, lambda: not app.status_line.display, "the line to give way")
             await pilot.press("1")
             await asyncio.to_thread(held.reached.wait, GUARD_S)  # the subagent works on
             await wait_for(pilot, lambda: "Running Task" in status(app), "the line: Task")
@@ -101,7 +102,7 @@ async def test_after_a_commands_shell_line_is_allowed_the_line_stops_waiting(tmp
         await wait_for(pilot, lambda: "slow" in app.registry, "the command files")
         await send(pilot, "/slow")
         await wait_for(pilot, lambda: app.permission_prompt, "the question about the line")
-        await wait_for(pilot, lambda: WAITING in status(app), "the line to say it waits")
+        await wait_for(pilot, lambda: not app.status_line.display, "the line to give way")
         await pilot.press("1")
         await wait_for(pilot, lambda: app.permission_prompt is None, "the question to go")
         await wait_for(pilot, lambda: status(app) and WAITING not in status(app), "the line")

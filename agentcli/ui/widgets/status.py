@@ -33,10 +33,12 @@ SANDBOX_LABEL = "sandboxed"
 
 class StatusLine(Static):
     """What the turn is doing, derived from what is going on rather than set and
-    forgotten: Interrupting (after Esc), else Waiting for permission (while a
-    question is open), else Running <the latest tool still running>, else the
-    phase of the request (Thinking, Writing; Working while a message is made).
-    An answered question or a finished tool takes its part away by itself."""
+    forgotten: Interrupting (after Esc), else Running <the latest tool still
+    running>, else the phase of the request (Thinking, Writing; Working while a
+    message is made). While a permission question is open the line is not shown
+    (as in Claude Code): the question says what the turn waits for, and its row
+    goes to the question on a small screen. A finished tool takes its part away
+    and an answered question brings the line back, by themselves."""
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__("", **kwargs)
@@ -54,8 +56,6 @@ class StatusLine(Static):
     def verb(self) -> str:
         if self.stopping:
             return "Interrupting"
-        if self.questions:
-            return "Waiting for permission"
         if self.running:
             return f"Running {next(reversed(self.running.values()))}"
         return self.phase
@@ -67,7 +67,7 @@ class StatusLine(Static):
         self.running.clear()
         self.questions.clear()
         self.stopping = False
-        self.display = True
+        self._show()
         if self._timer is None:
             self._timer = self.set_interval(0.1, self._tick)
         self._tick()
@@ -86,11 +86,15 @@ class StatusLine(Static):
 
     def question_opened(self, question: object) -> None:
         self.questions.add(question)
-        self._draw()
+        self._show()
 
     def question_closed(self, question: object) -> None:
         self.questions.discard(question)
+        self._show()
         self._draw()
+
+    def _show(self) -> None:
+        self.display = self.started is not None and not self.questions
 
     def interrupting(self) -> None:
         self.stopping = True
@@ -98,9 +102,9 @@ class StatusLine(Static):
 
     def stop(self) -> None:
         self.started = None
-        self.display = False
         self.running.clear()
         self.questions.clear()
+        self._show()
         self.stopping = False
         if self._timer is not None:
             self._timer.stop()
