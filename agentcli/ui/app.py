@@ -174,6 +174,7 @@ class AgentApp(App[None]):
         self.prompt.prompt_history = self.history
         self.prompt.focus()
         self.refresh_status()
+        self.screen.screen_layout_refresh_signal.subscribe(self, self._fit_question)
         self.call_after_refresh(self.startup.after_first_frame)
 
     async def on_unmount(self) -> None:
@@ -232,7 +233,7 @@ class AgentApp(App[None]):
         elif not self.ready:
             state = "starting…"
         if self.engine is None:
-            self.status_bar.update(f"{self.model_name()} · {state}")
+            self.status_bar.show_summary(f"{self.model_name()} · {state}")
         else:
             self.status_bar.refresh_from(self.engine, provider_state=state)
 
@@ -241,9 +242,11 @@ class AgentApp(App[None]):
     def on_text_area_changed(self, event: PromptInput.Changed) -> None:
         if event.text_area is self.prompt:
             self.prompt_flow.update_completion()
+            if self.prompt.text:  # typing: a second Esc or Ctrl+C is no longer coming
+                self.keys.disarm()
 
-    def on_prompt_input_navigate(self, event: PromptInput.Navigate) -> None:
-        self.prompt_flow.navigate(event.key)
+    async def on_prompt_input_navigate(self, event: PromptInput.Navigate) -> None:
+        await self.prompt_flow.navigate(event.key)
 
     async def on_prompt_input_submitted(self, event: PromptInput.Submitted) -> None:
         await self.prompt_flow.submit(event.text)
@@ -270,6 +273,23 @@ class AgentApp(App[None]):
         """Show a question in place of the input until it closes (ui/turns.py)."""
         self.turns.ask_permission(question)
 
+    def _fit_question(self, screen: Any) -> None:
+        """After each layout of the main screen: an open question may use all of the
+        screen the rest of the bottom leaves (not only 70% of it), and fits in it. The
+        conversation keeps one row: Textual never gives its `1fr` less, and a bottom
+        taller than the rest would make the whole screen scroll."""
+        bottom = self.query_one("#bottom")
+        question = self.permission_prompt
+        bottom.set_class(question is not None, "-asking")
+        if question is None or not question.is_mounted:
+            return
+        others = sum(
+            child.outer_size.height
+            for child in bottom.children
+            if child.display and child.id != "permission-area"
+        )
+        question.fit(screen.size.height - others - 1, screen.size.width)
+
     # -- sessions (ui/sessions.py) and the trust question -------------------------------
 
     async def pick_session(self) -> None:
@@ -291,6 +311,7 @@ class AgentApp(App[None]):
         """`/rewind`, Esc Esc: go back to before a prompt (ui/rewind_flow.py)."""
         from agentcli.ui.rewind_flow import run_rewind
 
+        self.keys.disarm()  # its hint goes as the rewind opens
         self.run_worker(run_rewind(self), group="rewind", exclusive=True, exit_on_error=False)
 
     async def clear_conversation(self) -> None:

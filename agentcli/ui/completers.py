@@ -27,23 +27,34 @@ MAX_FILES = 50_000
 
 @dataclass(frozen=True, slots=True)
 class Completion:
-    """One choice: `value` replaces the token `start:end` of the prompt text."""
+    """One choice: `value` replaces the token `start:end` of the prompt text;
+    `command`: the name of the slash command it is, if it is one (Enter runs it)."""
 
     value: str
     label: str
     description: str
     start: int
     end: int
+    command: str = ""
 
 
 def command_completions(text: str, registry: CommandRegistry) -> list[Completion]:
-    """`/he` -> `/help`. Only while the prompt is a single word starting with `/`."""
+    """`/he` -> `/help`. Only while the prompt is a single word starting with `/`.
+
+    The command the word names exactly (by its name or an alias) comes first, so the
+    highlighted choice, which Enter runs, is what was typed (`/quit` runs /exit, not a
+    `/quitters-guide` that happens to contain it)."""
     if not text.startswith("/") or any(ch.isspace() for ch in text):
         return []
+    exact = registry.get(text[1:]) if text[1:] else None
+    commands = registry.matching(text[1:])
+    if exact is not None:
+        commands = [exact, *(cmd for cmd in commands if cmd.name != exact.name)]
     out = []
-    for cmd in registry.matching(text[1:])[:MAX_COMMANDS]:
+    for cmd in commands[:MAX_COMMANDS]:
         hint = f" {cmd.argument_hint}" if cmd.argument_hint else ""
-        out.append(Completion(f"/{cmd.name} ", f"/{cmd.name}{hint}", cmd.description, 0, len(text)))
+        label = f"/{cmd.name}{hint}"
+        out.append(Completion(f"/{cmd.name} ", label, cmd.description, 0, len(text), cmd.name))
     return out
 
 

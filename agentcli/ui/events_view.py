@@ -61,14 +61,14 @@ class EventsView:
         conv = self.conversation
         match event:
             case RequestStarted():
-                self.status_line.set_verb("Thinking")
+                self.status_line.set_phase("Thinking")
             case TextDelta(text=text):
-                self.status_line.set_verb("Writing")
+                self.status_line.set_phase("Writing")
                 self.streamed_chars += len(text)
                 self.status_line.output_tokens = self.streamed_chars // 4
                 conv.append_text(text)
             case ThinkingDelta(text=text):
-                self.status_line.set_verb("Thinking")
+                self.status_line.set_phase("Thinking")
                 self.streamed_chars += len(text)
                 self.status_line.output_tokens = self.streamed_chars // 4
             case ApiRetry() as retry:
@@ -89,13 +89,14 @@ class EventsView:
                     pane.set_state("waiting")
                 self.ask(question)
             case ToolCallRunning(tool_use_id=tid, name=name):
-                self.status_line.set_verb(f"Running {name}")
+                self.status_line.tool_running(tid, name)
                 if pane := conv.pane(tid):
                     pane.set_state("running")
             case ToolCallProgress(tool_use_id=tid, data=output):
                 if pane := conv.pane(tid):
                     pane.add_output(output.text)
             case ToolCallFinished(tool_use_id=tid, status=status, result=result, display=display):
+                self.status_line.tool_finished(tid)
                 if pane := conv.pane(tid):
                     fold(pane)
                     pane.finish(status, result, display)

@@ -2,10 +2,14 @@
 command, a `!` shell command or a message.
 
 The completion popup offers commands after `/` and files and MCP resources
-after `@`; Tab or Enter takes the choice (Enter also runs a command that takes
-no arguments, like Claude Code). Submitting records the text in the history
-and routes it. Kept apart from the app, which only forwards the prompt's
-messages here.
+after `@`. Tab takes the choice into the prompt (`/model `, so arguments can
+follow); Enter on a command runs it, as Claude Code does (`/model` + Enter is
+`/model` sent), and on a file takes it into the prompt. What Enter does is
+decided on the text as it is when Enter is handled, so keys that arrive
+together (a fast terminal, a paste-like burst) cannot leave it acting on a
+popup that was about to close or swallow it. Submitting records the text in
+the history and routes it. Kept apart from the app, which only forwards the
+prompt's messages here.
 """
 
 from __future__ import annotations
@@ -13,8 +17,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from agentcli.commands.registry import CommandContext, parse_command_line
-from agentcli.ui.completers import command_completions, file_completions, resource_completions
-from agentcli.ui.widgets.prompt_input import PromptInput
+from agentcli.ui.completers import (
+    Completion,
+    command_completions,
+    file_completions,
+    resource_completions,
+)
 
 if TYPE_CHECKING:
     from agentcli.ui.app import AgentApp
@@ -41,39 +49,47 @@ class PromptFlow:
         app.popup.show(items)
         app.prompt.popup_open = app.popup.showing
 
-    def navigate(self, key: str) -> None:
-        """A key the prompt passes on while the popup is open."""
+    async def navigate(self, key: str) -> None:
+        """A key the prompt passed on because the popup was open when it was pressed.
+        The popup may have closed since (a space typed just before): then Enter sends
+        the text, and the other keys do nothing."""
         popup = self.app.popup
-        if key == "up":
+        if key == "enter":
+            await self._enter()
+        elif not popup.showing:
+            return
+        elif key == "up":
             popup.move(-1)
         elif key == "down":
             popup.move(1)
         elif key == "escape":
             self.close_popup()
-        elif key in ("tab", "enter"):
-            self._accept_completion(submit=key == "enter")
+        elif key == "tab":
+            choice = popup.selected()
+            if choice is not None:
+                self._take(choice)
 
     def close_popup(self) -> None:
         self.app.popup.hide()
         self.app.prompt.popup_open = False
 
-    def _accept_completion(self, *, submit: bool) -> None:
+    async def _enter(self) -> None:
+        """Run the highlighted command, take the highlighted file, or send the text."""
         app = self.app
-        choice = app.popup.selected()
-        self.close_popup()
+        choice = app.popup.selected() if app.popup.showing else None
         if choice is None:
-            return
+            await self.submit(app.prompt.text)
+        elif choice.command:
+            await self.submit(f"/{choice.command}")
+        else:
+            self._take(choice)
+
+    def _take(self, choice: Completion) -> None:
+        """Put the choice in place of the token it completes."""
+        app = self.app
+        self.close_popup()
         text = app.prompt.text
-        new = text[: choice.start] + choice.value + text[choice.end :]
-        # A command with no arguments runs on Enter, like Claude Code.
-        cmd = parse_command_line(choice.value)
-        if submit and cmd is not None:
-            command = app.registry.get(cmd[0])
-            if command is not None and not command.argument_hint:
-                app.prompt.set_text("")
-                app.post_message(PromptInput.Submitted(choice.value.strip()))
-                return
-        app.prompt.set_text(new)
+        app.prompt.set_text(text[: choice.start] + choice.value + text[choice.end :])
 
     # -- submitting -------------------------------------------------------------------
 

@@ -151,13 +151,14 @@ class TurnRunner:
         prompt = PermissionPrompt(question, guard_s=guard)
         app.permission_prompt = prompt
         app.prompt.display = False
-        app.status_line.set_verb("Waiting for permission")
+        app.status_line.question_opened(question)
         app.query_one("#permission-area").mount(prompt)
         question.on_close(partial(self._question_closed, prompt))
 
     def _question_closed(self, prompt: PermissionPrompt) -> None:
         prompt.remove()
         app = self.app
+        app.status_line.question_closed(prompt.question)
         if app.permission_prompt is prompt:  # no newer question took its place
             app.permission_prompt = None
             app.prompt.display = True

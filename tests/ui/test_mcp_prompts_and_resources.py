@@ -46,8 +46,23 @@ async def test_a_prompt_is_a_slash_command_offered_with_its_description(tmp_path
         [item] = app.popup.items
         assert item.label == "/mcp__test__review <topic>"
         assert item.description == "Ask for a review of a topic. (MCP: test)"
-        await pilot.press("enter")  # it takes an argument: completed, not run
+        await pilot.press("tab")  # completed, for the argument to follow
         assert app.prompt.text == "/mcp__test__review "
+
+
+async def test_enter_runs_a_prompt_and_a_missing_argument_is_said_once(tmp_path, mcp_manager):
+    """Enter runs the highlighted command, as in Claude Code; the prompt's required
+    argument is missing, so it says which and how to give it, and sends nothing."""
+    manager = await connected(mcp_manager)
+    provider = ScriptedProvider()
+    app = mcp_app(provider, tmp_path, manager)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await type_text(pilot, "/mcp__te")
+        await wait_for(pilot, lambda: app.popup.showing, "the popup")
+        await pilot.press("enter")
+        problem = "missing required argument: topic · usage: /mcp__test__review <topic>"
+        await wait_for(pilot, lambda: any(problem in n for n in notes(app)), "the problem")
+        assert app.prompt.text == "" and provider.requests == []
 
 
 async def test_running_a_prompt_sends_its_messages_as_the_persons_turn(tmp_path, mcp_manager):

@@ -83,3 +83,20 @@ def test_permission_prompt_for_an_edit(snap_compare, tmp_path):
         await settle(pilot, app)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+@pytest.mark.parametrize("size", [(40, 12), (80, 24)], ids=["40x12", "80x24"])
+def test_permission_prompt_with_a_long_diff_keeps_its_answers_in_view(snap_compare, tmp_path, size):
+    """The 200-line diff scrolls inside the question; the answers stay on screen (at
+    40x12 the question goes compact: no frame, the answers led by their keys)."""
+    from tests.ui.test_permission_layout import long_edit_app
+
+    app = long_edit_app(tmp_path, cwd=PROJECT, cursor_blink=False)
+
+    async def run_before(pilot):
+        await send(pilot, "Change every line")
+        await wait_for(pilot, lambda: app.permission_prompt, "the permission prompt")
+        quiet_status(app)
+        await settle(pilot, app)
+
+    assert snap_compare(app, terminal_size=size, run_before=run_before)

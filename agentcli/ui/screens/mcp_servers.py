@@ -34,6 +34,7 @@ from textual.widgets.option_list import Option
 from agentcli.terminal_text import visible_controls
 from agentcli.ui import mcp_actions
 from agentcli.ui.mcp_view import details, server_row
+from agentcli.ui.widgets.choice_list import ChoiceList
 
 if TYPE_CHECKING:
     from agentcli.mcp.manager import McpManager
@@ -92,7 +93,7 @@ class McpServersScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static("MCP servers", id="mcp-title")
-            yield OptionList(id="mcp-list")
+            yield ChoiceList(id="mcp-list")
             yield Static("", id="mcp-problems")
             with VerticalScroll(id="mcp-details-scroll"):
                 yield Static("", id="mcp-details")

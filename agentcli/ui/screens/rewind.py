@@ -24,6 +24,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from agentcli.terminal_text import terminal_plain
+from agentcli.ui.widgets.choice_list import ChoiceList
 
 NOT_TRACKED = "Changes made by shell commands (Bash, !) are not tracked and are not undone."
 _CSS = """
@@ -76,7 +77,7 @@ class RewindPicker(ModalScreen[str | None]):
                 + NOT_TRACKED,
                 classes="rewind-note",
             )
-            yield OptionList(*[Option(row.text(), id=row.id) for row in self.rows])
+            yield ChoiceList(*[Option(row.text(), id=row.id) for row in self.rows])
 
     def on_mount(self) -> None:
         options = self.query_one(OptionList)
@@ -107,7 +108,7 @@ class RewindQuestion(ModalScreen[str | None]):
             yield Static(Text(terminal_plain(self.title_text)), classes="rewind-title")
             for line in self.lines:
                 yield Static(Text(terminal_plain(line)), classes="rewind-note")
-            yield OptionList(
+            yield ChoiceList(
                 *[
                     Option(f"{n}. {label}", id=answer, disabled=not enabled)
                     for n, (answer, label, enabled) in enumerate(self.choices, start=1)

@@ -20,6 +20,7 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from agentcli.terminal_text import terminal_plain
+from agentcli.ui.widgets.choice_list import ChoiceList
 
 
 def row_text(summary: Any) -> Text:
@@ -59,7 +60,7 @@ class SessionPicker(ModalScreen[Any]):
         with Vertical():
             yield Static("Resume a conversation", id="picker-title")
             yield Input(placeholder="Filter by prompt or id", id="picker-filter")
-            yield OptionList(*self._options(), id="picker-list")
+            yield ChoiceList(*self._options(), id="picker-list")
 
     def on_mount(self) -> None:
         self.query_one(Input).focus()

@@ -18,6 +18,14 @@ writes. Other keys that arrive within `guard_s` of the question appearing are
 ignored: they were typed for the prompt input, not as an answer to a question
 the person has not seen yet.
 
+The answers stay on screen at any terminal size (down to 40x12 and below):
+the title, the answers and the feedback field keep their rows, and the rest
+(the command, the preview, the reason) is a region that scrolls, bounded by
+`fit(rows)` to what the screen leaves (the app calls it after each layout).
+When even the answers would not fit with a row to spare, they are drawn
+compact (no heading, no "saved in" line, no Esc line). Up, Down, PageUp,
+PageDown, Home and End scroll the region; they are never answers.
+
 What the tool will do is shown exactly: any control character in the
 command, the summary, the reason or a rule is drawn as a symbol (`␛`, `␍`),
 never obeyed, so nothing (a `\r`, an escape sequence) can hide part of it.
@@ -30,7 +38,8 @@ import time
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
-from textual.containers import Vertical
+from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
 from textual.widgets import Input, Static
 
 from agentcli.permissions.question import PermissionQuestion
@@ -39,7 +48,16 @@ from agentcli.terminal_text import visible_controls
 from agentcli.ui.renderers import body_of
 
 GUARD_S = 0.25
-PREVIEW_LINES = 40
+PREVIEW_LINES = 1000  # the region scrolls; a bound keeps a huge write's preview quick to draw
+DETAILS_MAX_ROWS = 20  # on a tall screen, the conversation keeps the rest
+SCROLL_KEYS = {
+    "up": "scroll_up",
+    "down": "scroll_down",
+    "pageup": "scroll_page_up",
+    "pagedown": "scroll_page_down",
+    "home": "scroll_home",
+    "end": "scroll_end",
+}
 
 # The keys of each allowing answer: its number, then its letter.
 SCOPE_KEYS: dict[Scope, tuple[str, str]] = {
@@ -56,23 +74,27 @@ def offered_scopes(request: PermissionRequest) -> set[Scope]:
     return {option.scope for option in request.options}
 
 
-def options_text(request: PermissionRequest) -> Text:
+def options_text(request: PermissionRequest, *, compact: bool = False) -> Text:
+    """The answers; `compact`: their lines only, each led by its keys (`2/a Yes, and
+    ...`), for a screen too small for the heading, the "saved in" and Esc lines."""
     labels = {option.scope: option.label for option in request.options}
-    text = Text("Do you want to proceed?\n", style="bold")
-    for scope in ("once", "session"):
-        if scope in labels:
-            text.append(_option_line(scope, labels[scope]))
-    text.append("  3. No, and tell the model what to do differently  (3/n)\n")
+    lines: list[tuple[str, str, str]] = [
+        (*SCOPE_KEYS[scope], visible_controls(labels[scope]))
+        for scope in ("once", "session")
+        if scope in labels
+    ]
+    lines.append(("3", "n", "No, and tell the model what to do differently"))
     if "always" in labels:
-        text.append(_option_line("always", labels["always"]))
-        text.append("     saved in .agentcli/settings.local.json\n")
+        lines.append((*SCOPE_KEYS["always"], visible_controls(labels["always"])))
+    if compact:
+        return Text("\n".join(f"{number}/{letter} {label}" for number, letter, label in lines))
+    text = Text("Do you want to proceed?\n", style="bold")
+    for number, letter, label in lines:
+        text.append(f"  {number}. {label}  ({number}/{letter})\n")
+        if number == SCOPE_KEYS["always"][0]:
+            text.append("     saved in .agentcli/settings.local.json\n")
     text.append("Esc interrupts the turn", style="dim")
     return text
-
-
-def _option_line(scope: Scope, label: str) -> str:
-    number, letter = SCOPE_KEYS[scope]
-    return f"  {number}. {visible_controls(label)}  ({number}/{letter})\n"
 
 
 class PermissionPrompt(Vertical, can_focus=True):
@@ -85,6 +107,9 @@ class PermissionPrompt(Vertical, can_focus=True):
         self.guard_s = guard_s
         self.shown_at = time.monotonic()
         self.ignored_keys = 0
+        self.compact = False
+        self.details_rows: int | None = None  # what `fit` last bounded the details to
+        self.frame: tuple[int, int] | None = None  # the frame's columns and rows, when on
 
     def compose(self) -> ComposeResult:
         req = self.request
@@ -92,21 +117,62 @@ class PermissionPrompt(Vertical, can_focus=True):
         if req.asked_by is not None:  # a subagent asks: say which
             title.append(f"  (asked by {visible_controls(req.asked_by.label())})")
         yield Static(title, classes="permission-title")
-        body = req.subject or req.summary or ""
-        if body:
-            yield Static(Text(visible_controls(body)), classes="permission-subject")
-        preview = body_of(req.preview, PREVIEW_LINES)
-        if preview is not None:
-            preview.add_class("permission-preview")
-            yield preview
-        if req.reason:
-            reason = Text(f"({visible_controls(req.reason)})", style="dim")
-            yield Static(reason, classes="permission-reason")
+        with VerticalScroll(classes="permission-details", can_focus=False):
+            body = req.subject or req.summary or ""
+            if body:
+                yield Static(Text(visible_controls(body)), classes="permission-subject")
+            preview = body_of(req.preview, PREVIEW_LINES)
+            if preview is not None:
+                preview.add_class("permission-preview")
+                yield preview
+            if req.reason:
+                reason = Text(f"({visible_controls(req.reason)})", style="dim")
+                yield Static(reason, classes="permission-reason")
         yield Static(options_text(req), classes="permission-options")
         yield Input(
             placeholder="Tab here to tell the model what to do instead, then Enter",
             id="permission-feedback",
         )
+
+    def fit(self, rows: int, columns: int) -> None:
+        """Take at most `rows` rows of a screen `columns` wide: the answers keep theirs,
+        the details get the rest (up to DETAILS_MAX_ROWS). When the full question would
+        leave the details no row, it goes compact: no frame, and the answers without
+        their heading, "saved in" and Esc lines. Measured on the screen's width (not on
+        the width left by a scrollbar an overflow brought) and decided on the full
+        question's measures, so it never flips back and forth; called after each layout,
+        it changes nothing once fitted."""
+        details = self.query_one(".permission-details", VerticalScroll)
+        options = self.query_one(".permission-options", Static)
+        if self.frame is None:  # measured once, while the frame is on
+            border = self.styles.border.spacing
+            self.frame = (border.width, border.height)
+        pad = self.styles.padding
+        framed = (pad.width + self.frame[0], pad.height + self.frame[1])
+        others = sum(
+            child.outer_size.height
+            for child in self.children
+            if child.display and child is not details and child is not options
+        )
+        full = self._lines(options_text(self.request), columns - framed[0])
+        compact = framed[1] + others + full + (1 if details.children else 0) > rows
+        if compact != self.compact:
+            self.compact = compact
+            self.set_class(compact, "-compact")
+            options.update(options_text(self.request, compact=compact))
+        gutter = (pad.width, pad.height) if compact else framed  # the frame goes with -compact
+        answers = self._lines(options_text(self.request, compact=compact), columns - gutter[0])
+        details_rows = max(0, min(rows - gutter[1] - others - answers, DETAILS_MAX_ROWS))
+        if details_rows != self.details_rows:
+            self.details_rows = details_rows
+            details.styles.max_height = details_rows
+            details.display = details_rows > 0
+
+    def _lines(self, text: Text, width: int) -> int:
+        """The rows `text` takes in the answers' widget at `width`, wrapped as Textual
+        wraps it there (not as rich would)."""
+        options = self.query_one(".permission-options", Static)
+        return Content.from_rich_text(text).get_height(options.styles.get_rules(), width)
 
     def on_mount(self) -> None:
         self.shown_at = time.monotonic()
@@ -119,6 +185,10 @@ class PermissionPrompt(Vertical, can_focus=True):
         event.prevent_default()
         if event.key == "escape":  # never guarded: stopping is always safe
             self.interrupt()
+            return
+        if event.key in SCROLL_KEYS:  # never an answer, so never guarded either
+            details = self.query_one(".permission-details", VerticalScroll)
+            getattr(details, SCROLL_KEYS[event.key])(animate=False)
             return
         if time.monotonic() - self.shown_at < self.guard_s:
             self.ignored_keys += 1

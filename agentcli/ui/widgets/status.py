@@ -1,11 +1,14 @@
 """The status line (while a turn runs) and the status bar (always).
 
-The status line shows a spinner, elapsed time, output tokens and
-"esc to interrupt"; it ticks on a timer only while a turn runs. The status
+The status line shows a spinner, what the turn is doing, elapsed time, output
+tokens and "esc to interrupt"; it ticks on a timer only while a turn runs. The status
 bar shows model, permission mode (bypassPermissions in red, "everything asks"
 while protection is uncertain, "sandboxed" while Bash runs in the sandbox),
 context used and session cost; the app
-calls `refresh_from(engine)` after each event that changes them.
+calls `refresh_from(engine)` after each event that changes them. For a moment
+it may show a key's hint instead ("Press Esc again to rewind"): while the hint
+is set it is what the bar draws, and clearing it brings the summary back, so
+nothing else can leave a stale hint on screen.
 """
 
 from __future__ import annotations
@@ -29,38 +32,91 @@ SANDBOX_LABEL = "sandboxed"
 
 
 class StatusLine(Static):
+    """What the turn is doing, derived from what is going on rather than set and
+    forgotten: Interrupting (after Esc), else Running <the latest tool still
+    running>, else the phase of the request (Thinking, Writing; Working while a
+    message is made). While a permission question is open the line is not shown
+    (as in Claude Code): the question says what the turn waits for, and its row
+    goes to the question on a small screen. A finished tool takes its part away
+    and an answered question brings the line back, by themselves."""
+
     def __init__(self, **kwargs: Any) -> None:
         super().__init__("", **kwargs)
         self.started: float | None = None
-        self.verb = "Working"
+        self.phase = "Working"
         self.output_tokens = 0
+        self.running: dict[str, str] = {}  # tool_use_id -> tool name, in starting order
+        self.questions: set[object] = set()  # the permission questions open now
+        self.stopping = False
         self._frame = 0
         self._timer: Timer | None = None
         self.display = False
 
-    def start(self, verb: str = "Working") -> None:
+    @property
+    def verb(self) -> str:
+        if self.stopping:
+            return "Interrupting"
+        if self.running:
+            return f"Running {next(reversed(self.running.values()))}"
+        return self.phase
+
+    def start(self, phase: str = "Working") -> None:
         self.started = time.monotonic()
-        self.verb = verb
+        self.phase = phase
         self.output_tokens = 0
-        self.display = True
+        self.running.clear()
+        self.questions.clear()
+        self.stopping = False
+        self._show()
         if self._timer is None:
             self._timer = self.set_interval(0.1, self._tick)
         self._tick()
 
-    def set_verb(self, verb: str) -> None:
-        self.verb = verb
+    def set_phase(self, phase: str) -> None:
+        self.phase = phase
+        self._draw()
+
+    def tool_running(self, tool_use_id: str, name: str) -> None:
+        self.running[tool_use_id] = name
+        self._draw()
+
+    def tool_finished(self, tool_use_id: str) -> None:
+        self.running.pop(tool_use_id, None)
+        self._draw()
+
+    def question_opened(self, question: object) -> None:
+        self.questions.add(question)
+        self._show()
+
+    def question_closed(self, question: object) -> None:
+        self.questions.discard(question)
+        self._show()
+        self._draw()
+
+    def _show(self) -> None:
+        self.display = self.started is not None and not self.questions
+
+    def interrupting(self) -> None:
+        self.stopping = True
+        self._draw()
 
     def stop(self) -> None:
         self.started = None
-        self.display = False
+        self.running.clear()
+        self.questions.clear()
+        self._show()
+        self.stopping = False
         if self._timer is not None:
             self._timer.stop()
             self._timer = None
 
     def _tick(self) -> None:
+        self._frame = (self._frame + 1) % len(SPINNER)
+        self._draw()
+
+    def _draw(self) -> None:
         if self.started is None:
             return
-        self._frame = (self._frame + 1) % len(SPINNER)
         elapsed = int(time.monotonic() - self.started)
         text = Text()
         text.append(f"{SPINNER[self._frame]} {self.verb}… ", style="bold")
@@ -78,6 +134,20 @@ class StatusBar(Static):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__("", **kwargs)
         self.note = ""
+        self.summary: Text = Text()
+        self.hint = ""
+
+    def show_summary(self, summary: str | Text) -> None:
+        self.summary = Text(summary) if isinstance(summary, str) else summary
+        self._draw()
+
+    def show_hint(self, hint: str) -> None:
+        """Draw `hint` in place of the summary until it is cleared (`""`)."""
+        self.hint = hint
+        self._draw()
+
+    def _draw(self) -> None:
+        self.update(Text(self.hint, style="bold") if self.hint else self.summary)
 
     def refresh_from(self, engine: Any, *, provider_state: str = "") -> None:
         if engine is None:
@@ -107,4 +177,4 @@ class StatusBar(Static):
             style = "bold reverse red" if mode == "bypassPermissions" else "bold"
             text.stylize(style, len(parts[0]) + 3, len(parts[0]) + 3 + len(parts[1]))
         text.highlight_words([LOCKED_LABEL], "bold reverse")
-        self.update(text)
+        self.show_summary(text)
