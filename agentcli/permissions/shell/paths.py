@@ -80,6 +80,7 @@ _COMMANDS: dict[str, _Options] = {
     "true": _Options(no_paths=True),
     "false": _Options(no_paths=True),
     "[[": _Options(no_paths=True),
+    "((": _Options(no_paths=True),
     "test": _Options(no_paths=True),
     ":": _Options(no_paths=True),
     "set": _Options(no_paths=True),

@@ -20,7 +20,8 @@ from agentcli.permissions.shell.text import short
 from agentcli.tools.readonly_commands import is_read_only_argv
 
 NO_PATHS = frozenset(
-    {"echo", "printf", "tr", "true", "false", ":", "pwd", "whoami", "uname", "[[", "test", "set"}
+    {"echo", "printf", "tr", "true", "false", ":", "pwd", "whoami", "uname", "[[", "((", "test"}
+    | {"set"}
 )
 MOVES = frozenset({"cd", "pushd"})
 

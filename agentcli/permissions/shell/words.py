@@ -12,6 +12,8 @@ the same, before the command runs:
 - only the plain forms `$NAME` and `${NAME}` are expanded: every operator
   (`${x:-y}`, `${#x}`, `${x@P}`, `${!x}`...) is "not understood", because
   several of them run code;
+- `$((...))` and `$[...]` on integer literals become their value
+  (arithmetic.py); with a name, `$` or a subscript they are not understood;
 - `~`, `~+`, `~-`, `~user` expand as bash does, also after `=` in arguments
   that look like assignments;
 - globs are matched against the disk from the folder the command runs in
@@ -35,6 +37,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from agentcli.permissions.shell.arithmetic import literal_value
 from agentcli.permissions.shell.constructs import not_understood_reason
 from agentcli.permissions.shell.parse import Node
 from agentcli.permissions.shell.text import short
@@ -67,6 +70,7 @@ class Word:
     values: tuple[str, ...] | None  # the fields it becomes; None when not known
     variables: tuple[str, ...] = ()  # environment variables it expands
     variable_unknown: bool = False  # a variable's value is not known (`$_`, `$RANDOM`)
+    one_field: bool = False  # one quoted string: exactly one field, whatever it expands to
 
 
 @dataclass(slots=True)
@@ -132,7 +136,7 @@ def expand_word(
     values = None
     if not builder.unknown:
         values = _fields(builder.pieces, scope, node.text, glob_ok=glob_ok)
-    return _word(node.text, values, builder)
+    return _word(node.text, values, builder, one_field=node.type in ("string", "raw_string"))
 
 
 def expand_heredoc(node: Node, scope: Scope, on_substitution: Callable[[Node, bool], None]) -> Word:
@@ -146,8 +150,10 @@ def expand_heredoc(node: Node, scope: Scope, on_substitution: Callable[[Node, bo
     return _word(node.text, (), builder)
 
 
-def _word(text: str, values: tuple[str, ...] | None, b: _Builder) -> Word:
-    return Word(text, values, tuple(b.variables), b.variable_unknown)
+def _word(
+    text: str, values: tuple[str, ...] | None, b: _Builder, *, one_field: bool = False
+) -> Word:
+    return Word(text, values, tuple(b.variables), b.variable_unknown, one_field)
 
 
 def _collect(node: Node, b: _Builder, quoted: bool) -> None:
@@ -171,8 +177,25 @@ def _collect(node: Node, b: _Builder, quoted: bool) -> None:
             b.unknown = True  # its output
     elif kind == "brace_expression":
         b.literal(node.text, False)  # `{1..3}`: expanded with the other braces below
+    elif kind == "arithmetic_expansion":
+        b.expanded(str(_arithmetic(node)), quoted)
     else:
         raise NotUnderstood(not_understood_reason(kind, node.text))
+
+
+def _arithmetic(node: Node) -> int:
+    """`$((...))` / `$[...]` on integer literals: its value (names and subscripts run code)."""
+    text = node.text
+    if text.startswith("$((") and text.endswith("))"):
+        body = text[3:-2]
+    elif text.startswith("$[") and text.endswith("]"):
+        body = text[2:-1]
+    else:
+        body = None
+    value = literal_value(body) if body is not None else None
+    if value is None:
+        raise NotUnderstood(not_understood_reason("arithmetic_expansion", text))
+    return value
 
 
 def _unquoted_word(text: str, b: _Builder) -> None:
