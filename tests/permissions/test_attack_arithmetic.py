@@ -46,7 +46,7 @@ RUNS_CODE = [
     # A word not known before the line runs may itself become `-v`.
     Case("test \"$(echo -v)\" 'a[$(touch p)]'", "ask"),
     Case("[ $(echo -v) ]", "ask"),
-    Case("[ -v \"$(echo x)\" ]", "ask"),
+    Case('[ -v "$(echo x)" ]', "ask"),
     # printf -v assigns (and evaluates the subscript); an unknown first word may be -v.
     Case("printf -v 'a[$(touch p)]' %s x", "ask", PRINTF),
     Case("printf -vPATH %s /tmp", "ask", PRINTF),

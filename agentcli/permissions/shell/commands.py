@@ -277,7 +277,9 @@ class _Walker:
         if node.type == "unary_expression" and operator in NAME_TESTS:
             operand = next((c for c in children if c.named and c.field != "operator"), None)
             if operand is not None:
-                self.problem_if(name_test_problem(operator, self.word(operand, scope, glob_ok=False)))
+                self.problem_if(
+                    name_test_problem(operator, self.word(operand, scope, glob_ok=False))
+                )
                 return
         if node.type == "binary_expression" and operator in ARITHMETIC_TESTS:
             sides = [c for c in children if c.field in ("left", "right")]
@@ -494,7 +496,9 @@ class _Walker:
         if result.dynamic:
             self.out.dynamic.append(result.dynamic)
         for note in result.notes:
-            if not result.inners and not result.script:
+            if result.opaque:
+                self.out.opaque.append(note)  # a script file: not seen, but not misread
+            elif not result.inners and not result.script:
                 self.problem(note)
         inner_walker = _Walker(self.out, self.depth, command.inner)
         for inner in result.inners:
@@ -513,14 +517,15 @@ class _Walker:
                             via=f"{base} (options not modelled)", exact=False)  # fmt: skip
             command.inner.append(child)
             inner_walker.look_inside(child, scope)
-        if result.script is not None:
+        # A shell script it runs, and words of an unmodelled wrapper that may be one.
+        for text in (*result.scripts, *((result.script,) if result.script is not None else ())):
             if self.depth >= MAX_DEPTH:
                 self.problem("scripts nested too deeply")
                 return
             nested = _Walker(self.out, self.depth + 1, command.inner)
             inner_scope = copy_scope(scope)
             inner_scope.positional_known = False
-            nested.script(result.script, inner_scope)
+            nested.script(text, inner_scope)
 
     def effects(self, command: Command, scope: Scope) -> Scope:
         """What a command changes for the rest of the line: only `cd` and `pushd` here."""

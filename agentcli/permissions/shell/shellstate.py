@@ -84,9 +84,11 @@ def _arithmetic_problems(base: str, argv: Sequence[Arg], words: Sequence[Word]) 
     """Builtins that evaluate names as arithmetic (testexpr.py, arithmetic.py)."""
     args = argv[1:]
     if base in TEST_BUILTINS:
-        given = list(words[1:]) if words else [
-            Word(a or "", (a,) if a is not None else None) for a in args
-        ]
+        given = (
+            list(words[1:])
+            if words
+            else [Word(a or "", (a,) if a is not None else None) for a in args]
+        )
         if base == "[" and given and given[-1].values == ("]",):
             given = given[:-1]
         problem = test_builtin_problem(fields_of(given))

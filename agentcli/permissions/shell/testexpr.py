@@ -82,7 +82,9 @@ def test_builtin_problem(fields: Sequence[Field]) -> str | None:
         if field.value is not None and field.value not in NAME_TESTS:
             continue
         for later in fields[index + 1 :]:
-            if later.value is None or ("[" in later.value and not is_literal_subscript(later.value)):
+            if later.value is None or (
+                "[" in later.value and not is_literal_subscript(later.value)
+            ):
                 shown = later.value if later.value is not None else "…"
                 return _name_reason(field.value or "-v", shown)
     return None
