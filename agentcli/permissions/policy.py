@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any
 
 from agentcli.config.credentials import child_env
 from agentcli.config.rules import EDIT_TOOLS, Rule, is_mcp_tool
-from agentcli.permissions.path_rules import compile_path_pattern, real_path
+from agentcli.permissions.path_rules import PathPattern, compile_path_pattern, real_path
 from agentcli.permissions.search_filter import RuleSearchFilter
 from agentcli.permissions.special_paths import special_path_reason
 from agentcli.permissions.types import Decision, PermissionMode
@@ -80,13 +80,16 @@ class PermissionPolicy:
             for rule in self.deny
         )
 
-    def read_denied_predicate(self) -> Callable[[Path], bool] | None:
-        """Is a path covered by a `Read(...)` deny rule? None when there are none."""
-        patterns = [
+    def read_deny_patterns(self) -> list[PathPattern]:
+        return [
             compile_path_pattern(rule.specifier, rule.base or self.workspace.root)
             for rule in self.deny
             if rule.tool == "Read" and rule.specifier is not None
         ]
+
+    def read_denied_predicate(self) -> Callable[[Path], bool] | None:
+        """Is a path covered by a `Read(...)` deny rule? None when there are none."""
+        patterns = self.read_deny_patterns()
         if not patterns:
             return None
         return lambda path: any(pattern.matches(path) for pattern in patterns)
@@ -318,6 +321,7 @@ def shell_analysis(policy: PermissionPolicy, command: str) -> Analysis:
         env=child_env(workspace.env),
         project=workspace.root,
         read_denied=policy.read_denied_predicate(),
+        read_denied_roots=tuple(p.root() for p in policy.read_deny_patterns()),
         scratch=workspace.scratch_dir,
     )
     return analyse(command, context)

@@ -20,7 +20,13 @@ from dataclasses import dataclass
 from agentcli.permissions.shell.model import Command, Redirect
 from agentcli.permissions.shell.paths import output_files
 from agentcli.permissions.shell.places import QUIET, Places
-from agentcli.permissions.shell.reading import MOVES, known_args, names_no_files, read_problem
+from agentcli.permissions.shell.reading import (
+    MOVES,
+    history_problem,
+    known_args,
+    names_no_files,
+    read_problem,
+)
 from agentcli.permissions.shell.secrets import HARMLESS_PREFIX, secret_problem
 from agentcli.permissions.shell.specifiers import matches, suggest_prefix
 from agentcli.permissions.shell.text import short
@@ -83,6 +89,7 @@ class Judge:
         trouble = trouble or self._argument_problem(command)
         if trouble is None and only_reads(command):
             trouble = read_problem(self.places, command, rule_allowed=True)
+        trouble = trouble or history_problem(self.places, command)
         return Judgement(False, trouble) if trouble else Judgement(True, rules=(rule,))
 
     def _argument_problem(self, command: Command) -> str | None:

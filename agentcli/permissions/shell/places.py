@@ -38,6 +38,11 @@ class Places:
     def is_denied(self, path: str) -> bool:
         return self.ctx.read_denied is not None and self.ctx.read_denied(Path(path))
 
+    def overlaps_denied(self, folder: str) -> bool:
+        """Could files under `folder` (resolved) be covered by a Read deny rule?"""
+        roots = (os.path.realpath(r) for r in self.ctx.read_denied_roots)
+        return any(_under(folder, root) or _under(root, folder) for root in roots)
+
     def inside(self, real: str) -> bool:
         return any(_under(real, root) for root in self.roots)
 
