@@ -16,8 +16,9 @@ Otherwise, in order, first hit wins:
    shell/check.py);
 7. for Bash while the sandbox is on: allow (`autoAllowBashIfSandboxed`,
    as Claude Code names it): the command runs confined, see agentcli/sandbox,
-   unless the line names a protected place (an always-asked path, a file a
-   Read deny rule covers), which the sandbox does not hide;
+   when the same analysis understands the whole line, knows every word, and
+   finds no protected place or Read-denied file named in it
+   (shell/confined.py);
 8. the mode's defaults: reads inside the project are free, edits there are
    free in acceptEdits, everything else asks; an MCP server's tool always
    asks (its read-only hint lets it run beside other calls, not unasked).
@@ -49,7 +50,7 @@ from agentcli.permissions.web_rules import WEB_TOOLS, decide_web
 from agentcli.tools.base import SearchFilter, Tool, Workspace
 
 if TYPE_CHECKING:
-    from agentcli.permissions.shell.check import Analysis
+    from agentcli.permissions.shell.check import Analysis, LineVerdict
 
 BASH_TOOLS = frozenset({"Bash"})
 EXIT_PLAN_MODE = "ExitPlanMode"
@@ -283,16 +284,22 @@ def _decide_bash(policy: PermissionPolicy, tool: Tool, inp: Any) -> Decision:
         return Decision("allow", f"allowed by the rule {allow.bare}", str(allow.bare))
     if verdict.allowed:
         return Decision("allow", verdict.reason, verdict.rule)
-    return _allowed_by_sandbox(policy.workspace, analysis) or Decision("ask", verdict.reason)
+    return _allowed_by_sandbox(policy.workspace, analysis, allow.specs, verdict)
 
 
-def _allowed_by_sandbox(workspace: Workspace, analysis: Analysis) -> Decision | None:
-    """autoAllowBashIfSandboxed: what would be asked runs confined instead (deny and ask
-    rules were looked at first). Not when the line names a protected place: the sandbox
-    leaves the project's own `.env` or a Read-denied file readable."""
+def _allowed_by_sandbox(
+    workspace: Workspace, analysis: Analysis, allow_specs: list[str], verdict: LineVerdict
+) -> Decision:
+    """autoAllowBashIfSandboxed: what would be asked only because no rule allows it runs
+    confined instead (deny and ask rules were looked at first), on the same analysis:
+    a line not understood, a word not known before it runs, a protected place or a
+    Read-denied file named anywhere still asks (shell/confined.py)."""
     sandbox = workspace.sandbox
-    if sandbox is None or not sandbox.auto_allow_bash or analysis.protected_place():
-        return None
+    if sandbox is None or not sandbox.auto_allow_bash:
+        return Decision("ask", verdict.reason)
+    confined = analysis.confined(allow_specs)
+    if not confined.allowed:
+        return Decision("ask", confined.reason)
     return Decision("allow", "it runs in the sandbox (sandbox.autoAllowBashIfSandboxed)")
 
 
