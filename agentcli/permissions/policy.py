@@ -41,7 +41,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agentcli.config.credentials import child_env
-from agentcli.config.rules import EDIT_TOOLS, Rule, is_mcp_tool
+from agentcli.config.rules import EDIT_TOOLS, READ_TOOLS, Rule, is_mcp_tool
+from agentcli.permissions.hardlinks import LinkScanner, OtherNames, link_scanner
 from agentcli.permissions.path_rules import PathPattern, compile_path_pattern, real_path
 from agentcli.permissions.search_filter import RuleSearchFilter
 from agentcli.permissions.special_paths import special_path_reason
@@ -53,6 +54,7 @@ if TYPE_CHECKING:
     from agentcli.permissions.shell.check import Analysis, LineVerdict
 
 BASH_TOOLS = frozenset({"Bash"})
+FILE_RULE_TOOLS = EDIT_TOOLS | READ_TOOLS
 EXIT_PLAN_MODE = "ExitPlanMode"
 LOCKED = "protection uncertain"  # how every locked_reason starts
 
@@ -94,6 +96,17 @@ class PermissionPolicy:
         if not patterns:
             return None
         return lambda path: any(pattern.matches(path) for pattern in patterns)
+
+    def link_scanner(self) -> LinkScanner:
+        """Where the other names of a hard-linked file are looked for (hardlinks.py): the
+        project's folders and those the file rules protect."""
+        workspace = self.workspace
+        rule_roots = [
+            compile_path_pattern(rule.specifier, rule.base or workspace.root).root()
+            for rule in (*self.deny, *self.ask)
+            if rule.specifier is not None and rule.tool in FILE_RULE_TOOLS
+        ]
+        return link_scanner((workspace.root, *workspace.extra_dirs), rule_roots)
 
     def add_session_rule(self, rule: Rule) -> None:
         if rule not in self.allow:
@@ -140,7 +153,7 @@ def _decide(policy: PermissionPolicy, tool: Tool, inp: Any) -> Decision:
         return _decide_bash(policy, tool, inp)
     if name in WEB_TOOLS:
         return decide_web(policy, tool, inp)
-    call = _PathCall.of(tool, inp, workspace)
+    call = _PathCall.of(tool, inp, workspace, policy.link_scanner())
     read_only = tool.is_read_only(inp)
 
     for rule in deny:
@@ -189,19 +202,27 @@ def _mode_default(
 
 @dataclass(frozen=True, slots=True)
 class _PathCall:
-    """The path a file tool touches: as written (normalised) and with symlinks resolved."""
+    """The path a file tool touches: as written (normalised), with symlinks resolved, and
+    the other names of the same file when it has hard links (judged as it, hardlinks.py)."""
 
     tool_name: str
     literal: Path | None
     real: Path | None
+    others: OtherNames | None = None
 
     @classmethod
-    def of(cls, tool: Tool, inp: Any, workspace: Workspace) -> _PathCall:
+    def of(cls, tool: Tool, inp: Any, workspace: Workspace, links: LinkScanner) -> _PathCall:
         path = tool.target_path(inp, workspace)
         if path is None:
             return cls(tool.name, None, None)
         literal = Path(real_path(path.parent) / path.name) if path.name else real_path(path)
-        return cls(tool.name, literal, real_path(path))
+        real = real_path(path)
+        return cls(tool.name, literal, real, links.other_names(str(real)))
+
+    def names(self) -> list[Path]:
+        """Every name the file is judged under."""
+        names = [p for p in (self.real, self.literal) if p is not None]
+        return names + [Path(n) for n in (self.others.names if self.others else ())]
 
     def inside(self, workspace: Workspace) -> bool:
         return self.real is None or workspace.is_inside(self.real)
@@ -230,9 +251,7 @@ class _PathCall:
         pattern = compile_path_pattern(rule.specifier, rule.base or workspace.root)
         if strict:
             return pattern.matches(self.real)
-        return pattern.matches(self.real) or (
-            self.literal is not None and pattern.matches(self.literal)
-        )
+        return any(pattern.matches(name) for name in self.names())
 
     def named_exactly(self, rule: Rule, workspace: Workspace) -> bool:
         """An allow rule naming this very file (no wildcard) may pass a special path."""
@@ -244,10 +263,14 @@ class _PathCall:
     def special_reason(self, workspace: Workspace, *, writing: bool) -> str | None:
         if self.real is None:
             return None
-        for path in {self.real, self.literal or self.real}:
+        for path in dict.fromkeys(self.names()):
             reason = special_path_reason(path, workspace.root, writing=writing)
+            if reason and path not in (self.real, self.literal):
+                return f"{self.real.name} is a hard link to {path}: {reason}"
             if reason:
                 return reason
+        if self.others is not None:
+            return self.others.unknown_reason(str(self.real), writing=writing)
         return None
 
 
