@@ -57,10 +57,19 @@ class OtherNames:
 class LinkScanner:
     """The other names of multi-link files, from one bounded scan of the protected places."""
 
-    folders: tuple[Path, ...]  # walked
-    files: tuple[Path, ...] = ()  # looked at one by one
+    roots: tuple[Path, ...]  # the project and added folders
+    rule_roots: tuple[Path, ...] = ()  # where the file rules' matches lie
     _index: dict[tuple[int, int], list[str]] | None = field(default=None, repr=False)
     _complete: bool = True
+
+    def places(self) -> tuple[list[str], list[str]]:
+        """(folders walked, files looked at one by one)."""
+        home = Path.home()
+        files = [str(home / name) for name in sorted(SHELL_STARTUP_FILES)]
+        if self.roots:
+            files += [str(p) for p in settings_paths(self.roots[0])]
+        folders = [os.path.realpath(f) for f in (*self.roots, ssh_folder(), *self.rule_roots)]
+        return list(dict.fromkeys(folders)), files
 
     def other_names(self, path: str) -> OtherNames | None:
         """None when `path` is not a regular file with more than one link."""
@@ -85,10 +94,11 @@ class LinkScanner:
             return self._index
         index: dict[tuple[int, int], list[str]] = {}
         budget = [MAX_SCAN_ENTRIES]
-        for file in self.files:
-            _note(str(file), index)
-        for folder in dict.fromkeys(self.folders):
-            if not self._walk(str(folder), index, budget):
+        folders, files = self.places()
+        for file in files:
+            _note(file, index)
+        for folder in folders:
+            if not self._walk(folder, index, budget):
                 self._complete = False
                 break
         self._index = index
@@ -136,9 +146,6 @@ def _object_store(path: str) -> bool:
 
 
 def link_scanner(roots: Iterable[Path], rule_roots: Iterable[Path]) -> LinkScanner:
-    """The scanner for a session: its folders, and the folders its file rules point into."""
-    home = Path.home()
-    files = [home / name for name in sorted(SHELL_STARTUP_FILES)]
-    files += settings_paths(next(iter(roots), Path.cwd()))
-    folders = [*roots, ssh_folder(), *rule_roots]
-    return LinkScanner(tuple(Path(os.path.realpath(f)) for f in folders), tuple(files))
+    """The scanner for a session: its folders, and the folders its file rules point into.
+    Cheap to make: the places are resolved when a multi-link file is first met."""
+    return LinkScanner(tuple(roots), tuple(rule_roots))
