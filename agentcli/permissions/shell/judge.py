@@ -28,7 +28,8 @@ from agentcli.permissions.shell.reading import (
     read_problem,
 )
 from agentcli.permissions.shell.secrets import HARMLESS_PREFIX, secret_problem
-from agentcli.permissions.shell.specifiers import matches, suggest_prefix
+from agentcli.permissions.shell.specifiers import matches
+from agentcli.permissions.shell.suggest import suggest_rule
 from agentcli.permissions.shell.text import short
 from agentcli.permissions.shell.words import Word
 from agentcli.tools.readonly_commands import is_read_only_argv
@@ -211,5 +212,5 @@ def _words(command: Command) -> Iterator[Word]:
 
 
 def _suggest(command: Command) -> tuple[str, ...]:
-    spec = suggest_prefix(known_args(command))
+    spec = suggest_rule(command.argv)
     return (spec,) if spec else ()
