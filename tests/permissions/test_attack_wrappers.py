@@ -75,10 +75,30 @@ DENIED = [
     "setpriv --reuid=0 rm src", "systemd-run --user rm src", "firejail rm src",
     "gosu root rm src", "su-exec root rm src", "faketime '2020-01-01' rm src",
     "sshpass -p x rm src", "exec -a x rm src", "strace -e trace=all sh -c 'ls; rm src'",
+    # values a program runs through the shell
+    "GIT_PAGER='rm src' git log", "PAGER='less; rm src' man ls", "EDITOR='rm src' git commit",
+    "GIT_SSH_COMMAND='rm src' git fetch", "LESSOPEN='|rm src %s' less README.md",
+    "git -c core.pager='rm src' log", "git -c alias.x='!rm src' x", "git -ccore.editor='rm src' commit",
+    "git -c diff.external='rm src' diff", "git -c core.fsmonitor='rm src' status",
+    "git config core.pager 'rm src'", "git config --global alias.x '!rm src'",
+    "git config --file x core.fsmonitor 'rm src'", "rc -c 'rm src'", "pwsh -c 'rm src'",
     # nested
     "sudo -u root timeout 5 nice rm src", "watch \"sudo sh -c 'rm src'\"",
     "su -c \"flock /tmp/l -c 'rm src'\"", "setsid -f script -qc 'rm src' /dev/null",
 ]  # fmt: skip
+
+
+NOT_A_COMMAND = [
+    "MSG='rm old files' git commit -m x",
+    "git config user.name 'rm src'",
+    "git commit -m 'rm src'",
+]
+
+
+@pytest.mark.parametrize("command", NOT_A_COMMAND)
+def test_text_that_no_program_runs_is_not_taken_for_a_command(project: Path, command: str):
+    behavior, reason = decide(project, Case(command, "allow", deny=RM, mode=BYPASS))
+    assert behavior == "allow", reason
 
 
 @pytest.mark.parametrize("command", DENIED)

@@ -25,6 +25,7 @@ import re
 from dataclasses import dataclass
 
 from agentcli.permissions.shell.arithmetic import literal_value
+from agentcli.permissions.shell.cmdstrings import command_strings
 from agentcli.permissions.shell.constructs import UNDERSTOOD, not_understood_reason
 from agentcli.permissions.shell.folders import cd_target, copy_scope, merge_scopes
 from agentcli.permissions.shell.model import Command, Redirect, Walk
@@ -517,8 +518,11 @@ class _Walker:
                             via=f"{base} (options not modelled)", exact=False)  # fmt: skip
             command.inner.append(child)
             inner_walker.look_inside(child, scope)
-        # A shell script it runs, and words of an unmodelled wrapper that may be one.
-        for text in (*result.scripts, *((result.script,) if result.script is not None else ())):
+        # A shell script it runs, words of an unmodelled wrapper that may be one, and
+        # variables or git settings whose value the program runs (`GIT_PAGER='...'`).
+        strings = command_strings(command.argv, command.assignments)
+        script = (result.script,) if result.script is not None else ()
+        for text in (*result.scripts, *strings, *script):
             if self.depth >= MAX_DEPTH:
                 self.problem("scripts nested too deeply")
                 return

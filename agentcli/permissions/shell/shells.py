@@ -23,9 +23,33 @@ import re
 from agentcli.permissions.shell.options import Arg
 from agentcli.permissions.shell.unwrapped import Unwrapped
 
-BASH_LIKE = frozenset({"sh", "bash", "dash", "ash", "rbash", "busybox-sh"})
+BASH_LIKE = frozenset({"sh", "bash", "dash", "ash", "rbash"})
 OTHER_SHELLS = frozenset(
-    {"zsh", "ksh", "ksh93", "mksh", "pdksh", "oksh", "yash", "posh", "fish", "csh", "tcsh"}
+    {
+        "zsh",
+        "ksh",
+        "ksh93",
+        "mksh",
+        "pdksh",
+        "oksh",
+        "loksh",
+        "lksh",
+        "yash",
+        "posh",
+        "fish",
+        "csh",
+        "tcsh",
+        "rc",
+        "es",
+        "elvish",
+        "nu",
+        "xonsh",
+        "osh",
+        "ysh",
+        "oil",
+        "ion",
+        "hush",
+    }
 )
 SHELLS = BASH_LIKE | OTHER_SHELLS
 # Single-letter options that do not change how a script is read or what it runs.

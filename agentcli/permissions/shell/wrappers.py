@@ -48,7 +48,8 @@ _GENERIC = frozenset(
         "cpulimit", "nocache", "eatmydata", "chpst", "softlimit", "envdir", "setuidgid", "tini",
         "dumb-init", "su-exec", "gosu", "capsh", "bwrap", "flatpak-spawn", "sshpass",
         "daemonize", "start-stop-daemon", "xvfb-run", "dbus-run-session", "ssh-agent",
-        "faketime", "sandbox-exec", "nix-shell", "time-limit", "sem",
+        "faketime", "sandbox-exec", "nix-shell", "time-limit", "sem", "pwsh", "powershell",
+        "cmd", "busybox-sh",
     }
 )  # fmt: skip
 _DURATION = re.compile(r"\d+(\.\d+)?[smhd]?")
