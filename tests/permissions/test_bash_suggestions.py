@@ -101,7 +101,9 @@ def test_never_a_rule_for_a_whole_interpreter_or_shell(tmp_path: Path, command: 
     assert not forbidden & set(_suggested(tmp_path / "project", command))
 
 
-@pytest.mark.parametrize("command", ["python3 build.py --fast", "git commit -m wip", "rm -rf build"])
+@pytest.mark.parametrize(
+    "command", ["python3 build.py --fast", "git commit -m wip", "rm -rf build"]
+)
 def test_the_suggested_rule_allows_the_command_it_was_made_for(tmp_path: Path, command: str):
     (rule,) = _suggested(tmp_path, command)
     policy = PermissionPolicy(

@@ -10,7 +10,9 @@ else can say where it goes:
 - the whole line is understood (an ANSI-C string, a parameter operator, a
   command name computed at run time, a shell reading its input: ask);
 - every argument, assignment and redirect target is known before the line
-  runs (no `$(...)` output, no unknown variable): it could name anything;
+  runs (no `$(...)` output, no unknown variable, no glob that matches
+  nothing now: files made earlier in the line, or in the sandbox's own
+  `/tmp`, would decide it): it could name anything;
 - no word names a protected place or a Read-denied file, read either way:
   the word itself, an option's value (`--in=FILE`, `-fFILE`), each part of
   `A:B` (`REV:path`, `host:path`, search paths) and of `a,b`, `@FILE`;
@@ -51,6 +53,12 @@ def confined_problem(
     for name, word in command.assignments:
         if word.values is None:
             return f"`{shown}` sets {name} to a value that is not known before it runs"
+    for word in command.words:
+        if word.unmatched_glob:
+            return (
+                f"`{short(word.text)}` matches no file now: what it matches when the "
+                "line runs is not known"
+            )
     for redirect in command.redirects:
         problem = _redirect_problem(places, redirect)
         if problem:
@@ -78,7 +86,7 @@ def _redirect_problem(places: Places, redirect: Redirect) -> str | None:
     target = redirect.target
     if target is None:
         return None
-    if target.values is None or len(target.values) != 1:
+    if target.values is None or len(target.values) != 1 or target.unmatched_glob:
         return f"it redirects to `{short(target.text)}`, which is not known before it runs"
     value = target.values[0]
     if value in QUIET or value.startswith("/dev/fd/"):

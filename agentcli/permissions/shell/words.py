@@ -71,6 +71,9 @@ class Word:
     variables: tuple[str, ...] = ()  # environment variables it expands
     variable_unknown: bool = False  # a variable's value is not known (`$_`, `$RANDOM`)
     one_field: bool = False  # one quoted string: exactly one field, whatever it expands to
+    # A glob that matched nothing here: bash passes it as it is, unless files appear
+    # before it runs (an earlier command of the line, the sandbox's own /tmp).
+    unmatched_glob: bool = False
 
 
 @dataclass(slots=True)
@@ -118,6 +121,7 @@ class _Builder:
     variables: list[str] = field(default_factory=list)
     unknown: bool = False  # a piece's value is not known: the word's fields are not
     variable_unknown: bool = False
+    unmatched_glob: bool = False
 
     def literal(self, text: str, quoted: bool) -> None:
         if text:
@@ -135,7 +139,7 @@ def expand_word(
     _collect(node, builder, quoted=False)
     values = None
     if not builder.unknown:
-        values = _fields(builder.pieces, scope, node.text, glob_ok=glob_ok)
+        values = _fields(builder, scope, node.text, glob_ok=glob_ok)
     return _word(node.text, values, builder, one_field=node.type in ("string", "raw_string"))
 
 
@@ -153,7 +157,7 @@ def expand_heredoc(node: Node, scope: Scope, on_substitution: Callable[[Node, bo
 def _word(
     text: str, values: tuple[str, ...] | None, b: _Builder, *, one_field: bool = False
 ) -> Word:
-    return Word(text, values, tuple(b.variables), b.variable_unknown, one_field)
+    return Word(text, values, tuple(b.variables), b.variable_unknown, one_field, b.unmatched_glob)
 
 
 def _collect(node: Node, b: _Builder, quoted: bool) -> None:
@@ -261,7 +265,8 @@ def _parameter(node: Node, b: _Builder, quoted: bool) -> None:
 _Char = tuple[str, bool]  # a character and whether it is quoted
 
 
-def _fields(pieces: list[_Piece], scope: Scope, text: str, *, glob_ok: bool) -> tuple[str, ...]:
+def _fields(b: _Builder, scope: Scope, text: str, *, glob_ok: bool) -> tuple[str, ...]:
+    pieces = b.pieces
     if not any(expanded for _t, _q, expanded in pieces):
         words = _brace_expand([(c, q) for t, q, _e in pieces for c in t])
         if words is None:
@@ -273,7 +278,7 @@ def _fields(pieces: list[_Piece], scope: Scope, text: str, *, glob_ok: bool) -> 
         split = _split(pieces, scope)
     out: list[str] = []
     for chars in split:
-        out.extend(_glob(chars, scope, text) if glob_ok else ["".join(c for c, _ in chars)])
+        out.extend(_glob(chars, scope, text, b) if glob_ok else ["".join(c for c, _ in chars)])
         if len(out) > MAX_FIELDS:
             raise NotUnderstood(f"`{short(text)}` expands to too many words")
     return tuple(out)
@@ -426,7 +431,7 @@ def _sequence(body: str) -> list[str] | None:
 _POSIX_CLASS = re.compile(r"\[[^\]]*\[[:=.]")
 
 
-def _glob(chars: list[_Char], scope: Scope, text: str) -> list[str]:
+def _glob(chars: list[_Char], scope: Scope, text: str, b: _Builder) -> list[str]:
     """Pathname expansion: the matching names, sorted; the word itself when none match."""
     word = "".join(c for c, _ in chars)
     if not any(c in "*?[" and not q for c, q in chars):
@@ -440,6 +445,8 @@ def _glob(chars: list[_Char], scope: Scope, text: str) -> list[str]:
     for cwd in scope.cwds:
         matches.update(glob.glob(pattern, root_dir=cwd))
         matches.update(_dot_dirs(pattern, cwd))
+    if not matches:
+        b.unmatched_glob = True
     return sorted(matches) or [word]
 
 
