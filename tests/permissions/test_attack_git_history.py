@@ -100,6 +100,9 @@ ASKS = [
     Case("git rev-list --objects --all", "ask", GIT, deny=PRIVATE),
     Case("git range-diff HEAD~2 HEAD~1 HEAD", "ask", GIT, deny=PRIVATE),
     Case("timeout 5 git log -p", "ask", GIT, deny=PRIVATE),
+    # An alias (from git's config, or given with -c) may be `log -p`.
+    Case("git lg", "ask", GIT, deny=PRIVATE),
+    Case("git -c alias.lg='log -p' lg", "ask", GIT, deny=PRIVATE),
     # Pathspecs that reach the denied folder, or may.
     Case("git log -p -- .", "ask", deny=PRIVATE),
     Case("git log -p -- private", "deny", deny=PRIVATE),

@@ -17,7 +17,9 @@ What counts (`history_reach`):
 - with an option that shows changes or names (`-p`, `-u`, `-U`, `--stat`,
   `--name-only`, `-L`, `-S`/`-G` pickaxe searches...): `log`, `reflog`,
   `show-branch`, `stash`, `rev-list` (`--objects`), `shortlog`;
-- a git whose own options (before the subcommand) are not modelled.
+- a git whose own options (before the subcommand) are not modelled, and a
+  subcommand git does not have itself (an alias from its config, `lg = log
+  -p`, or an external `git-NAME` program).
 
 Plain `git log`, `git status`, `git branch` and the like print messages and
 names of the work tree, not committed files: they do not ask for this.
@@ -52,6 +54,21 @@ _DETAIL = (
     "--dirstat", "--follow", "-L", "-S", "-G", "--pickaxe", "--objects", "--diff-merges",
     "--remerge-diff", "--word-diff", "--color-words", "--compact-summary", "--patch-with",
     "--binary", "--textconv", "--dd", "--submodule=diff", "--find-object",
+)  # fmt: skip
+# Git's own commands that print no committed file. Any other word may be an alias
+# from git's config (`lg = log -p`) or an external `git-NAME` program: it counts.
+QUIET = frozenset(
+    {"add", "am", "apply", "bisect", "branch", "checkout", "cherry-pick", "clean", "clone",
+     "commit", "config", "describe", "fetch", "gc", "init", "merge", "merge-base", "mv",
+     "pull", "push", "rebase", "remote", "reset", "restore", "revert", "rev-parse", "rm",
+     "sparse-checkout", "status", "submodule", "switch", "tag", "worktree", "maintenance",
+     "prune", "repack", "fsck", "count-objects", "for-each-ref", "show-ref", "symbolic-ref",
+     "update-ref", "update-index", "read-tree", "write-tree", "commit-tree", "hash-object",
+     "mktree", "mktag", "verify-commit", "verify-tag", "var", "version", "help",
+     "check-ignore", "check-attr", "check-ref-format", "ls-remote", "name-rev", "cherry",
+     "rerere", "notes", "ls-files", "blame", "annotate", "mergetool", "citool", "gui",
+     "credential", "column", "bugreport", "send-pack", "fetch-pack", "pack-refs",
+     "prune-packed", "replace", "range-diff-config", "switch", "stage"}
 )  # fmt: skip
 # cat-file options that print an object's type, size or existence, not its content.
 _CAT_FILE_QUIET = frozenset({"-t", "-s", "-e"})
@@ -101,9 +118,9 @@ def history_reach(call: GitCall) -> list[str] | None:
         return pathspecs if shows else None
     if call.sub in WITH_DETAIL and not any(_is_detail(a) for a in call.rest):
         return None
-    if call.sub not in ALWAYS and call.sub not in WITH_DETAIL:
+    if call.sub in QUIET:
         return None
-    return pathspecs
+    return pathspecs  # ALWAYS, WITH_DETAIL with detail, or an alias / external command
 
 
 def _is_detail(arg: str) -> bool:
