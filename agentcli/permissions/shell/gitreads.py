@@ -68,7 +68,7 @@ QUIET = frozenset(
      "check-ignore", "check-attr", "check-ref-format", "ls-remote", "name-rev", "cherry",
      "rerere", "notes", "ls-files", "blame", "annotate", "mergetool", "citool", "gui",
      "credential", "column", "bugreport", "send-pack", "fetch-pack", "pack-refs",
-     "prune-packed", "replace", "range-diff-config", "switch", "stage"}
+     "prune-packed", "replace", "stage"}
 )  # fmt: skip
 # cat-file options that print an object's type, size or existence, not its content.
 _CAT_FILE_QUIET = frozenset({"-t", "-s", "-e"})
