@@ -74,6 +74,10 @@ NOT_UNASKED = [
     ("cp -r . /tmp/copy; cat /tmp/copy/.e*", ()),
     ("cat < /tmp/copy/.e*", ()),
     ("mkdir d; ln -s ../.env d/x; cat d/*", ()),
+    # A wrapper that runs the command in another folder: its relative paths are not known.
+    ("env -C src cat ../private/key", PRIVATE),
+    ("sudo -D src cat ../.env", ()),
+    ("su - -c 'cat project/.env' $USER", ()),
     # Globs, links, folders: resolved as everywhere else.
     ("cat .en?", ()),
     ("cat .e*", ()),

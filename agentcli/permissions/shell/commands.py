@@ -504,8 +504,10 @@ class _Walker:
         inner_walker = _Walker(self.out, self.depth, command.inner)
         for inner in result.inners:
             words = tuple(Word(a or "", (a,) if a is not None else None) for a in inner.argv)
-            # -execdir runs in each found file's folder: relative paths there are unknown.
-            cwds = None if inner.via.endswith(("-execdir", "-okdir")) else scope.cwds
+            # -execdir runs in each found file's folder, `env -C DIR` in DIR...: relative
+            # paths there are not known.
+            moved = result.elsewhere or inner.via.endswith(("-execdir", "-okdir"))
+            cwds = None if moved else scope.cwds
             child = Command(
                 inner.argv, words, (), (), cwds, " ".join(a or "…" for a in inner.argv),
                 via=inner.via, exact=inner.exact,
@@ -529,6 +531,8 @@ class _Walker:
             nested = _Walker(self.out, self.depth + 1, command.inner)
             inner_scope = copy_scope(scope)
             inner_scope.positional_known = False
+            if result.elsewhere:
+                inner_scope.cwds = None
             nested.script(text, inner_scope)
 
     def effects(self, command: Command, scope: Scope) -> Scope:

@@ -61,18 +61,17 @@ def su(name: str, rest: tuple[Arg, ...]) -> Unwrapped:
     command = parsed.value("-c", "--command", "--session-command")
     if not parsed.has("-c", "--command", "--session-command"):
         return _shell_starts(name)
-    return shell_script(name, command, own_rule=own)
+    login = parsed.has("-", "-l", "--login")  # a login shell starts in the user's home
+    return shell_script(name, command, own_rule=own, elsewhere=login)
 
 
 def _runuser_command(name: str, rest: tuple[Arg, ...], own: str) -> Unwrapped:
     parsed = parse_options(rest, spec(_SU.flags, _SU.values))
     if parsed is None or parsed.has("-c", "--command", "--session-command", "-s", "--shell"):
         return unmodelled(name, rest)
-    return (
-        exact(name, tuple(parsed.operands), own_rule=own)
-        if parsed.operands
-        else _shell_starts(name)
-    )
+    if not parsed.operands:
+        return _shell_starts(name)
+    return exact(name, tuple(parsed.operands), own_rule=own, elsewhere=parsed.has("-l", "--login"))
 
 
 _SUDO = spec(
@@ -105,8 +104,9 @@ def sudo(name: str, rest: tuple[Arg, ...]) -> Unwrapped:
             else (Unwrapped(needs_own_rule=own))
         )
     # With -s/-i sudo passes the command to the shell with every special character
-    # escaped: it still runs exactly these words.
-    return exact(name, command, own_rule=own)
+    # escaped: it still runs exactly these words (-i, -D and -R in another folder).
+    moved = parsed.has("-i", "--login", "-D", "--chdir", "-R", "--chroot")
+    return exact(name, command, own_rule=own, elsewhere=moved)
 
 
 _DOAS = spec(flags={"-L", "-n", "-s"}, values={"-u", "-C"})
@@ -132,7 +132,8 @@ def pkexec(name: str, rest: tuple[Arg, ...]) -> Unwrapped:
         return unmodelled(name, rest)
     if not parsed.operands:
         return _shell_starts(name)
-    return exact(name, tuple(parsed.operands), own_rule=_AS_USER.format(name))
+    moved = not parsed.has("--keep-cwd")  # pkexec starts the program in /
+    return exact(name, tuple(parsed.operands), own_rule=_AS_USER.format(name), elsewhere=moved)
 
 
 def sg(name: str, rest: tuple[Arg, ...]) -> Unwrapped:
@@ -158,7 +159,8 @@ def chroot(name: str, rest: tuple[Arg, ...]) -> Unwrapped:
     command = tuple(parsed.operands[1:])
     if not command:
         return _shell_starts(name)
-    return exact(name, command, own_rule=f"`{name}` runs the command with another root folder")
+    own = f"`{name}` runs the command with another root folder"
+    return exact(name, command, own_rule=own, elsewhere=True)
 
 
 _NSENTER = spec(
@@ -187,7 +189,8 @@ def namespaces(name: str, rest: tuple[Arg, ...]) -> Unwrapped:
     if not parsed.operands:
         return _shell_starts(name)
     own = f"`{name}` runs the command in other namespaces"
-    return exact(name, tuple(parsed.operands), own_rule=own)
+    moved = name == "nsenter" or parsed.has("-R", "--root", "-w", "--wd")
+    return exact(name, tuple(parsed.operands), own_rule=own, elsewhere=moved)
 
 
 _FLOCK = spec(

@@ -42,26 +42,32 @@ class Unwrapped:
     candidates: tuple[tuple[Arg, ...], ...] = ()  # deny-only views when not exact
     scripts: tuple[str, ...] = ()  # deny-only: words that may be command strings
     opaque: bool = False  # it runs something we cannot see (a script file)
+    elsewhere: bool = False  # it runs in another folder (`env -C`, `sudo -i`, `chroot`)
     notes: tuple[str, ...] = field(default=())
 
 
 NOT_A_WRAPPER = Unwrapped()
 
 
-def exact(name: str, argv: tuple[Arg, ...], *, own_rule: str | None = None) -> Unwrapped:
-    """It runs `argv` and adds nothing a rule for `argv` would not cover (unless `own_rule`)."""
+def exact(
+    name: str, argv: tuple[Arg, ...], *, own_rule: str | None = None, elsewhere: bool = False
+) -> Unwrapped:
+    """It runs `argv` and adds nothing a rule for `argv` would not cover (unless `own_rule`);
+    `elsewhere`: in another folder, so its relative paths are not known."""
     if not argv:
         return NOT_A_WRAPPER
     if argv[0] is None:
         return Unwrapped(dynamic=f"`{name}` runs a command that is not known before it runs")
-    return Unwrapped(inners=(Inner(argv, via=name),), needs_own_rule=own_rule)
+    return Unwrapped(inners=(Inner(argv, via=name),), needs_own_rule=own_rule, elsewhere=elsewhere)
 
 
-def shell_script(name: str, text: Arg, *, own_rule: str | None = None) -> Unwrapped:
+def shell_script(
+    name: str, text: Arg, *, own_rule: str | None = None, elsewhere: bool = False
+) -> Unwrapped:
     """It hands `text` to `sh -c`."""
     if text is None:
         return Unwrapped(dynamic=f"`{name}` runs a command string that is not known before it runs")
-    return Unwrapped(script=text, needs_own_rule=own_rule)
+    return Unwrapped(script=text, needs_own_rule=own_rule, elsewhere=elsewhere)
 
 
 def unmodelled(name: str, rest: tuple[Arg, ...], why: str = "") -> Unwrapped:

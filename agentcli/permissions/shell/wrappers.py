@@ -110,7 +110,8 @@ def _env(name: str, rest: tuple[Arg, ...]) -> Unwrapped:
     if not command:
         return NOT_A_WRAPPER  # it prints the environment
     if parsed.has("-C", "--chdir"):
-        return exact(name, command, own_rule="`env -C` runs the command in another folder")
+        own = "`env -C` runs the command in another folder"
+        return exact(name, command, own_rule=own, elsewhere=True)
     if len(command) < len(operands):
         # The variables change what the command does: the unwrap is not exact.
         return Unwrapped(
