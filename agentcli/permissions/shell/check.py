@@ -81,12 +81,19 @@ class Analysis:
         commands = self.walk.commands
         return self.understood and bool(commands) and all(only_reads(c) for c in commands)
 
-    def verdict(self, allow_specs: Sequence[str]) -> LineVerdict:
+    def _unjudgeable(self) -> LineVerdict | None:
+        """The line is not understood, or runs nothing: nothing can allow it."""
         if not self.understood:
             why = f"agentcli cannot check this command: {self.not_understood}"
             return LineVerdict(False, False, why)
         if not self.walk.commands:
             return LineVerdict(False, False, "the command is empty")
+        return None
+
+    def verdict(self, allow_specs: Sequence[str]) -> LineVerdict:
+        unjudgeable = self._unjudgeable()
+        if unjudgeable is not None:
+            return unjudgeable
         judge = Judge(self.places, self.ctx.env, allow_specs)
         judgements = [judge.judge(c) for c in self.walk.commands]
         failed = next((j for j in judgements if not j.ok), None)
@@ -105,11 +112,9 @@ class Analysis:
         read-only), or, where no rule allows it, passes what the sandbox does not
         replace (confined.py). Not understood, or not known before it runs: ask.
         """
-        if not self.understood:
-            why = f"agentcli cannot check this command: {self.not_understood}"
-            return LineVerdict(False, False, why)
-        if not self.walk.commands:
-            return LineVerdict(False, False, "the command is empty")
+        unjudgeable = self._unjudgeable()
+        if unjudgeable is not None:
+            return unjudgeable
         judge = Judge(self.places, self.ctx.env, allow_specs)
         for command in self.walk.all_commands():
             if judge.judge(command).ok:

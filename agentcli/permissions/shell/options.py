@@ -114,6 +114,11 @@ def _long(words: tuple[Arg, ...], i: int, s: OptionSpec, out: Parsed) -> int | N
     if eq:
         out.options.append((name, attached))
         return 1
+    return _next_word_value(words, i, name, out)
+
+
+def _next_word_value(words: tuple[Arg, ...], i: int, name: str, out: Parsed) -> int | None:
+    """`--user root`, `-u root`: the option takes the next word (two words in all)."""
     if i + 1 >= len(words) or words[i + 1] is None:
         return None
     out.options.append((name, words[i + 1]))
@@ -143,9 +148,6 @@ def _short(words: tuple[Arg, ...], i: int, s: OptionSpec, out: Parsed) -> int | 
             if attached:
                 out.options.append((name, attached))
                 return 1
-            if i + 1 >= len(words) or words[i + 1] is None:
-                return None
-            out.options.append((name, words[i + 1]))
-            return 2
+            return _next_word_value(words, i, name, out)
         return None
     return 1
