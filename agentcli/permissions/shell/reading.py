@@ -95,7 +95,10 @@ def history_problem(places: Places, command: Command) -> str | None:
     reach = history_reach(call)
     if reach is None:
         return None
-    why = "can print files committed to the repository, and a Read deny rule covers files there"
+    why = (
+        "can print files committed to the repository, and a Read deny rule covers files "
+        "there (pathspecs after `--` that leave them out narrow it)"
+    )
     tops = _git_tops(command, call)
     if tops is None:
         return f"`{shown}` {why} (its repository is not known before it runs)"
