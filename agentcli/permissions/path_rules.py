@@ -44,6 +44,18 @@ class PathPattern:
             return False
         return rel == self.text if self.anchored else path.name == self.text
 
+    def root(self) -> Path:
+        """The folder every path it matches is in: the anchor and the pattern's leading
+        literal folders (`./private/**` -> private; `.env`, at any depth -> the anchor)."""
+        if not self.anchored:
+            return self.anchor
+        literal = []
+        for segment in self.text.split("/"):
+            if not segment or _GLOB_CHARS.search(segment):
+                break
+            literal.append(segment)
+        return self.anchor.joinpath(*literal)
+
     def matches(self, path: Path) -> bool:
         try:
             rel = path.relative_to(self.anchor)

@@ -16,8 +16,9 @@ Otherwise, in order, first hit wins:
    shell/check.py);
 7. for Bash while the sandbox is on: allow (`autoAllowBashIfSandboxed`,
    as Claude Code names it): the command runs confined, see agentcli/sandbox,
-   unless the line names a protected place (an always-asked path, a file a
-   Read deny rule covers), which the sandbox does not hide;
+   when the same analysis understands the whole line, knows every word, and
+   finds no protected place or Read-denied file named in it
+   (shell/confined.py);
 8. the mode's defaults: reads inside the project are free, edits there are
    free in acceptEdits, everything else asks; an MCP server's tool always
    asks (its read-only hint lets it run beside other calls, not unasked).
@@ -40,8 +41,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agentcli.config.credentials import child_env
-from agentcli.config.rules import EDIT_TOOLS, Rule, is_mcp_tool
-from agentcli.permissions.path_rules import compile_path_pattern, real_path
+from agentcli.config.rules import EDIT_TOOLS, READ_TOOLS, Rule, is_mcp_tool
+from agentcli.permissions.hardlinks import LinkScanner, OtherNames, link_scanner
+from agentcli.permissions.path_rules import PathPattern, compile_path_pattern, real_path
 from agentcli.permissions.search_filter import RuleSearchFilter
 from agentcli.permissions.special_paths import special_path_reason
 from agentcli.permissions.types import Decision, PermissionMode
@@ -49,9 +51,10 @@ from agentcli.permissions.web_rules import WEB_TOOLS, decide_web
 from agentcli.tools.base import SearchFilter, Tool, Workspace
 
 if TYPE_CHECKING:
-    from agentcli.permissions.shell.check import Analysis
+    from agentcli.permissions.shell.check import Analysis, LineVerdict
 
 BASH_TOOLS = frozenset({"Bash"})
+FILE_RULE_TOOLS = EDIT_TOOLS | READ_TOOLS
 EXIT_PLAN_MODE = "ExitPlanMode"
 LOCKED = "protection uncertain"  # how every locked_reason starts
 
@@ -80,16 +83,30 @@ class PermissionPolicy:
             for rule in self.deny
         )
 
-    def read_denied_predicate(self) -> Callable[[Path], bool] | None:
-        """Is a path covered by a `Read(...)` deny rule? None when there are none."""
-        patterns = [
+    def read_deny_patterns(self) -> list[PathPattern]:
+        return [
             compile_path_pattern(rule.specifier, rule.base or self.workspace.root)
             for rule in self.deny
             if rule.tool == "Read" and rule.specifier is not None
         ]
+
+    def read_denied_predicate(self) -> Callable[[Path], bool] | None:
+        """Is a path covered by a `Read(...)` deny rule? None when there are none."""
+        patterns = self.read_deny_patterns()
         if not patterns:
             return None
         return lambda path: any(pattern.matches(path) for pattern in patterns)
+
+    def link_scanner(self) -> LinkScanner:
+        """Where the other names of a hard-linked file are looked for (hardlinks.py): the
+        project's folders and those the file rules protect."""
+        workspace = self.workspace
+        rule_roots = [
+            compile_path_pattern(rule.specifier, rule.base or workspace.root).root()
+            for rule in (*self.deny, *self.ask)
+            if rule.specifier is not None and rule.tool in FILE_RULE_TOOLS
+        ]
+        return link_scanner((workspace.root, *workspace.extra_dirs), rule_roots)
 
     def add_session_rule(self, rule: Rule) -> None:
         if rule not in self.allow:
@@ -136,7 +153,7 @@ def _decide(policy: PermissionPolicy, tool: Tool, inp: Any) -> Decision:
         return _decide_bash(policy, tool, inp)
     if name in WEB_TOOLS:
         return decide_web(policy, tool, inp)
-    call = _PathCall.of(tool, inp, workspace)
+    call = _PathCall.of(tool, inp, workspace, policy.link_scanner())
     read_only = tool.is_read_only(inp)
 
     for rule in deny:
@@ -185,19 +202,27 @@ def _mode_default(
 
 @dataclass(frozen=True, slots=True)
 class _PathCall:
-    """The path a file tool touches: as written (normalised) and with symlinks resolved."""
+    """The path a file tool touches: as written (normalised), with symlinks resolved, and
+    the other names of the same file when it has hard links (judged as it, hardlinks.py)."""
 
     tool_name: str
     literal: Path | None
     real: Path | None
+    others: OtherNames | None = None
 
     @classmethod
-    def of(cls, tool: Tool, inp: Any, workspace: Workspace) -> _PathCall:
+    def of(cls, tool: Tool, inp: Any, workspace: Workspace, links: LinkScanner) -> _PathCall:
         path = tool.target_path(inp, workspace)
         if path is None:
             return cls(tool.name, None, None)
         literal = Path(real_path(path.parent) / path.name) if path.name else real_path(path)
-        return cls(tool.name, literal, real_path(path))
+        real = real_path(path)
+        return cls(tool.name, literal, real, links.other_names(str(real)))
+
+    def names(self) -> list[Path]:
+        """Every name the file is judged under."""
+        names = [p for p in (self.real, self.literal) if p is not None]
+        return names + [Path(n) for n in (self.others.names if self.others else ())]
 
     def inside(self, workspace: Workspace) -> bool:
         return self.real is None or workspace.is_inside(self.real)
@@ -226,9 +251,7 @@ class _PathCall:
         pattern = compile_path_pattern(rule.specifier, rule.base or workspace.root)
         if strict:
             return pattern.matches(self.real)
-        return pattern.matches(self.real) or (
-            self.literal is not None and pattern.matches(self.literal)
-        )
+        return any(pattern.matches(name) for name in self.names())
 
     def named_exactly(self, rule: Rule, workspace: Workspace) -> bool:
         """An allow rule naming this very file (no wildcard) may pass a special path."""
@@ -240,10 +263,14 @@ class _PathCall:
     def special_reason(self, workspace: Workspace, *, writing: bool) -> str | None:
         if self.real is None:
             return None
-        for path in {self.real, self.literal or self.real}:
+        for path in dict.fromkeys(self.names()):
             reason = special_path_reason(path, workspace.root, writing=writing)
+            if reason and path not in (self.real, self.literal):
+                return f"{self.real.name} is a hard link to {path}: {reason}"
             if reason:
                 return reason
+        if self.others is not None:
+            return self.others.unknown_reason(str(self.real), writing=writing)
         return None
 
 
@@ -280,16 +307,22 @@ def _decide_bash(policy: PermissionPolicy, tool: Tool, inp: Any) -> Decision:
         return Decision("allow", f"allowed by the rule {allow.bare}", str(allow.bare))
     if verdict.allowed:
         return Decision("allow", verdict.reason, verdict.rule)
-    return _allowed_by_sandbox(policy.workspace, analysis) or Decision("ask", verdict.reason)
+    return _allowed_by_sandbox(policy.workspace, analysis, allow.specs, verdict)
 
 
-def _allowed_by_sandbox(workspace: Workspace, analysis: Analysis) -> Decision | None:
-    """autoAllowBashIfSandboxed: what would be asked runs confined instead (deny and ask
-    rules were looked at first). Not when the line names a protected place: the sandbox
-    leaves the project's own `.env` or a Read-denied file readable."""
+def _allowed_by_sandbox(
+    workspace: Workspace, analysis: Analysis, allow_specs: list[str], verdict: LineVerdict
+) -> Decision:
+    """autoAllowBashIfSandboxed: what would be asked only because no rule allows it runs
+    confined instead (deny and ask rules were looked at first), on the same analysis:
+    a line not understood, a word not known before it runs, a protected place or a
+    Read-denied file named anywhere still asks (shell/confined.py)."""
     sandbox = workspace.sandbox
-    if sandbox is None or not sandbox.auto_allow_bash or analysis.protected_place():
-        return None
+    if sandbox is None or not sandbox.auto_allow_bash:
+        return Decision("ask", verdict.reason)
+    confined = analysis.confined(allow_specs)
+    if not confined.allowed:
+        return Decision("ask", confined.reason)
     return Decision("allow", "it runs in the sandbox (sandbox.autoAllowBashIfSandboxed)")
 
 
@@ -318,6 +351,7 @@ def shell_analysis(policy: PermissionPolicy, command: str) -> Analysis:
         env=child_env(workspace.env),
         project=workspace.root,
         read_denied=policy.read_denied_predicate(),
+        read_denied_roots=tuple(p.root() for p in policy.read_deny_patterns()),
         scratch=workspace.scratch_dir,
     )
     return analyse(command, context)

@@ -9,8 +9,8 @@ tool (`ToolContext.search_filter`). Three layers, cheapest first:
 
 - `rg_excludes`: rules that translate exactly into ripgrep globs keep rg from
   opening those files at all;
-- `hider`: every path rg reports is judged, as reached and with symlinks
-  resolved, against the deny rules (and, for tools that show contents, the
+- `hider`: every path rg reports is judged, as reached, with symlinks
+  resolved and under the other names of a hard-linked file, against the deny rules (and, for tools that show contents, the
   ask rules and the always-ask secrets: .env* files and ~/.ssh, unless an
   allow rule names the file, as for Read). This is the final word: a glob
   translation that falls short leaks nothing;
@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agentcli.config.rules import Rule
+from agentcli.permissions.hardlinks import LinkScanner
 from agentcli.permissions.path_rules import PathPattern, compile_path_pattern
 from agentcli.permissions.special_paths import secret_name, ssh_folder
 from agentcli.permissions.types import PermissionMode
@@ -113,6 +114,10 @@ class RuleSearchFilter:
         ]
 
     @cached_property
+    def _links(self) -> LinkScanner:
+        return self._policy.link_scanner()
+
+    @cached_property
     def _secrets_hidden(self) -> bool:
         return self._contents and self._policy.mode is not PermissionMode.BYPASS
 
@@ -168,7 +173,7 @@ class RuleSearchFilter:
                 ssh and (path == folder or path.startswith(prefix))
             )
 
-        def hides(written: str, real: str) -> bool:
+        def judged(written: str, real: str) -> bool:
             moved = written is not real and written != real
             for rule in hiding:
                 if rule.matches(real) or (moved and rule.matches(written)):
@@ -176,6 +181,17 @@ class RuleSearchFilter:
             if secrets and (secret(real) or (moved and secret(written))):
                 return not any(pattern.names_exactly(Path(real)) for pattern in exact)
             return False
+
+        def hides(written: str, real: str) -> bool:
+            if judged(written, real):
+                return True
+            # A hard link to a hidden file is that file (hardlinks.py).
+            others = self._links.other_names(real)
+            if others is None:
+                return False
+            if others.unknown_reason(real, writing=False):
+                return True
+            return any(judged(name, name) for name in others.names)
 
         return hides
 

@@ -1,10 +1,12 @@
 """The rules an "allow for this session" (or "always") answer adds.
 
 Narrow enough not to surprise, broad enough not to nag:
-- Bash: a prefix rule per command of the line that was not already allowed,
-  from its first word or two (`git diff:*` keeps `git push` apart), from the
-  same analysis as the decision (shell/check.py); none when the line was not
-  understood, since no prefix rule could make it safe;
+- Bash: a rule per command of the line that was not already allowed, from
+  the same analysis as the decision (shell/check.py): a subcommand prefix
+  (`git diff:*` keeps `git push` apart), or the exact command for programs
+  that run code they are given (`python3 build.py --fast`, never
+  `python3:*`), see shell/suggest.py; none when the line was not understood,
+  since no rule could make it safe;
 - an edit inside the project: the bare tool (edits inside the project, for
   the session, as Claude Code's "allow all edits this session");
 - a read or edit outside the project: the folder of that file, by absolute path;

@@ -74,6 +74,7 @@ SIMPLE_COMMANDS: dict[str, _Forbidden] = {
     ":": _NONE,
     "test": _NONE,
     "[[": _NONE,  # a test (the analysis gives `[ ... ]` and `[[ ... ]]` this name)
+    "((": _NONE,  # arithmetic on literals only (the analysis gives `(( ... ))` this name)
 }
 
 # find's actions that delete or write files (-exec and friends run a command:

@@ -42,15 +42,17 @@ def test_sandboxed_commands_run_without_asking_and_stay_inside(
     (isolated_home / ".ssh").mkdir()
     (isolated_home / ".ssh" / "id_rsa").write_text("PRIVATE-KEY\n")
     (project / "where.txt").write_text(f"{isolated_home}/.ssh/id_rsa\n")
+    (project / "read.sh").write_text('cat "$(cat where.txt)"\n')
     run = run_bash(
         fake_api,
         project,
         [
             "touch made-inside && echo inside-ok",
             "touch $HOME/outside; echo > /tmp/../etc/agentcli-x",
-            # Named outright, ~/.ssh is asked about (refused here); reached by a path
-            # only known when it runs, it is hidden by the sandbox.
-            "cat $(cat where.txt); cat /proc/*/environ 2>/dev/null | tr '\\0' '\\n'",
+            # Named outright, ~/.ssh is asked about (refused here), and so is a path
+            # only known when it runs; reached by a script the line does not show,
+            # it is hidden by the sandbox.
+            "sh read.sh; cat /proc/*/environ 2>/dev/null | tr '\\0' '\\n'",
             _connect(port),
         ],
         ["--sandbox"],  # default mode, no allow rule: only the sandbox lets these run

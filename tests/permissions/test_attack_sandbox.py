@@ -202,9 +202,12 @@ async def test_attack_gets_nothing(scene, attack):
     assert attack.nothing_happened(scene, output), output
 
 
+# Asked about even in the sandbox: the line names a protected place (`git-fsmonitor`
+# only reads .git/config by name, and its `git config` fails on the read-only .git),
+# or a word not known before it runs (`$PPID`).
 NAMES_A_PROTECTED_PLACE = {
     "agentcli-home",
-    "git-fsmonitor",
+    "agentcli-environ",
     "git-swap",
     "append-bashrc",
     "agentcli-home-settings",
@@ -218,7 +221,8 @@ NAMES_A_PROTECTED_PLACE = {
 @pytest.mark.parametrize("attack", ATTACKS, ids=[a.id for a in ATTACKS])
 async def test_auto_allow_runs_confined_unless_the_line_names_a_protected_place(scene, attack):
     """Without bypass, autoAllowBashIfSandboxed lets a command run confined; one that
-    names an always-asked place is still asked about (the sandbox runs the rest)."""
+    names an always-asked place, or whose words are not known before it runs, is
+    still asked about (the sandbox runs the rest)."""
     command = f"{attack.command(scene)}\necho {RAN}"
     decision = PermissionPolicy(scene.workspace, PermissionMode.DEFAULT).decide(
         BashTool(), BashInput(command=command)

@@ -115,8 +115,8 @@ CLASS_1 = [
     Case("git diff '$(touch p)'; git diff ${_@P}", "ask", GIT_DIFF),
     Case("git diff ${x@P}", "ask", GIT_DIFF),
     Case("git diff ${x@E}", "ask", GIT_DIFF),
-    Case("git diff $[1+2]", "ask", GIT_DIFF),
-    Case("git diff $((1+2))", "ask", GIT_DIFF),
+    Case("git diff $[x+2]", "ask", GIT_DIFF),  # names in arithmetic (literals are fine)
+    Case("git diff $((x+2))", "ask", GIT_DIFF),
     Case("git diff $(( a[$(touch p)] ))", "ask", GIT_DIFF),
     Case("git diff ${PWD:0:1}", "ask", GIT_DIFF),
     Case("git diff ${PWD/x/y}", "ask", GIT_DIFF),
@@ -850,7 +850,7 @@ def test_a_deny_rule_holds_through_any_wrapping(project: Path, spelling, wrapper
 
 
 _INJECTIONS = [
-    " $(touch p)", " `touch p`", ' "$(touch p)"', " ${x@P}", " ${x:-y}", " $((1))", " $[1]",
+    " $(touch p)", " `touch p`", ' "$(touch p)"', " ${x@P}", " ${x:-y}", " $((x))", " $[x]",
     " $'x'", " <(touch p)", " >(touch p)", "; touch p", " && touch p", " | sh", " & touch p",
     "\ntouch p", " > .git/config", " > ../../x", " > ~/.bashrc", " >> .env", " $ANTHROPIC_API_KEY",
     " 2> .agentcli/settings.local.json", " > .claude/settings.json", " ~/.ssh/id_rsa", " ../.env",

@@ -9,6 +9,8 @@ In the policy's order:
 - `read_only`: does every command only read (plan mode);
 - `verdict(allow_specs)`: is every command allowed, by a rule or as
   read-only, with every path it touches where it may land (judge.py)?
+- `confined(allow_specs)`: may it run unasked in the sandbox, on the same
+  analysis (confined.py)?
 - `suggestions(allow_specs)`: the rules a "yes, for this session" answer adds.
 """
 
@@ -21,6 +23,7 @@ from functools import cached_property
 from pathlib import Path
 
 from agentcli.permissions.shell.commands import walk_line
+from agentcli.permissions.shell.confined import confined_problem
 from agentcli.permissions.shell.context import ShellContext
 from agentcli.permissions.shell.judge import Judge, only_reads
 from agentcli.permissions.shell.model import Walk
@@ -78,12 +81,19 @@ class Analysis:
         commands = self.walk.commands
         return self.understood and bool(commands) and all(only_reads(c) for c in commands)
 
-    def verdict(self, allow_specs: Sequence[str]) -> LineVerdict:
+    def _unjudgeable(self) -> LineVerdict | None:
+        """The line is not understood, or runs nothing: nothing can allow it."""
         if not self.understood:
             why = f"agentcli cannot check this command: {self.not_understood}"
             return LineVerdict(False, False, why)
         if not self.walk.commands:
             return LineVerdict(False, False, "the command is empty")
+        return None
+
+    def verdict(self, allow_specs: Sequence[str]) -> LineVerdict:
+        unjudgeable = self._unjudgeable()
+        if unjudgeable is not None:
+            return unjudgeable
         judge = Judge(self.places, self.ctx.env, allow_specs)
         judgements = [judge.judge(c) for c in self.walk.commands]
         failed = next((j for j in judgements if not j.ok), None)
@@ -95,38 +105,26 @@ class Analysis:
             return LineVerdict(True, self.read_only, f"allowed by {shown}", shown)
         return LineVerdict(True, True, "read-only command")
 
-    def protected_place(self) -> str | None:
-        """An always-asked place or a Read-denied file that the line names anywhere (an
-        argument or a redirect target of any command), whatever the command does with it.
+    def confined(self, allow_specs: Sequence[str]) -> LineVerdict:
+        """May the line run unasked in the sandbox (autoAllowBashIfSandboxed)?
 
-        The sandbox confines what a command can reach outside the project, not which
-        of the project's own files it reads or writes: a line that names `.env` or
-        `.git/config` is asked about even when the sandbox would let it run.
+        On the same analysis as `verdict`: every command is allowed (by a rule or as
+        read-only), or, where no rule allows it, passes what the sandbox does not
+        replace (confined.py). Not understood, or not known before it runs: ask.
         """
+        unjudgeable = self._unjudgeable()
+        if unjudgeable is not None:
+            return unjudgeable
+        judge = Judge(self.places, self.ctx.env, allow_specs)
         for command in self.walk.all_commands():
-            # An argument may be read or written: it is judged both ways.
-            named = [(arg, command.cwds, True, True) for arg in command.argv[1:] if arg]
-            for redirect in command.redirects:
-                values = redirect.target.values if redirect.target is not None else None
-                named += [(v, redirect.cwds, redirect.reads, redirect.writes) for v in values or ()]
-            for value, cwds, reads, writes in named:
-                found = self._protected(value, cwds, reads=reads, writes=writes)
-                if found:
-                    return found
-        return None
-
-    def _protected(
-        self, value: str, cwds: tuple[Path, ...] | None, *, reads: bool, writes: bool
-    ) -> str | None:
-        if writes:
-            found = self.places.write(value, cwds, special_only=True)
-            if found:
-                return found
-        if reads:
-            read = self.places.read(value, cwds, tree=False, hidden=False)
-            if read is not None and read[0] in ("deny", "special"):
-                return read[1]
-        return None
+            if judge.judge(command).ok:
+                continue
+            problem = confined_problem(
+                self.places, self.ctx.env, command, read_only=only_reads(command)
+            )
+            if problem:
+                return LineVerdict(False, self.read_only, problem)
+        return LineVerdict(True, self.read_only, "it runs in the sandbox")
 
     def suggestions(self, allow_specs: Sequence[str] = ()) -> list[str]:
         """Prefix rules for the commands not yet allowed; none when the line is not understood."""

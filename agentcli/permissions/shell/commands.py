@@ -24,11 +24,22 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from agentcli.permissions.shell.arithmetic import literal_value
+from agentcli.permissions.shell.cmdstrings import command_strings
 from agentcli.permissions.shell.constructs import UNDERSTOOD, not_understood_reason
 from agentcli.permissions.shell.folders import cd_target, copy_scope, merge_scopes
 from agentcli.permissions.shell.model import Command, Redirect, Walk
 from agentcli.permissions.shell.parse import Node, parse
 from agentcli.permissions.shell.shellstate import name_problems
+from agentcli.permissions.shell.testexpr import (
+    ARITHMETIC_TESTS,
+    NAME_TESTS,
+    Field,
+    arithmetic_test_problem,
+    fields_of,
+    name_test_problem,
+    test_builtin_problem,
+)
 from agentcli.permissions.shell.words import (
     NotUnderstood,
     Scope,
@@ -41,7 +52,6 @@ from agentcli.permissions.shell.wrappers import Arg, unwrap
 MAX_DEPTH = 8  # nested `bash -c` scripts
 MAX_LOOP_VALUES = 16  # a `for` loop over more values leaves its variable unknown
 _LOWER_NAME = re.compile(r"[a-z_][a-z0-9_]*")
-_ARITHMETIC_TESTS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
 
 
 def walk_line(source: str, scope: Scope) -> Walk:
@@ -125,8 +135,7 @@ class _Walker:
 
     def _compound_statement(self, node: Node, scope: Scope, pending: tuple[Node, ...]) -> Scope:
         if node.children and node.children[0].text == "((":
-            self.problem(not_understood_reason("arithmetic_expansion", node.text))
-            return self.children(node, scope)
+            return self.arithmetic_command(node, scope, pending)
         self.group_redirects(pending, scope)
         return self.sequence(node.named_children(), scope)
 
@@ -239,24 +248,71 @@ class _Walker:
             outcomes.append(self.sequence(body, copy_scope(scope)))
         return merge_scopes(*outcomes)
 
+    def arithmetic_command(self, node: Node, scope: Scope, pending: tuple[Node, ...]) -> Scope:
+        """`(( 2 > 1 ))` on literals only tests; with names it can run code (arithmetic.py)."""
+        text = node.text.strip()
+        body = text[2:-2] if text.startswith("((") and text.endswith("))") else None
+        if body is None or literal_value(body) is None:
+            self.problem(not_understood_reason("arithmetic_expansion", node.text))
+            return self.children(node, scope)
+        redirects = self.redirects(pending, scope)
+        self.record(Command(("((",), (), redirects, (), scope.cwds, node.text))
+        return scope
+
     def _test_command(self, node: Node, scope: Scope, pending: tuple[Node, ...]) -> Scope:
-        self.test_words(node, scope)
+        if node.children and node.children[0].text == "[[":
+            self.double_bracket(node, scope)
+        else:
+            fields: list[Field] = []
+            self.bracket_fields(node, scope, fields)
+            problem = test_builtin_problem(fields)
+            if problem:
+                self.problem(problem)
         self.record(Command(("[[",), (), self.redirects(pending, scope), (), scope.cwds, node.text))
         return scope
 
-    def test_words(self, node: Node, scope: Scope) -> None:
-        for child in node.children:
-            if child.type == "test_operator" or (not child.named and child.type.startswith("-")):
-                if child.text in _ARITHMETIC_TESTS:
-                    self.problem(f"`{child.text}` in a test evaluates its operands as arithmetic")
-            elif child.type in (
-                "unary_expression",
-                "binary_expression",
-                "parenthesized_expression",
+    def double_bracket(self, node: Node, scope: Scope) -> None:
+        """`[[ ]]`: no word splitting, so the parser's structure is bash's (testexpr.py)."""
+        children = node.children
+        operator = next((c.text for c in children if c.field == "operator"), "")
+        if node.type == "unary_expression" and operator in NAME_TESTS:
+            operand = next((c for c in children if c.named and c.field != "operator"), None)
+            if operand is not None:
+                self.problem_if(
+                    name_test_problem(operator, self.word(operand, scope, glob_ok=False))
+                )
+                return
+        if node.type == "binary_expression" and operator in ARITHMETIC_TESTS:
+            sides = [c for c in children if c.field in ("left", "right")]
+            words = [self.word(side, scope, glob_ok=False) for side in sides]
+            self.problem_if(arithmetic_test_problem(operator, words))
+            return
+        for child in children:
+            if child.type in ("unary_expression", "binary_expression", "parenthesized_expression"):
+                self.double_bracket(child, scope)
+            elif child.named and child.type not in (
+                "test_operator",
+                "regex",
+                "extglob_pattern",
             ):
-                self.test_words(child, scope)
-            elif child.named and child.type not in ("regex", "extglob_pattern"):
                 self.word(child, scope, glob_ok=False)
+
+    def bracket_fields(self, node: Node, scope: Scope, fields: list[Field]) -> None:
+        """`[ ... ]`: the arguments the test builtin gets, in order."""
+        for child in node.children:
+            if child.type in ("unary_expression", "binary_expression", "parenthesized_expression"):
+                self.bracket_fields(child, scope, fields)
+            elif child.type == "test_operator" or not child.named:
+                if child.text not in ("[", "]"):
+                    fields.append(Field(child.text))
+            elif child.type in ("regex", "extglob_pattern"):
+                fields.append(Field(child.text))
+            else:
+                fields.extend(fields_of([self.word(child, scope, glob_ok=False)]))
+
+    def problem_if(self, text: str | None) -> None:
+        if text:
+            self.problem(text)
 
     def _variable_assignment(self, node: Node, scope: Scope, pending: tuple[Node, ...]) -> Scope:
         name, word = self.assignment(node, scope)
@@ -434,20 +490,24 @@ class _Walker:
             )
             return
         base = name.rsplit("/", 1)[-1]
-        for problem in name_problems(command.argv, scope.env):
+        for problem in name_problems(command.argv, scope.env, command.words):
             self.problem(problem)
         result = unwrap(command.argv)
         command.unwrapped = result
         if result.dynamic:
             self.out.dynamic.append(result.dynamic)
         for note in result.notes:
-            if not result.inners and not result.script:
+            if result.opaque:
+                self.out.opaque.append(note)  # a script file: not seen, but not misread
+            elif not result.inners and not result.script:
                 self.problem(note)
         inner_walker = _Walker(self.out, self.depth, command.inner)
         for inner in result.inners:
             words = tuple(Word(a or "", (a,) if a is not None else None) for a in inner.argv)
-            # -execdir runs in each found file's folder: relative paths there are unknown.
-            cwds = None if inner.via.endswith(("-execdir", "-okdir")) else scope.cwds
+            # -execdir runs in each found file's folder, `env -C DIR` in DIR...: relative
+            # paths there are not known.
+            moved = result.elsewhere or inner.via.endswith(("-execdir", "-okdir"))
+            cwds = None if moved else scope.cwds
             child = Command(
                 inner.argv, words, (), (), cwds, " ".join(a or "…" for a in inner.argv),
                 via=inner.via, exact=inner.exact,
@@ -460,14 +520,20 @@ class _Walker:
                             via=f"{base} (options not modelled)", exact=False)  # fmt: skip
             command.inner.append(child)
             inner_walker.look_inside(child, scope)
-        if result.script is not None:
+        # A shell script it runs, words of an unmodelled wrapper that may be one, and
+        # variables or git settings whose value the program runs (`GIT_PAGER='...'`).
+        strings = command_strings(command.argv, command.assignments)
+        script = (result.script,) if result.script is not None else ()
+        for text in (*result.scripts, *strings, *script):
             if self.depth >= MAX_DEPTH:
                 self.problem("scripts nested too deeply")
                 return
             nested = _Walker(self.out, self.depth + 1, command.inner)
             inner_scope = copy_scope(scope)
             inner_scope.positional_known = False
-            nested.script(result.script, inner_scope)
+            if result.elsewhere:
+                inner_scope.cwds = None
+            nested.script(text, inner_scope)
 
     def effects(self, command: Command, scope: Scope) -> Scope:
         """What a command changes for the rest of the line: only `cd` and `pushd` here."""

@@ -74,8 +74,8 @@ UNDERSTOOD = frozenset(
 
 # Why the most common constructs outside the list are not understood.
 _WHY = {
-    "arithmetic_expansion": "arithmetic expansion (`$((...))`, `$[...]`) can run code "
-    "through array subscripts",
+    "arithmetic_expansion": "arithmetic on names (`$((x+1))`, `$[...]`, `((...))`) can run "
+    "code through array subscripts; only integer literals are understood",
     "c_style_for_statement": "a C-style `for ((...))` loop evaluates arithmetic",
     "function_definition": "it defines a shell function",
     "declaration_command": "`declare`/`export`/`local`/`readonly`/`typeset` change variables "

@@ -16,4 +16,7 @@ class ShellContext:
     env: Mapping[str, str]  # the environment the command will get
     project: Path  # for special paths (settings files)
     read_denied: Callable[[Path], bool] | None = None  # None: no Read deny rules
+    # The folders the Read deny rules' matches lie in (PathPattern.root): git's history
+    # readers ask when the repository overlaps one of them (gitreads.py).
+    read_denied_roots: tuple[Path, ...] = ()
     scratch: Path | None = None  # agentcli's own saved outputs: reading them is fine

@@ -20,9 +20,16 @@ from dataclasses import dataclass
 from agentcli.permissions.shell.model import Command, Redirect
 from agentcli.permissions.shell.paths import output_files
 from agentcli.permissions.shell.places import QUIET, Places
-from agentcli.permissions.shell.reading import MOVES, known_args, names_no_files, read_problem
+from agentcli.permissions.shell.reading import (
+    MOVES,
+    history_problem,
+    known_args,
+    names_no_files,
+    read_problem,
+)
 from agentcli.permissions.shell.secrets import HARMLESS_PREFIX, secret_problem
-from agentcli.permissions.shell.specifiers import matches, suggest_prefix
+from agentcli.permissions.shell.specifiers import matches
+from agentcli.permissions.shell.suggest import suggest_rule
 from agentcli.permissions.shell.text import short
 from agentcli.permissions.shell.words import Word
 from agentcli.tools.readonly_commands import is_read_only_argv
@@ -83,6 +90,7 @@ class Judge:
         trouble = trouble or self._argument_problem(command)
         if trouble is None and only_reads(command):
             trouble = read_problem(self.places, command, rule_allowed=True)
+        trouble = trouble or history_problem(self.places, command)
         return Judgement(False, trouble) if trouble else Judgement(True, rules=(rule,))
 
     def _argument_problem(self, command: Command) -> str | None:
@@ -204,5 +212,5 @@ def _words(command: Command) -> Iterator[Word]:
 
 
 def _suggest(command: Command) -> tuple[str, ...]:
-    spec = suggest_prefix(known_args(command))
+    spec = suggest_rule(command.argv)
     return (spec,) if spec else ()

@@ -66,6 +66,9 @@ class Walk:
     commands: list[Command] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     dynamic: list[str] = field(default_factory=list)  # commands that cannot be known at all
+    # Programs that run code the line does not show (`bash script.sh`): understood as
+    # commands, but a deny rule cannot tell what they run.
+    opaque: list[str] = field(default_factory=list)
 
     def all_commands(self) -> Iterator[Command]:
         stack = list(reversed(self.commands))

@@ -29,7 +29,7 @@ class Reads:
     tree: list[str] = field(default_factory=list)  # folders read recursively
     hidden: bool = True  # recursive reading includes hidden files such as .env
     repo: list[str] = field(default_factory=list)  # `REV:path`: paths from the repository
-    whole_repo: bool = False  # prints names or contents from anywhere in the repository
+    whole_repo: bool = False  # prints the names of files anywhere in the work tree
     patterns: list[str] = field(default_factory=list)  # git pathspec patterns: any file
 
 
@@ -80,6 +80,7 @@ _COMMANDS: dict[str, _Options] = {
     "true": _Options(no_paths=True),
     "false": _Options(no_paths=True),
     "[[": _Options(no_paths=True),
+    "((": _Options(no_paths=True),
     "test": _Options(no_paths=True),
     ":": _Options(no_paths=True),
     "set": _Options(no_paths=True),
@@ -326,13 +327,9 @@ def _find(args: list[str]) -> Reads:
 _GIT_PATH_OPTIONS = _f("--contents", "-O", "--ignore-revs-file")
 
 
-# Subcommands that print file names or contents from the whole repository (unless
-# pathspecs after `--` narrow them); `git log` does with any of the detail options.
-_GIT_WHOLE = frozenset({"status", "ls-files", "diff", "show", "grep"})
-_GIT_LOG_DETAIL = (
-    "-p", "--patch", "-u", "-U", "--stat", "--numstat", "--shortstat", "--name-only",
-    "--name-status", "--raw", "--summary", "--full-diff", "--dirstat", "--follow", "-L",
-)  # fmt: skip
+# Subcommands that print the names of the work tree's files (unless pathspecs narrow
+# them); what prints committed files is gitreads.py's question.
+_GIT_WORK_TREE = frozenset({"status", "ls-files"})
 
 
 def _git(args: list[str]) -> Reads:
@@ -346,7 +343,6 @@ def _git(args: list[str]) -> Reads:
         args = args[1:]
     sub, rest = (args[0], args[1:]) if args else ("", [])
     pathspecs: list[str] = []
-    positional = 0
     after_dashes = False
     i = 0
     while i < len(rest):
@@ -368,7 +364,6 @@ def _git(args: list[str]) -> Reads:
         elif ":" in arg:
             reads.repo.append(arg.split(":", 1)[1])
         else:
-            positional += 1
             reads.maybe.append(arg)
     # Patterns and magic (`'*.env'`, `:(glob)**`) match files git knows, wherever they are.
     patterns = [p for p in pathspecs if p.startswith(":") or any(c in p for c in "*?[")]
@@ -376,10 +371,8 @@ def _git(args: list[str]) -> Reads:
     pathspecs = [p for p in pathspecs if p not in patterns]
     reads.files.extend(pathspecs)
     reads.tree.extend(pathspecs)
-    detail = sub == "log" and any(a.startswith(_GIT_LOG_DETAIL) for a in rest)
-    only_files = sub == "show" and reads.repo and not positional
     narrowed = pathspecs and not patterns
-    reads.whole_repo = (sub in _GIT_WHOLE or detail) and not narrowed and not only_files
+    reads.whole_repo = sub in _GIT_WORK_TREE and not narrowed
     return reads
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from agentcli.permissions.hardlinks import link_scanner
 from agentcli.permissions.shell.context import ShellContext
 from agentcli.permissions.special_paths import SpecialPlaces
 
@@ -32,11 +33,17 @@ class Places:
         self.roots = tuple(os.path.realpath(r) for r in ctx.roots)
         self.scratch = os.path.realpath(ctx.scratch) if ctx.scratch else None
         self.special = SpecialPlaces(ctx.project)
+        self.links = link_scanner(ctx.roots, ctx.read_denied_roots)
         self._trees: dict[tuple[str, bool], str | None] = {}
         self._resolved: dict[tuple[str, tuple[Path, ...] | None], list[tuple[str, str]]] = {}
 
     def is_denied(self, path: str) -> bool:
         return self.ctx.read_denied is not None and self.ctx.read_denied(Path(path))
+
+    def overlaps_denied(self, folder: str) -> bool:
+        """Could files under `folder` (resolved) be covered by a Read deny rule?"""
+        roots = (os.path.realpath(r) for r in self.ctx.read_denied_roots)
+        return any(_under(folder, root) or _under(root, folder) for root in roots)
 
     def inside(self, real: str) -> bool:
         return any(_under(real, root) for root in self.roots)
@@ -62,7 +69,31 @@ class Places:
 
     def denied(self, value: str, cwds: tuple[Path, ...] | None) -> bool:
         places = self._places(value, cwds) or []
-        return any(self.is_denied(lit) or self.is_denied(real) for lit, real in places)
+        return any(
+            self.is_denied(lit) or self.is_denied(real) or self._linked_to_denied(real)
+            for lit, real in places
+        )
+
+    def _linked_to_denied(self, real: str) -> bool:
+        """Is `real` a hard link to a file a Read deny rule covers (hardlinks.py)?"""
+        if self.ctx.read_denied is None:
+            return False
+        others = self.links.other_names(real)
+        return others is not None and any(map(self.is_denied, others.names))
+
+    def _link_problem(self, real: str, *, writing: bool) -> tuple[str, str] | None:
+        """(kind, reason) when a hard link makes `real` a protected file, or unknowable."""
+        others = self.links.other_names(real)
+        if others is None:
+            return None
+        for name in others.names:
+            if not writing and self.is_denied(name):
+                return ("deny", f"{real} is a hard link to {name}, which a Read deny rule covers")
+            reason = self.special.reason(name, writing=writing)
+            if reason:
+                return ("special", f"{real} is a hard link to {name}: {reason}")
+        unknown = others.unknown_reason(real, writing=writing)
+        return ("special", unknown) if unknown else None
 
     def read(
         self, value: str, cwds: tuple[Path, ...] | None, *, tree: bool, hidden: bool
@@ -81,6 +112,9 @@ class Places:
             )
             if special:
                 return ("special", special)
+            linked = self._link_problem(real, writing=False)
+            if linked:
+                return linked
             if not self.inside(real) and not (self.scratch and _under(real, self.scratch)):
                 return ("outside", f"it reads {real}, outside the project")
             if tree and os.path.isdir(real):
@@ -101,6 +135,9 @@ class Places:
             )
             if special:
                 return special
+            linked = self._link_problem(real, writing=True)
+            if linked:
+                return linked[1]
             if not special_only and not self.inside(real):
                 return "outside the project"
         return None

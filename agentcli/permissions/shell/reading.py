@@ -5,14 +5,18 @@ checked from the folders the command runs in (places.py): outside the
 project asks (unless a rule allows the command), always-asked places and
 recursive reads over folders with protected files ask, and a file a Read
 deny rule covers refuses the whole line (`denied_read`), also through a `<`
-redirect of any command.
+redirect of any command. A git command that prints committed files without
+naming them asks where a Read deny rule may cover some (`history_problem`),
+whatever allows the command.
 """
 
 from __future__ import annotations
 
 import fnmatch
+import os
 from pathlib import Path
 
+from agentcli.permissions.shell.gitreads import GitCall, git_call, history_reach
 from agentcli.permissions.shell.model import Command, Walk
 from agentcli.permissions.shell.paths import Reads, reads_of
 from agentcli.permissions.shell.places import Places
@@ -20,7 +24,8 @@ from agentcli.permissions.shell.text import short
 from agentcli.tools.readonly_commands import is_read_only_argv
 
 NO_PATHS = frozenset(
-    {"echo", "printf", "tr", "true", "false", ":", "pwd", "whoami", "uname", "[[", "test", "set"}
+    {"echo", "printf", "tr", "true", "false", ":", "pwd", "whoami", "uname", "[[", "((", "test"}
+    | {"set"}
 )
 MOVES = frozenset({"cd", "pushd"})
 
@@ -74,7 +79,61 @@ def read_problem(
         finding = places.read(".", repo_cwds(command, "."), tree=True, hidden=False)
         if finding is not None and finding[0] != "outside":
             return f"`{short(command.text)}`: {finding[1]}"
+    return history_problem(places, command)
+
+
+def history_problem(places: Places, command: Command) -> str | None:
+    """A git command that can print committed files it does not name, where a Read deny
+    rule may cover some of them (gitreads.py). Any git command, whatever allows it."""
+    name = command.name
+    if places.ctx.read_denied is None or not name or name.rsplit("/", 1)[-1] != "git":
+        return None
+    shown = short(command.text)
+    call = git_call(command.argv)
+    if call is None:
+        return f"`{shown}`: git's options or words are not known before it runs"
+    reach = history_reach(call)
+    if reach is None:
+        return None
+    why = (
+        "can print files committed to the repository, and a Read deny rule covers files "
+        "there (pathspecs after `--` that leave them out narrow it)"
+    )
+    tops = _git_tops(command, call)
+    if tops is None:
+        return f"`{shown}` {why} (its repository is not known before it runs)"
+    if not reach:
+        if any(places.overlaps_denied(top) for top in tops):
+            return f"`{shown}` {why}"
+        return None
+    cwds = _git_folders(command, call) or ()
+    for pathspec in reach:
+        if pathspec.startswith(":") or any(c in pathspec for c in "*?["):
+            return f"`{shown}`: the pathspec {pathspec} may match files a Read deny rule covers"
+        for cwd in cwds:
+            target = os.path.realpath(os.path.join(cwd, pathspec))
+            if places.overlaps_denied(target):
+                return (
+                    f"`{shown}`: the history of {pathspec} may hold files a Read deny rule covers"
+                )
     return None
+
+
+def _git_folders(command: Command, call: GitCall) -> tuple[Path, ...] | None:
+    """The folders git runs in, after its `-C` options."""
+    if command.cwds is None:
+        return None
+    folders = command.cwds
+    for step in call.chdirs:
+        folders = tuple(Path(os.path.normpath(os.path.join(f, step))) for f in folders)
+    return folders
+
+
+def _git_tops(command: Command, call: GitCall) -> list[str] | None:
+    folders = _git_folders(command, call)
+    if folders is None or call.repo_moved:
+        return None
+    return [os.path.realpath(_repo_top(folder)) for folder in folders]
 
 
 def _may_match_protected(pattern: str, places: Places) -> bool:

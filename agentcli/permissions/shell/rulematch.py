@@ -50,7 +50,7 @@ def match_rules(walk: Walk, source: str, specs: Sequence[str]) -> RuleMatch | No
                     return RuleMatch(spec, True)
                 if hit is None and maybe is None:
                     maybe = spec
-    unclear = walk.problems + walk.dynamic
+    unclear = walk.problems + walk.dynamic + walk.opaque
     if not unclear and maybe is None:
         return None
     in_text = _in_text(source, specs)

@@ -12,6 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from agentcli.permissions.shell.arithmetic import literal_value
+from agentcli.permissions.shell.testexpr import TEST_BUILTINS, fields_of, test_builtin_problem
+from agentcli.permissions.shell.words import Word
 from agentcli.permissions.shell.wrappers import Arg
 from agentcli.tools.readonly_commands import is_read_only_argv
 
@@ -30,7 +33,12 @@ SHELL_STATE = {
     "read": "`read` sets variables from input",
     "mapfile": "`mapfile` sets variables from input",
     "readarray": "`readarray` sets variables from input",
-    "let": "`let` evaluates arithmetic",
+    "declare": "`declare` changes variables (and evaluates subscripts)",
+    "typeset": "`typeset` changes variables (and evaluates subscripts)",
+    "local": "`local` changes variables (and evaluates subscripts)",
+    "export": "`export` changes the environment of later commands",
+    "readonly": "`readonly` changes variables",
+    "unset": "`unset` changes variables later commands see (and evaluates subscripts)",
     "getopts": "`getopts` sets variables",
     "popd": "`popd` returns to a folder that is not known here",
     "bind": "`bind` changes key bindings",
@@ -47,13 +55,15 @@ RESERVED = frozenset(
 )  # fmt: skip
 
 
-def name_problems(argv: Sequence[Arg], env: Mapping[str, str]) -> list[str]:
+def name_problems(
+    argv: Sequence[Arg], env: Mapping[str, str], words: Sequence[Word] = ()
+) -> list[str]:
     """What this command changes in the shell that agentcli cannot follow."""
     name = argv[0] if argv else None
     if name is None:
         return []
     base = name.rsplit("/", 1)[-1]
-    problems = []
+    problems = _arithmetic_problems(base, argv, words)
     if name in RESERVED:
         problems.append(f"bash reads `{name}` here as a reserved word, not as a command")
     if f"BASH_FUNC_{base}%%" in env:
@@ -68,3 +78,33 @@ def name_problems(argv: Sequence[Arg], env: Mapping[str, str]) -> list[str]:
     ):
         problems.append("`set` with these options changes how the shell reads what follows")
     return problems
+
+
+def _arithmetic_problems(base: str, argv: Sequence[Arg], words: Sequence[Word]) -> list[str]:
+    """Builtins that evaluate names as arithmetic (testexpr.py, arithmetic.py)."""
+    args = argv[1:]
+    if base in TEST_BUILTINS:
+        given = (
+            list(words[1:])
+            if words
+            else [Word(a or "", (a,) if a is not None else None) for a in args]
+        )
+        if base == "[" and given and given[-1].values == ("]",):
+            given = given[:-1]
+        problem = test_builtin_problem(fields_of(given))
+        return [problem] if problem else []
+    if base == "printf":
+        # bash reads `-v NAME` before the format: NAME is assigned, its subscript evaluated.
+        first = args[0] if args else ""
+        if first is None:
+            return ["`printf` gets a first word that is not known before it runs (maybe `-v`)"]
+        if first.startswith("-v"):
+            return ["`printf -v` assigns a variable (its subscript is evaluated as arithmetic)"]
+        return []
+    if base == "let":
+        if args and all(a is not None and literal_value(a) is not None for a in args):
+            return []
+        return ["`let` evaluates arithmetic on names, which can run code through subscripts"]
+    if base == "wait" and any(a is None or a.startswith("-p") for a in args):
+        return ["`wait -p` assigns a variable"]
+    return []

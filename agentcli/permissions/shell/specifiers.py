@@ -90,12 +90,3 @@ def _wildcard_regex(spec: str) -> re.Pattern[str]:
     if trailing:
         pattern += r"(?:\ .*)?"
     return re.compile(pattern, re.DOTALL)
-
-
-def suggest_prefix(argv: Sequence[str]) -> str | None:
-    """The rule "allow for this session" adds for one command: its first one or two words."""
-    if not argv:
-        return None
-    second = argv[1] if len(argv) > 1 else ""
-    keep = 2 if second and not second.startswith("-") and "/" not in second else 1
-    return shlex.join(argv[:keep]) + ":*"

@@ -12,6 +12,8 @@ the same, before the command runs:
 - only the plain forms `$NAME` and `${NAME}` are expanded: every operator
   (`${x:-y}`, `${#x}`, `${x@P}`, `${!x}`...) is "not understood", because
   several of them run code;
+- `$((...))` and `$[...]` on integer literals become their value
+  (arithmetic.py); with a name, `$` or a subscript they are not understood;
 - `~`, `~+`, `~-`, `~user` expand as bash does, also after `=` in arguments
   that look like assignments;
 - globs are matched against the disk from the folder the command runs in
@@ -35,6 +37,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from agentcli.permissions.shell.arithmetic import literal_value
 from agentcli.permissions.shell.constructs import not_understood_reason
 from agentcli.permissions.shell.parse import Node
 from agentcli.permissions.shell.text import short
@@ -67,6 +70,10 @@ class Word:
     values: tuple[str, ...] | None  # the fields it becomes; None when not known
     variables: tuple[str, ...] = ()  # environment variables it expands
     variable_unknown: bool = False  # a variable's value is not known (`$_`, `$RANDOM`)
+    one_field: bool = False  # one quoted string: exactly one field, whatever it expands to
+    # A glob that matched nothing here: bash passes it as it is, unless files appear
+    # before it runs (an earlier command of the line, the sandbox's own /tmp).
+    unmatched_glob: bool = False
 
 
 @dataclass(slots=True)
@@ -114,6 +121,7 @@ class _Builder:
     variables: list[str] = field(default_factory=list)
     unknown: bool = False  # a piece's value is not known: the word's fields are not
     variable_unknown: bool = False
+    unmatched_glob: bool = False
 
     def literal(self, text: str, quoted: bool) -> None:
         if text:
@@ -131,8 +139,8 @@ def expand_word(
     _collect(node, builder, quoted=False)
     values = None
     if not builder.unknown:
-        values = _fields(builder.pieces, scope, node.text, glob_ok=glob_ok)
-    return _word(node.text, values, builder)
+        values = _fields(builder, scope, node.text, glob_ok=glob_ok)
+    return _word(node.text, values, builder, one_field=node.type in ("string", "raw_string"))
 
 
 def expand_heredoc(node: Node, scope: Scope, on_substitution: Callable[[Node, bool], None]) -> Word:
@@ -146,8 +154,10 @@ def expand_heredoc(node: Node, scope: Scope, on_substitution: Callable[[Node, bo
     return _word(node.text, (), builder)
 
 
-def _word(text: str, values: tuple[str, ...] | None, b: _Builder) -> Word:
-    return Word(text, values, tuple(b.variables), b.variable_unknown)
+def _word(
+    text: str, values: tuple[str, ...] | None, b: _Builder, *, one_field: bool = False
+) -> Word:
+    return Word(text, values, tuple(b.variables), b.variable_unknown, one_field, b.unmatched_glob)
 
 
 def _collect(node: Node, b: _Builder, quoted: bool) -> None:
@@ -171,8 +181,25 @@ def _collect(node: Node, b: _Builder, quoted: bool) -> None:
             b.unknown = True  # its output
     elif kind == "brace_expression":
         b.literal(node.text, False)  # `{1..3}`: expanded with the other braces below
+    elif kind == "arithmetic_expansion":
+        b.expanded(str(_arithmetic(node)), quoted)
     else:
         raise NotUnderstood(not_understood_reason(kind, node.text))
+
+
+def _arithmetic(node: Node) -> int:
+    """`$((...))` / `$[...]` on integer literals: its value (names and subscripts run code)."""
+    text = node.text
+    if text.startswith("$((") and text.endswith("))"):
+        body = text[3:-2]
+    elif text.startswith("$[") and text.endswith("]"):
+        body = text[2:-1]
+    else:
+        body = None
+    value = literal_value(body) if body is not None else None
+    if value is None:
+        raise NotUnderstood(not_understood_reason("arithmetic_expansion", text))
+    return value
 
 
 def _unquoted_word(text: str, b: _Builder) -> None:
@@ -238,7 +265,8 @@ def _parameter(node: Node, b: _Builder, quoted: bool) -> None:
 _Char = tuple[str, bool]  # a character and whether it is quoted
 
 
-def _fields(pieces: list[_Piece], scope: Scope, text: str, *, glob_ok: bool) -> tuple[str, ...]:
+def _fields(b: _Builder, scope: Scope, text: str, *, glob_ok: bool) -> tuple[str, ...]:
+    pieces = b.pieces
     if not any(expanded for _t, _q, expanded in pieces):
         words = _brace_expand([(c, q) for t, q, _e in pieces for c in t])
         if words is None:
@@ -250,7 +278,7 @@ def _fields(pieces: list[_Piece], scope: Scope, text: str, *, glob_ok: bool) -> 
         split = _split(pieces, scope)
     out: list[str] = []
     for chars in split:
-        out.extend(_glob(chars, scope, text) if glob_ok else ["".join(c for c, _ in chars)])
+        out.extend(_glob(chars, scope, text, b) if glob_ok else ["".join(c for c, _ in chars)])
         if len(out) > MAX_FIELDS:
             raise NotUnderstood(f"`{short(text)}` expands to too many words")
     return tuple(out)
@@ -403,7 +431,7 @@ def _sequence(body: str) -> list[str] | None:
 _POSIX_CLASS = re.compile(r"\[[^\]]*\[[:=.]")
 
 
-def _glob(chars: list[_Char], scope: Scope, text: str) -> list[str]:
+def _glob(chars: list[_Char], scope: Scope, text: str, b: _Builder) -> list[str]:
     """Pathname expansion: the matching names, sorted; the word itself when none match."""
     word = "".join(c for c, _ in chars)
     if not any(c in "*?[" and not q for c, q in chars):
@@ -417,6 +445,8 @@ def _glob(chars: list[_Char], scope: Scope, text: str) -> list[str]:
     for cwd in scope.cwds:
         matches.update(glob.glob(pattern, root_dir=cwd))
         matches.update(_dot_dirs(pattern, cwd))
+    if not matches:
+        b.unmatched_glob = True
     return sorted(matches) or [word]
 
 
