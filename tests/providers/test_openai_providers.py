@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 
 from agentcli.core.abort import AbortSignal
+from agentcli.providers import http_errors
 from agentcli.providers.base import (
     BlockCompleted,
     MessageCompleted,
@@ -155,6 +156,40 @@ async def test_cached_tokens_are_reported_as_cache_reads(provider, fake_openai):
     assert first[-1].usage.cache_read_input_tokens == 0
     usage = second[-1].usage
     assert usage.cache_read_input_tokens > 0 and usage.input_tokens > 0
+
+
+async def test_a_stream_that_ends_with_done_completes(provider, fake_openai):
+    """LiteLLM's proxy has ended Responses streams with Chat Completions' `data: [DONE]`
+    after `response.completed`; Chat Completions streams always end so."""
+    fake_openai.responses_done = True
+    fake_openai.enqueue(reply(text("All done."), tool_use("Read", {"file_path": "/x"})))
+
+    events = await collect(provider, ask(tools=TOOLS))
+
+    blocks = [e.block for e in events if isinstance(e, BlockCompleted)]
+    assert blocks[0] == {"type": "text", "text": "All done."}
+    assert blocks[1]["input"] == {"file_path": "/x"}
+    (end,) = [e for e in events if isinstance(e, MessageCompleted)]
+    assert end.stop_reason == "tool_use"
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+@pytest.mark.parametrize(
+    "data", ["<html><body>502 Bad Gateway</body></html>", "[1, 2]", '"text"', "[DONE"]
+)
+def test_an_event_that_is_not_a_json_object_is_named_not_a_traceback(kind, data):
+    from agentcli.providers.failures import classify
+    from agentcli.providers.retry import Timeouts
+    from agentcli.providers.sse import SseEvent
+
+    reader = KINDS[kind].reader()
+    with pytest.raises(Exception) as raised:
+        reader.handle(SseEvent(None, data))
+
+    failure = classify(raised.value, http_errors, Timeouts())
+    assert not failure.retryable
+    assert failure.cause.startswith("the server's response stream could not be read")
+    assert repr(data) in failure.cause
 
 
 async def test_429_with_retry_after_is_retried_and_reported(provider, fake_openai):
