@@ -372,7 +372,9 @@ def tool_result_block(tool_use_id: str, result: ToolResult) -> dict[str, Any]:
 def input_problem(tool_name: str, raw: Any) -> str | None:
     """Why a tool input cannot even be validated, or None."""
     if not isinstance(raw, dict):
-        return f"Invalid input for {tool_name}: the input must be a JSON object, not {kind_of(raw)}."
+        return (
+            f"Invalid input for {tool_name}: the input must be a JSON object, not {kind_of(raw)}."
+        )
     if is_marked(raw):
         return invalid_input_problem(tool_name, raw[INVALID])
     if has_lone_surrogate(raw):

@@ -14,6 +14,7 @@ import uuid
 from typing import Any
 
 from agentcli.core.usage import Usage
+from agentcli.providers.schema_refs import inline_refs
 from agentcli.providers.tool_input import arguments_text, parse_tool_input
 
 # Ids of tool calls must suit every API the conversation may go to next
@@ -27,12 +28,13 @@ def system_text(system: list[dict[str, Any]]) -> str:
 
 
 def function_tools(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Our tools as (name, description, JSON schema); server tools are left out."""
+    """Our tools as (name, description, JSON schema); server tools are left out. The
+    schemas go without `$ref` (schema_refs.py): many such servers do not resolve them."""
     return [
         {
             "name": tool["name"],
             "description": tool.get("description", ""),
-            "parameters": tool["input_schema"],
+            "parameters": inline_refs(tool["input_schema"]),
         }
         for tool in tools
         if "input_schema" in tool

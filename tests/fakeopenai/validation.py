@@ -5,7 +5,7 @@ that forbid extra fields) refuse a field they do not know, such as an
 Anthropic `cache_control` left on a block, and a conversation whose tool
 calls and results do not pair up; local servers (vLLM, llama.cpp) also parse
 each replayed call's arguments and refuse arguments that are not one JSON
-object. These checks mirror that, with OpenAI's
+object, and build a grammar from each tool's schema without resolving `$ref`. These checks mirror that, with OpenAI's
 own wording where it is known, so a translation that leaks an
 Anthropic-only field or breaks the pairing fails in tests, not in use.
 """
@@ -123,6 +123,7 @@ def _chat(body: Any) -> None:
         )
         if not _NAME.match(str(tool["function"].get("name", ""))):
             raise Invalid(f"Invalid 'tools[{index}].function.name'")
+        _no_refs(tool["function"].get("parameters"), f"tools[{index}].function.parameters")
     pending: list[str] = []
     for index, message in enumerate(messages):
         where = f"messages[{index}]"
@@ -168,6 +169,20 @@ def _assistant(message: dict[str, Any], where: str) -> list[str]:
         _arguments(call["function"].get("arguments"), f"{where}.tool_calls[{index}].function")
         ids.append(call["id"])
     return ids
+
+
+def _no_refs(schema: Any, where: str) -> None:
+    """Servers that build a grammar from a tool's schema as written (several local
+    runtimes) do not resolve `$ref`: refuse one anywhere in the schema."""
+    stack = [schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            if "$ref" in node:
+                raise Invalid(f"{where}: unsupported JSON schema: $ref {node['$ref']!r}")
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
 
 
 def _arguments(arguments: Any, where: str) -> None:
@@ -228,6 +243,7 @@ def _responses(body: Any) -> None:
         _keys(tool, {"type", "name", "description", "parameters", "strict"}, f"tools[{index}]")
         if tool.get("type") != "function" or not _NAME.match(str(tool.get("name", ""))):
             raise Invalid(f"Invalid 'tools[{index}]'")
+        _no_refs(tool.get("parameters"), f"tools[{index}].parameters")
     calls: set[str] = set()
     answered: set[str] = set()
     for index, item in enumerate(items):

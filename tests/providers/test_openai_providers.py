@@ -8,6 +8,8 @@ fields that strict servers refuse), and the shared retry policy.
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from agentcli.core.abort import AbortSignal
@@ -190,6 +192,31 @@ def test_an_event_that_is_not_a_json_object_is_named_not_a_traceback(kind, data)
     assert not failure.retryable
     assert failure.cause.startswith("the server's response stream could not be read")
     assert repr(data) in failure.cause
+
+
+async def test_tool_schemas_go_without_references_servers_do_not_resolve(provider, fake_openai):
+    """TodoWrite's schema (pydantic's `$defs`) and an MCP server's recursive one reach
+    a server that refuses `$ref` (the fake, like several local runtimes) inlined."""
+    from agentcli.tools.todo_write import TodoWriteTool
+
+    tree = {
+        "type": "object",
+        "properties": {"root": {"$ref": "#/$defs/Node"}},
+        "$defs": {
+            "Node": {
+                "type": "object",
+                "properties": {"kids": {"type": "array", "items": {"$ref": "#/$defs/Node"}}},
+            }
+        },
+    }
+    tools = [TodoWriteTool().schema(), {"name": "mcp__t__tree", "input_schema": tree}]
+    fake_openai.enqueue(reply(text("ok")))
+
+    await collect(provider, ask(tools=tools))
+
+    body = fake_openai.requests[0].body
+    assert fake_openai.requests[0].status == 200, fake_openai.requests[0].error
+    assert "$ref" not in json.dumps(body["tools"]) and "$defs" not in json.dumps(body["tools"])
 
 
 async def test_429_with_retry_after_is_retried_and_reported(provider, fake_openai):
