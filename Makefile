@@ -5,12 +5,14 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-# The reference MCP server, for tests/mcp/test_server_everything.py: installed from
-# npm into a project-local folder when Node is here (CI has it; the tests then
-# fail rather than skip without it).
+# The reference MCP servers, for tests/mcp/test_server_everything.py and
+# tests/mcp/test_server_filesystem.py: installed from npm into a project-local
+# folder when Node is here (CI has it; the tests then fail rather than skip without it).
 MCP_TEST_SERVERS := .mcp-test-servers
 EVERYTHING_VERSION := 2026.8.31
 EVERYTHING := $(MCP_TEST_SERVERS)/node_modules/@modelcontextprotocol/server-everything/package.json
+FILESYSTEM_VERSION := 2026.8.31
+FILESYSTEM := $(MCP_TEST_SERVERS)/node_modules/@modelcontextprotocol/server-filesystem/package.json
 
 .PHONY: install run test lint bench clean mcp-test-servers
 
@@ -29,10 +31,12 @@ test: install mcp-test-servers
 
 mcp-test-servers:
 	@if command -v npm >/dev/null 2>&1; then \
-		grep -qs '"version": "$(EVERYTHING_VERSION)"' $(EVERYTHING) || \
+		{ grep -qs '"version": "$(EVERYTHING_VERSION)"' $(EVERYTHING) && \
+		  grep -qs '"version": "$(FILESYSTEM_VERSION)"' $(FILESYSTEM); } || \
 		npm install --silent --no-audit --no-fund --prefix $(MCP_TEST_SERVERS) \
-			@modelcontextprotocol/server-everything@$(EVERYTHING_VERSION); \
-	else echo "no npm here: the server-everything tests are skipped"; fi
+			@modelcontextprotocol/server-everything@$(EVERYTHING_VERSION) \
+			@modelcontextprotocol/server-filesystem@$(FILESYSTEM_VERSION); \
+	else echo "no npm here: the reference MCP server tests are skipped"; fi
 
 lint: install
 	$(BIN)/ruff check agentcli tests bench
