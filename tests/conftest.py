@@ -29,6 +29,7 @@ def isolated_home(tmp_path_factory, monkeypatch):
         "API_TIMEOUT_MS",
         "MCP_TIMEOUT",
         "MCP_TOOL_TIMEOUT",
+        "MCP_CONNECT_TIMEOUT_MS",
     ):
         monkeypatch.delenv(name, raising=False)
     # Keys a provider's settings took out of the environment (config/credentials.py)
