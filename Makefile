@@ -14,7 +14,13 @@ EVERYTHING := $(MCP_TEST_SERVERS)/node_modules/@modelcontextprotocol/server-ever
 FILESYSTEM_VERSION := 2026.8.31
 FILESYSTEM := $(MCP_TEST_SERVERS)/node_modules/@modelcontextprotocol/server-filesystem/package.json
 
-.PHONY: install run test lint bench clean mcp-test-servers
+# LiteLLM's proxy, for tests/litellm (a real OpenAI-compatible server in front of the
+# fake): some 400 MB and minutes to download on a fresh machine, so it has its own venv
+# and target, which .ci/run makes; `make test` skips those tests without it (CI fails).
+LITELLM_VENV := .litellm-venv
+LITELLM_STAMP := $(LITELLM_VENV)/.installed-stamp
+
+.PHONY: install run test lint bench clean mcp-test-servers litellm-test-proxy
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -38,6 +44,14 @@ mcp-test-servers:
 			@modelcontextprotocol/server-filesystem@$(FILESYSTEM_VERSION); \
 	else echo "no npm here: the reference MCP server tests are skipped"; fi
 
+$(LITELLM_STAMP): tests/litellm/requirements.txt
+	test -x $(LITELLM_VENV)/bin/python || $(PYTHON) -m venv $(LITELLM_VENV)
+	$(LITELLM_VENV)/bin/python -m pip install --quiet --disable-pip-version-check \
+		--no-compile --no-deps -r tests/litellm/requirements.txt
+	touch $(LITELLM_STAMP)
+
+litellm-test-proxy: $(LITELLM_STAMP)
+
 lint: install
 	$(BIN)/ruff check agentcli tests bench
 	$(BIN)/ruff format --check agentcli tests bench
@@ -47,4 +61,4 @@ bench: install
 	$(BIN)/python -m bench
 
 clean:
-	rm -rf $(VENV) build *.egg-info $(MCP_TEST_SERVERS)
+	rm -rf $(VENV) build *.egg-info $(MCP_TEST_SERVERS) $(LITELLM_VENV)
