@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-import pytest
+from tests.ci_required import require
 
 REPO = Path(__file__).resolve().parents[2]
 VENV = REPO / ".litellm-venv"
@@ -48,12 +48,7 @@ def litellm_problem() -> str | None:
 
 
 def needs_litellm() -> None:
-    problem = litellm_problem()
-    if problem is None:
-        return
-    if os.environ.get("AGENTCLI_CI"):
-        pytest.fail(f"the LiteLLM proxy tests must run in CI: {problem}")
-    pytest.skip(f"no LiteLLM proxy here: {problem}")
+    require(litellm_problem(), "the LiteLLM proxy tests", "no LiteLLM proxy")
 
 
 @contextlib.contextmanager

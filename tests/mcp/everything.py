@@ -10,13 +10,13 @@ pass unseen, as tests/sandbox_support.py does for bubblewrap.
 
 from __future__ import annotations
 
-import os
 import shutil
 from pathlib import Path
 
 import pytest
 
 from agentcli.config.mcp_servers import ConfiguredServer, StdioServer
+from tests.ci_required import require
 from tests.mcp.support import REPO
 
 PACKAGES = REPO / ".mcp-test-servers" / "node_modules" / "@modelcontextprotocol"
@@ -33,12 +33,7 @@ def server_problem(entry: Path) -> str | None:
 
 
 def _needs(package: str, entry: Path) -> None:
-    problem = server_problem(entry)
-    if problem is None:
-        return
-    if os.environ.get("AGENTCLI_CI"):
-        pytest.fail(f"the {package} tests must run in CI: {problem}")
-    pytest.skip(f"no {package} here: {problem}")
+    require(server_problem(entry), f"the {package} tests", f"no {package}")
 
 
 @pytest.fixture
