@@ -5,14 +5,22 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-# The reference MCP server, for tests/mcp/test_server_everything.py: installed from
-# npm into a project-local folder when Node is here (CI has it; the tests then
-# fail rather than skip without it).
+# The reference MCP servers, for tests/mcp/test_server_everything.py and
+# tests/mcp/test_server_filesystem.py: installed from npm into a project-local
+# folder when Node is here (CI has it; the tests then fail rather than skip without it).
 MCP_TEST_SERVERS := .mcp-test-servers
 EVERYTHING_VERSION := 2026.8.31
 EVERYTHING := $(MCP_TEST_SERVERS)/node_modules/@modelcontextprotocol/server-everything/package.json
+FILESYSTEM_VERSION := 2026.8.31
+FILESYSTEM := $(MCP_TEST_SERVERS)/node_modules/@modelcontextprotocol/server-filesystem/package.json
 
-.PHONY: install run test lint bench clean mcp-test-servers
+# LiteLLM's proxy, for tests/litellm (a real OpenAI-compatible server in front of the
+# fake): some 400 MB and minutes to download on a fresh machine, so it has its own venv
+# and target, which .ci/run makes; `make test` skips those tests without it (CI fails).
+LITELLM_VENV := .litellm-venv
+LITELLM_STAMP := $(LITELLM_VENV)/.installed-stamp
+
+.PHONY: install run test lint bench clean mcp-test-servers litellm-test-proxy
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -29,10 +37,20 @@ test: install mcp-test-servers
 
 mcp-test-servers:
 	@if command -v npm >/dev/null 2>&1; then \
-		grep -qs '"version": "$(EVERYTHING_VERSION)"' $(EVERYTHING) || \
+		{ grep -qs '"version": "$(EVERYTHING_VERSION)"' $(EVERYTHING) && \
+		  grep -qs '"version": "$(FILESYSTEM_VERSION)"' $(FILESYSTEM); } || \
 		npm install --silent --no-audit --no-fund --prefix $(MCP_TEST_SERVERS) \
-			@modelcontextprotocol/server-everything@$(EVERYTHING_VERSION); \
-	else echo "no npm here: the server-everything tests are skipped"; fi
+			@modelcontextprotocol/server-everything@$(EVERYTHING_VERSION) \
+			@modelcontextprotocol/server-filesystem@$(FILESYSTEM_VERSION); \
+	else echo "no npm here: the reference MCP server tests are skipped"; fi
+
+$(LITELLM_STAMP): tests/litellm/requirements.txt
+	test -x $(LITELLM_VENV)/bin/python || $(PYTHON) -m venv $(LITELLM_VENV)
+	$(LITELLM_VENV)/bin/python -m pip install --quiet --disable-pip-version-check \
+		--no-compile --no-deps -r tests/litellm/requirements.txt
+	touch $(LITELLM_STAMP)
+
+litellm-test-proxy: $(LITELLM_STAMP)
 
 lint: install
 	$(BIN)/ruff check agentcli tests bench
@@ -43,4 +61,4 @@ bench: install
 	$(BIN)/python -m bench
 
 clean:
-	rm -rf $(VENV) build *.egg-info $(MCP_TEST_SERVERS)
+	rm -rf $(VENV) build *.egg-info $(MCP_TEST_SERVERS) $(LITELLM_VENV)

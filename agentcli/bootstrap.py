@@ -252,6 +252,7 @@ def mcp_manager(options: Options, settings: Settings, workspace: Workspace) -> M
         tool_timeout_s=timeouts.tool_s,
         cwd=workspace.root,
         env=settings.env_values(),
+        connect_wait_s=timeouts.connect_wait_s,
     )
     manager.problems.extend(timeouts.problems)
     return manager

@@ -99,6 +99,7 @@ async def _run_engine(engine: QueryEngine, run: _Run) -> int:
     from agentcli.commands.file_commands import headless_command
     from agentcli.composition import finish_session
     from agentcli.headless_output import report
+    from agentcli.mcp.oneshot import wait_for_servers
     from agentcli.providers.base import ModelError, close_provider
     from agentcli.providers.tuning import ApiTuning
 
@@ -110,11 +111,9 @@ async def _run_engine(engine: QueryEngine, run: _Run) -> int:
     except ModelError as error:
         report(f"error: {error.message}")
         return EXIT_ERROR
-    if engine.mcp is not None:  # a one-shot run uses its servers: wait for each (bounded)
-        await engine.mcp.wait_ready_unless(run.abort)  # every server, MCP_TIMEOUT at most
-        for server in engine.mcp.status():
-            if server.state == "failed":
-                report(f"warning: MCP server {server.name} failed: {server.error}")
+    if engine.mcp is not None:  # a one-shot run waits for its servers, briefly (mcp/oneshot.py)
+        for warning in await wait_for_servers(engine.mcp, run.abort):
+            report(warning)
 
     command, problems = headless_command(engine, run.prompt)
     for problem in problems:  # command files that could not be used
@@ -151,6 +150,7 @@ async def _converse(engine: QueryEngine, run: _Run, prompt: str | list[Block]) -
     from agentcli.composition import finish_session
     from agentcli.engine.events import ToolPermissionRequested
     from agentcli.headless_output import Output, RunSummary, report
+    from agentcli.mcp.status import sdk_status
     from agentcli.permissions.gate import headless_answer
     from agentcli.providers.base import close_provider
     from agentcli.shutdown import exit_status
@@ -163,7 +163,9 @@ async def _converse(engine: QueryEngine, run: _Run, prompt: str | list[Block]) -
         engine.visible_tools().names(),
         str(engine.workspace.root),
         engine.gate.policy.mode.value,
-        mcp_servers=[(s.name, s.state) for s in engine.mcp.status()] if engine.mcp else [],
+        mcp_servers=[(s.name, sdk_status(s.state)) for s in engine.mcp.status()]
+        if engine.mcp
+        else [],
     )
     summary = RunSummary(session_id=engine.session_id)
     for notice in await engine.start_session("resume" if run.resumed else "startup"):

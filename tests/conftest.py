@@ -7,7 +7,7 @@ import pytest
 from agentcli.config import credentials
 from tests.fakeapi.fixtures import fake_api  # noqa: F401  (re-exported fixture)
 from tests.fakeopenai.fixtures import fake_openai  # noqa: F401  (re-exported fixture)
-from tests.mcp.everything import needs_everything  # noqa: F401  (re-exported fixture)
+from tests.mcp.everything import needs_everything, needs_filesystem  # noqa: F401  (re-exported)
 from tests.sandbox_support import needs_bwrap  # noqa: F401  (re-exported fixture)
 
 
@@ -29,6 +29,7 @@ def isolated_home(tmp_path_factory, monkeypatch):
         "API_TIMEOUT_MS",
         "MCP_TIMEOUT",
         "MCP_TOOL_TIMEOUT",
+        "MCP_CONNECT_TIMEOUT_MS",
     ):
         monkeypatch.delenv(name, raising=False)
     # Keys a provider's settings took out of the environment (config/credentials.py)

@@ -49,6 +49,8 @@ from agentcli.hooks.tool_hooks import after_tool, before_tool, combine_decision
 from agentcli.permissions.gate import ALLOWED, GateResult, PermissionGate
 from agentcli.permissions.types import Decision
 from agentcli.permissions.web_rules import RuleWebReach
+from agentcli.providers.tool_input import INVALID, is_marked, kind_of
+from agentcli.providers.tool_input import input_problem as invalid_input_problem
 from agentcli.tools.base import Tool, ToolContext, ToolError, ToolInput, ToolResult, Workspace
 from agentcli.tools.model_access import ModelAccess
 from agentcli.tools.registry import ToolRegistry
@@ -372,9 +374,11 @@ def tool_result_block(tool_use_id: str, result: ToolResult) -> dict[str, Any]:
 def input_problem(tool_name: str, raw: Any) -> str | None:
     """Why a tool input cannot even be validated, or None."""
     if not isinstance(raw, dict):
-        return f"Invalid input for {tool_name}: the input must be a JSON object, not {_kind(raw)}."
-    if "__invalid_json__" in raw:
-        return f"{tool_name}: the tool input was not valid JSON."
+        return (
+            f"Invalid input for {tool_name}: the input must be a JSON object, not {kind_of(raw)}."
+        )
+    if is_marked(raw):
+        return invalid_input_problem(tool_name, raw[INVALID])
     if has_lone_surrogate(raw):
         return (
             f"Invalid input for {tool_name}: it is not valid Unicode (it holds half of a "
@@ -382,18 +386,6 @@ def input_problem(tool_name: str, raw: Any) -> str | None:
             "run; send the characters themselves."
         )
     return None
-
-
-def _kind(value: Any) -> str:
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "an array"
-    return type(value).__name__
 
 
 def format_validation_error(tool_name: str, exc: ValidationError) -> str:

@@ -8,8 +8,9 @@ list is sorted by name after the built-in tools, so it stays byte-identical
 
 Nothing here waits for a server unless asked: `start()` starts one task per
 approved server and returns; a slow or broken server delays nothing but
-itself. `-p` calls `wait_ready()` before its first request, bounded by the
-start-up timeout. A project's `.mcp.json` server that the person has not
+itself. `-p` waits for them before its first request, at most
+`connect_wait_s` (mcp/oneshot.py); one still starting then joins the run
+when it connects. A project's `.mcp.json` server that the person has not
 approved is listed as "needs approval" and never started.
 
 This module imports no SDK: the composition root builds a manager without
@@ -55,13 +56,18 @@ class McpManager:
         tool_timeout_s: float,
         cwd: Path | None = None,
         env: Mapping[str, str] | None = None,
+        connect_wait_s: float | None = None,
     ) -> None:
         """`cwd`: where stdio servers start (the project); `env`: the settings' `env`,
-        over agentcli's own environment, under each server's `env`."""
+        over agentcli's own environment, under each server's `env`; `connect_wait_s`:
+        how long a one-shot run waits for the servers (at most `startup_timeout_s`)."""
         self.configured: dict[str, ConfiguredServer] = dict(servers.servers)
         self.problems: list[str] = list(servers.problems)
         self.startup_timeout_s = startup_timeout_s
         self.tool_timeout_s = tool_timeout_s
+        self.connect_wait_s = min(
+            startup_timeout_s if connect_wait_s is None else connect_wait_s, startup_timeout_s
+        )
         self._cwd = cwd or Path.cwd()
         self._env = dict(env or {})
         self._connections: dict[str, Connection] = {}
@@ -99,10 +105,10 @@ class McpManager:
             return False
         return True
 
-    async def wait_ready_unless(self, abort: AbortSignal) -> None:
-        """`wait_ready()`, cut short when `abort` fires (Ctrl+C, a client's cancel): a
-        front end's first prompt waits for the servers' tools, but not past a stop."""
-        waiting = asyncio.ensure_future(self.wait_ready())
+    async def wait_ready_unless(self, abort: AbortSignal, timeout: float | None = None) -> None:
+        """`wait_ready(timeout)`, cut short when `abort` fires (Ctrl+C, a client's cancel):
+        a front end's first prompt waits for the servers' tools, but not past a stop."""
+        waiting = asyncio.ensure_future(self.wait_ready(timeout))
         remove = abort.on_abort(waiting.cancel)
         try:
             await waiting

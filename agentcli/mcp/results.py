@@ -9,8 +9,19 @@
 | embedded resource, image blob | an image block after that line |
 | embedded resource, other blob | a note with its type and size |
 | resource link | `[Resource link: <name>] <uri> (<description>)` |
-| structuredContent | its JSON, unless a text block already says it |
+| structuredContent | its JSON, only when `content` has nothing to show |
 | isError | is_error |
+
+Each piece reaches the model once. `structuredContent` is for programs: the
+spec asks a server that returns it to say the same in `content` as well (its
+JSON as text, for clients that read only content), and servers do, in their
+own forms: server-filesystem's `read_text_file` sends the file as text and
+again as `{"content": ...}`, its `read_media_file` an image and again its
+base64 inside the structured copy. So `content` is what the model gets, and
+`structuredContent` only when `content` is empty. (Claude Code sends
+structuredContent in place of content, and models then miss the text that
+servers wrote for them.) A text block that only repeats the base64 of an
+image or audio block of the same result is left out too.
 
 A note stands where the content was, so the model knows something came back
 that it cannot see. Big text goes through the engine's tool-result budget
@@ -48,18 +59,34 @@ Block = dict[str, Any]
 
 def tool_result(server: str, tool: str, result: CallToolResult) -> ToolResult:
     """The ToolResult (content, is_error, display) for one call's result."""
-    blocks = content_blocks(server, result.content)
+    items = _without_repeated_media(result.content)
+    blocks = content_blocks(server, items)
     structured = result.structured_content
-    if structured is not None and not _already_said(blocks, structured):
+    if structured is not None and not any(_shows_something(block) for block in blocks):
         blocks.append(_text(json.dumps(structured, ensure_ascii=False)))
     display = McpCallDisplay(
         server=server,
         tool=tool,
         images=sum(block["type"] == "image" for block in blocks),
-        resources=sum(isinstance(item, EmbeddedResource | ResourceLink) for item in result.content),
+        resources=sum(isinstance(item, EmbeddedResource | ResourceLink) for item in items),
         structured=structured is not None,
     )
     return ToolResult(blocks, is_error=result.is_error, display=display)
+
+
+def _shows_something(block: Block) -> bool:
+    return block["type"] != "text" or bool(str(block.get("text", "")).strip())
+
+
+def _without_repeated_media(items: list[ContentBlock]) -> list[ContentBlock]:
+    """The items less any text that is only the base64 data of an image or audio item
+    among them (some servers send both)."""
+    media = {item.data for item in items if isinstance(item, ImageContent | AudioContent)}
+    if not media:
+        return list(items)
+    return [
+        item for item in items if not (isinstance(item, TextContent) and item.text.strip() in media)
+    ]
 
 
 def content_blocks(server: str, items: Iterable[ContentBlock]) -> list[Block]:
@@ -107,22 +134,6 @@ def _image(data: str, mime: str, what: str) -> Block:
     if size > MAX_IMAGE_BYTES:
         return _text(f"[{what} ({mime}, {size:,} bytes): too big to show the model]")
     return {"type": "image", "source": {"type": "base64", "media_type": mime, "data": data}}
-
-
-def _already_said(blocks: list[Block], structured: Any) -> bool:
-    """Servers are asked to repeat structured content as JSON text; some (FastMCP)
-    wrap a plain return value as {"result": value} and send the value as text."""
-    texts = [b["text"] for b in blocks if b["type"] == "text"]
-    for text in texts:
-        try:
-            if json.loads(text) == structured:
-                return True
-        except ValueError:
-            pass
-    if isinstance(structured, dict) and list(structured) == ["result"] and len(texts) == 1:
-        value = structured["result"]
-        return bool(texts[0] == value or texts[0] == json.dumps(value, ensure_ascii=False))
-    return False
 
 
 def _text(text: str) -> Block:

@@ -1,7 +1,7 @@
 """What a front end is told about each MCP server: plain data, no SDK types.
 
-`ServerStatus` is what `/mcp`, stream-json's `system/init` and the app's
-notes show; `PromptInfo` and `ResourceInfo` are what a server offers besides
+`ServerStatus` is what `/mcp`, stream-json's `system/init` (in the Agent
+SDK's words: `sdk_status`) and the app's notes show; `PromptInfo` and `ResourceInfo` are what a server offers besides
 tools (slash commands, `@server:uri` attachments).
 """
 
@@ -12,6 +12,21 @@ from typing import Literal
 
 State = Literal["pending", "connected", "failed", "needs approval", "disabled"]
 Transport = Literal["stdio", "http", "sse"]
+# The Agent SDK's statuses (its McpServerStatus), for stream-json and the SDK's controls.
+SdkStatus = Literal["connected", "failed", "needs-auth", "pending", "disabled"]
+_SDK_STATUS: dict[State, SdkStatus] = {
+    "pending": "pending",
+    "connected": "connected",
+    "failed": "failed",
+    "needs approval": "disabled",  # not started in this run: the settings do not allow it
+    "disabled": "disabled",
+}
+
+
+def sdk_status(state: State) -> SdkStatus:
+    """A server's state in the Agent SDK's words: a project server waiting for approval
+    is `disabled` (not started, and it will not start in this run)."""
+    return _SDK_STATUS[state]
 
 
 @dataclass(frozen=True, slots=True)

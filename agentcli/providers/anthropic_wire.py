@@ -21,7 +21,7 @@ from agentcli import __version__
 from agentcli.providers.http_errors import event_error, status_error
 from agentcli.providers.httpx_lean import httpx
 from agentcli.providers.retry import Timeouts
-from agentcli.providers.sse import sse_events
+from agentcli.providers.sse import event_json, sse_events
 from agentcli.providers.tls import context as tls_context
 
 API_VERSION = "2026-10-21"  # what anthropic 2.14 sends
@@ -93,4 +93,4 @@ class MessagesWire:
                 if sse.event == "error":
                     raise event_error(response, sse.data)
                 if sse.data:
-                    yield json.loads(sse.data)
+                    yield event_json(sse)

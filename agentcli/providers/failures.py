@@ -44,11 +44,18 @@ class StreamCut(Exception):
     """The connection ended before `message_stop`."""
 
 
+class StreamGarbled(Exception):
+    """The stream held an event that is not the API's protocol (data that is not a JSON
+    object): a proxy or server speaking something else. Not retried."""
+
+
 def classify(exc: BaseException, sdk: ModuleType, timeouts: Timeouts) -> Failure:
     """The failure behind `exc`, raised by the `sdk` or below it: a module with the
     `anthropic` SDK's three error names (providers/http_errors.py, for our client)."""
     if isinstance(exc, StreamCut):
         return Failure(str(exc))
+    if isinstance(exc, StreamGarbled):
+        return Failure(f"the server's response stream could not be read: {exc}", retryable=False)
     if isinstance(exc, sdk.APIStatusError):
         return _status_failure(exc)
     if isinstance(exc, (sdk.APIConnectionError, OSError)) or _is_transport_error(exc):

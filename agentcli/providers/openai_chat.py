@@ -16,7 +16,6 @@ reply ends, so a safe tool can start while later calls still stream.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,9 +30,9 @@ from agentcli.providers.base import (
     ThinkingChunk,
 )
 from agentcli.providers.openai_chat_request import chat_body
-from agentcli.providers.openai_http import OpenAIProvider, stream_error
+from agentcli.providers.openai_http import OpenAIProvider, is_done, stream_error
 from agentcli.providers.openai_shared import as_int, tool_use_block, usage_from
-from agentcli.providers.sse import SseEvent
+from agentcli.providers.sse import SseEvent, event_json
 
 STOP_REASONS = {"stop": "end_turn", "tool_calls": "tool_use", "length": "max_tokens"}
 
@@ -64,9 +63,9 @@ class ChatStreamReader:
         self._usage = Usage()
 
     def handle(self, event: SseEvent) -> list[ProviderEvent]:
-        if event.data.strip() == "[DONE]":
+        if is_done(event):
             return self._finish()
-        chunk = json.loads(event.data)
+        chunk = event_json(event)
         if "error" in chunk:
             raise stream_error(chunk)
         out: list[ProviderEvent] = []

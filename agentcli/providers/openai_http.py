@@ -139,6 +139,15 @@ class OpenAIProvider(ABC):
         """The JSON body of `request`; `max_tokens` when the model's settings give one."""
 
 
+DONE = "[DONE]"  # the data of the event that ends a Chat Completions stream
+
+
+def is_done(event: SseEvent) -> bool:
+    """The `data: [DONE]` end marker: Chat Completions' last event, which proxies
+    (LiteLLM's) also send after a Responses stream's `response.completed`."""
+    return event.data.strip() == DONE
+
+
 def stream_error(payload: dict[str, Any]) -> http_errors.APIStatusError:
     """An error reported inside a 200 stream (`{"error": {...}}`)."""
     error = payload.get("error")

@@ -12,7 +12,6 @@ item becomes one of our blocks, indexed by its `output_index`.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from agentcli.core.usage import Usage
@@ -25,10 +24,10 @@ from agentcli.providers.base import (
     TextChunk,
     ThinkingChunk,
 )
-from agentcli.providers.openai_http import OpenAIProvider, stream_error
+from agentcli.providers.openai_http import OpenAIProvider, is_done, stream_error
 from agentcli.providers.openai_responses_request import responses_body
 from agentcli.providers.openai_shared import as_int, tool_use_block, usage_from
-from agentcli.providers.sse import SseEvent
+from agentcli.providers.sse import SseEvent, event_json
 
 
 class ResponsesStreamReader:
@@ -41,7 +40,9 @@ class ResponsesStreamReader:
         self._calls = False
 
     def handle(self, event: SseEvent) -> list[ProviderEvent]:
-        data = json.loads(event.data)
+        if is_done(event):  # a proxy's Chat Completions habit: the end is response.completed
+            return []
+        data = event_json(event)
         kind = data.get("type") or event.event
         index = as_int(data.get("output_index"))
         if kind in ("response.output_text.delta", "response.reasoning_summary_text.delta"):

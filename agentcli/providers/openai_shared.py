@@ -9,13 +9,13 @@ mean nothing elsewhere) and server tools (run by Anthropic's servers).
 
 from __future__ import annotations
 
-import json
 import re
 import uuid
 from typing import Any
 
 from agentcli.core.usage import Usage
-from agentcli.providers.tool_input import parse_tool_input
+from agentcli.providers.schema_refs import inline_refs
+from agentcli.providers.tool_input import arguments_text, parse_tool_input
 
 # Ids of tool calls must suit every API the conversation may go to next
 # (the Messages API takes `^[a-zA-Z0-9_-]+$`).
@@ -28,12 +28,13 @@ def system_text(system: list[dict[str, Any]]) -> str:
 
 
 def function_tools(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Our tools as (name, description, JSON schema); server tools are left out."""
+    """Our tools as (name, description, JSON schema); server tools are left out. The
+    schemas go without `$ref` (schema_refs.py): many such servers do not resolve them."""
     return [
         {
             "name": tool["name"],
             "description": tool.get("description", ""),
-            "parameters": tool["input_schema"],
+            "parameters": inline_refs(tool["input_schema"]),
         }
         for tool in tools
         if "input_schema" in tool
@@ -69,10 +70,10 @@ def image_url(block: dict[str, Any]) -> str | None:
 
 
 def arguments_json(block: dict[str, Any]) -> str:
-    """A tool_use block's input as the arguments string the model wrote."""
-    tool_input = block.get("input", {})
-    invalid = tool_input.get("__invalid_json__") if isinstance(tool_input, dict) else None
-    return invalid if isinstance(invalid, str) else json.dumps(tool_input, ensure_ascii=False)
+    """A tool_use block's input as the arguments string a later request replays: always
+    one JSON object, `{}` for input the model wrote that was not one (its error result
+    says what was wrong), so strict servers take the history back."""
+    return arguments_text(block.get("input", {}))
 
 
 def tool_use_block(call_id: str | None, name: str, arguments: str) -> dict[str, Any]:

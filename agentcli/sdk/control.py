@@ -13,16 +13,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from agentcli.engine.query_engine import QueryEngine
+from agentcli.mcp.status import sdk_status
 from agentcli.permissions.types import PermissionMode
 from agentcli.sdk.permissions import DONT_ASK
 from agentcli.session.checkpoints import SessionCheckpoints, UnknownPrompt
 from agentcli.session.rewind import rewind_files
 
 MODES = (*(mode.value for mode in PermissionMode), DONT_ASK)
+
+
 # McpManager's states, as the SDK's McpServerConnectionStatus names them.
-MCP_STATUS = {"connected": "connected", "failed": "failed", "disabled": "disabled"}
-
-
 class ControlProblem(Exception):
     """The request cannot be done; the message goes back in the error response."""
 
@@ -97,7 +97,7 @@ class Controls:
         for server in mcp.status():
             entry: dict[str, Any] = {
                 "name": server.name,
-                "status": MCP_STATUS.get(server.state, "pending"),
+                "status": sdk_status(server.state),
                 "scope": server.scope,
             }
             if server.error:

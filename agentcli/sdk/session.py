@@ -27,6 +27,7 @@ from agentcli.engine.events import AssistantMessage, ToolPermissionRequested, Tu
 from agentcli.engine.query_engine import QueryEngine
 from agentcli.headless_output import Output, RunSummary, report
 from agentcli.hooks.callbacks import CallbackHook
+from agentcli.mcp.status import sdk_status
 from agentcli.permissions.question import PermissionQuestion
 from agentcli.sdk.channel import ControlChannel
 from agentcli.sdk.control import ControlProblem, Controls
@@ -249,7 +250,7 @@ class SdkSession:
             engine.visible_tools().names(),
             str(engine.workspace.root),
             DONT_ASK if self.dont_ask else engine.gate.policy.mode.value,
-            mcp_servers=[(s.name, s.state) for s in mcp.status()] if mcp else [],
+            mcp_servers=[(s.name, sdk_status(s.state)) for s in mcp.status()] if mcp else [],
             slash_commands=[c.name for c in _slash_commands()],
         )
 

@@ -8,6 +8,7 @@ bytes on the wire (see `sse.py`); nothing here knows about HTTP.
 from __future__ import annotations
 
 import itertools
+import json
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -33,6 +34,15 @@ class ToolUseBlock:
     name: str
     input: Mapping[str, Any]
     id: str
+    # The input as the model wrote it, when that is not `input` as JSON: malformed
+    # arguments (cut off, not an object), streamed as they are.
+    raw_input: str | None = None
+
+    def input_json(self) -> str:
+        """The input as the text the model streams."""
+        if self.raw_input is not None:
+            return self.raw_input
+        return json.dumps(dict(self.input), ensure_ascii=False)
 
 
 @dataclass(frozen=True)
@@ -150,9 +160,16 @@ def text(value: str) -> TextBlock:
 
 
 def tool_use(
-    name: str, input: Mapping[str, Any] | None = None, *, id: str | None = None
+    name: str,
+    input: Mapping[str, Any] | None = None,
+    *,
+    id: str | None = None,
+    raw_input: str | None = None,
 ) -> ToolUseBlock:
-    return ToolUseBlock(name=name, input=dict(input or {}), id=id or new_tool_use_id())
+    """A tool call; `raw_input`: the arguments text to stream instead of `input`'s JSON
+    (a model that writes malformed arguments)."""
+    block_id = id or new_tool_use_id()
+    return ToolUseBlock(name=name, input=dict(input or {}), id=block_id, raw_input=raw_input)
 
 
 def web_search(

@@ -101,7 +101,7 @@ def searches(reply: Reply) -> int:
 
 
 def _input_json(block: ToolUseBlock) -> str:
-    text = json.dumps(dict(block.input), ensure_ascii=False)
+    text = block.input_json()
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:  # half a surrogate pair: sent as its \\u escape, as the API does

@@ -101,6 +101,10 @@ def _check_message_shapes(messages: list[Any]) -> str | None:
                     f"messages.{i}.content.{j}.tool_use.id: "
                     "String should match pattern '^[a-zA-Z0-9_-]+$'"
                 )
+            if block["type"] == "tool_use" and not isinstance(block.get("input"), dict):
+                return (
+                    f"messages.{i}.content.{j}.tool_use.input: Input should be a valid dictionary"
+                )
     if messages[0]["role"] != "user":
         return 'messages: first message must use the "user" role'
     return None

@@ -107,6 +107,8 @@ class _OpenAIHandler(_Handler):
             events = responses_events(
                 reply, response_id=app.new_message_id(), model=request.body["model"], usage=usage
             )
+            if app.responses_done:
+                events.append((None, "[DONE]"))
         self._send_stream(app, request, response, events, chat)
 
     def _send_stream(
@@ -156,9 +158,18 @@ class FakeOpenAI(FakeAnthropic):
 
     handler = _OpenAIHandler
 
-    def __init__(self, *args: Any, models: list[str] | None = None, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        *args: Any,
+        models: list[str] | None = None,
+        responses_done: bool = False,
+        **kwargs: Any,
+    ) -> None:
+        """`responses_done`: end each Responses stream with Chat Completions' `data:
+        [DONE]`, as LiteLLM's proxy has done after `response.completed`."""
         super().__init__(*args, **kwargs)
         self.models = models
+        self.responses_done = responses_done
         self._previous: list[Any] = []
 
     @property

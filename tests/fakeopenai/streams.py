@@ -51,7 +51,7 @@ def chat_events(
             events.append(
                 chunk({"tool_calls": [{**head, "function": {"name": block.name, "arguments": ""}}]})
             )
-            arguments = json.dumps(dict(block.input), ensure_ascii=False)
+            arguments = block.input_json()
             events += [
                 chunk({"tool_calls": [{"index": calls, "function": {"arguments": p}}]})
                 for p in split(arguments, reply.chunk_size)
@@ -119,7 +119,7 @@ def responses_events(
                 "response.output_item.done", output_index=index, item={**item, "summary": summary}
             )
         elif isinstance(block, ToolUseBlock):
-            arguments = json.dumps(dict(block.input), ensure_ascii=False)
+            arguments = block.input_json()
             item = {"type": "function_call", "id": item_id, "call_id": block.id, "name": block.name}
             event(
                 "response.output_item.added",

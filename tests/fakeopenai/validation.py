@@ -3,13 +3,16 @@
 Strict servers (OpenAI itself, and local servers built on pydantic models
 that forbid extra fields) refuse a field they do not know, such as an
 Anthropic `cache_control` left on a block, and a conversation whose tool
-calls and results do not pair up. These checks mirror that, with OpenAI's
+calls and results do not pair up; local servers (vLLM, llama.cpp) also parse
+each replayed call's arguments and refuse arguments that are not one JSON
+object, and build a grammar from each tool's schema without resolving `$ref`. These checks mirror that, with OpenAI's
 own wording where it is known, so a translation that leaks an
 Anthropic-only field or breaks the pairing fails in tests, not in use.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -120,6 +123,7 @@ def _chat(body: Any) -> None:
         )
         if not _NAME.match(str(tool["function"].get("name", ""))):
             raise Invalid(f"Invalid 'tools[{index}].function.name'")
+        _no_refs(tool["function"].get("parameters"), f"tools[{index}].function.parameters")
     pending: list[str] = []
     for index, message in enumerate(messages):
         where = f"messages[{index}]"
@@ -162,10 +166,39 @@ def _assistant(message: dict[str, Any], where: str) -> list[str]:
     for index, call in enumerate(calls):
         _keys(call, {"id", "type", "function"}, f"{where}.tool_calls[{index}]")
         _keys(call["function"], {"name", "arguments"}, f"{where}.tool_calls[{index}].function")
-        if not isinstance(call["function"].get("arguments"), str):
-            raise Invalid(f"{where}.tool_calls[{index}].function.arguments: expected a string")
+        _arguments(call["function"].get("arguments"), f"{where}.tool_calls[{index}].function")
         ids.append(call["id"])
     return ids
+
+
+def _no_refs(schema: Any, where: str) -> None:
+    """Servers that build a grammar from a tool's schema as written (several local
+    runtimes) do not resolve `$ref`: refuse one anywhere in the schema."""
+    stack = [schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            if "$ref" in node:
+                raise Invalid(f"{where}: unsupported JSON schema: $ref {node['$ref']!r}")
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+
+
+def _arguments(arguments: Any, where: str) -> None:
+    """A replayed call's arguments: a string holding one JSON object, as vLLM and
+    llama.cpp's server parse them (they refuse the whole request otherwise)."""
+    if not isinstance(arguments, str):
+        raise Invalid(f"{where}.arguments: expected a string")
+    try:
+        value = json.loads(arguments)
+    except ValueError:
+        value = None
+    if not isinstance(value, dict):
+        raise Invalid(
+            f"{where}.arguments: failed to parse tool call arguments as a JSON object: "
+            f"{arguments[:80]!r}"
+        )
 
 
 def _text_content(content: Any, where: str, *, empty_ok: bool = False) -> None:
@@ -210,6 +243,7 @@ def _responses(body: Any) -> None:
         _keys(tool, {"type", "name", "description", "parameters", "strict"}, f"tools[{index}]")
         if tool.get("type") != "function" or not _NAME.match(str(tool.get("name", ""))):
             raise Invalid(f"Invalid 'tools[{index}]'")
+        _no_refs(tool.get("parameters"), f"tools[{index}].parameters")
     calls: set[str] = set()
     answered: set[str] = set()
     for index, item in enumerate(items):
@@ -220,6 +254,7 @@ def _responses(body: Any) -> None:
             _responses_message(item, where)
         elif kind == "function_call":
             _keys(item, {"type", "call_id", "name", "arguments", "id", "status"}, where)
+            _arguments(item.get("arguments"), where)
             calls.add(item["call_id"])
         elif kind == "function_call_output":
             _keys(item, {"type", "call_id", "output", "id", "status"}, where)

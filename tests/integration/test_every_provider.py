@@ -100,6 +100,24 @@ class Backend:
             if i.get("type") == "function_call_output"
         ]
 
+    def replayed_inputs(self, index: int) -> list[Any]:
+        """The input of every tool call replayed in request `index`, parsed as the
+        server parses it (OpenAI's arguments are JSON text)."""
+        body = self.server.requests[index].body
+        if self.kind == "anthropic":
+            return [
+                b["input"]
+                for m in body["messages"]
+                if isinstance(m["content"], list)
+                for b in m["content"]
+                if b.get("type") == "tool_use"
+            ]
+        if self.kind == "openai-chat":
+            calls = [c for m in body["messages"] for c in m.get("tool_calls") or []]
+            return [json.loads(c["function"]["arguments"]) for c in calls]
+        items = [i for i in body["input"] if i.get("type") == "function_call"]
+        return [json.loads(i["arguments"]) for i in items]
+
     def sent(self, index: int) -> str:
         return json.dumps(self.server.requests[index].body)
 
@@ -182,6 +200,38 @@ async def test_bad_calls_get_error_results(backend, tmp_path):
     assert "file_path: Field required" in bad_input and "path: unexpected field" in bad_input
     assert events[-1].reason is EndReason.COMPLETED
     backend.assert_all_valid()
+
+
+MALFORMED = (
+    '{"file_path": "a.txt", "limit": 1',  # cut off
+    '["a.txt"]',  # JSON, not an object
+    '{"file_path": "a.txt", "limit": NaN}',  # not JSON, though Python reads it
+)
+
+
+async def test_malformed_arguments_get_an_error_result_and_a_history_every_server_takes(
+    backend, tmp_path
+):
+    (tmp_path / "a.txt").write_text("alpha\n")
+    bad = [tool_use("Read", raw_input=raw) for raw in MALFORMED]
+    good = tool_use("Read", {"file_path": str(tmp_path / "a.txt")})
+    backend.server.enqueue(reply(*bad, good), reply(text("Done.")))
+
+    events = await run(backend.engine(tmp_path), "read a")
+
+    assert events[-1].reason is EndReason.COMPLETED
+    backend.assert_all_valid()  # the strict servers took the history back
+    cut, array, nan, fine = (result for _, result in backend.results(1))
+    assert "not valid JSON" in cut and "cut off" in cut and MALFORMED[0] in cut
+    assert "must be a JSON object, not an array" in array and MALFORMED[1] in array
+    assert "NaN is not JSON" in nan
+    assert all("Nothing was run" in result for result in (cut, array, nan))
+    assert "alpha" in fine
+    replayed = backend.replayed_inputs(1)
+    assert all(isinstance(value, dict) for value in replayed)
+    assert replayed[3] == {"file_path": str(tmp_path / "a.txt")}
+    if backend.kind != "anthropic":
+        assert replayed[:3] == [{}, {}, {}]
 
 
 async def test_interrupt_mid_stream_then_a_valid_next_request(backend, tmp_path):

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import signal
 import socket
@@ -73,13 +74,16 @@ def peek(what: str) -> str:
 
 @mcp.tool()
 def picture() -> CallToolResult:
-    """A picture of a red dot, with its facts."""
+    """A picture of a red dot, with its facts (as structured content, and as its JSON in
+    text, as the spec asks of a server for clients that read only the content)."""
+    facts = {"width": 1, "height": 1, "color": "red"}
     return CallToolResult(
         content=[
             TextContent(text="A red dot."),
             ImageContent(data=DOT_PNG, mime_type="image/png"),
+            TextContent(text=json.dumps(facts)),
         ],
-        structured_content={"width": 1, "height": 1, "color": "red"},
+        structured_content=facts,
     )
 
 

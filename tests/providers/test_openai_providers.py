@@ -8,9 +8,12 @@ fields that strict servers refuse), and the shared retry policy.
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from agentcli.core.abort import AbortSignal
+from agentcli.providers import http_errors
 from agentcli.providers.base import (
     BlockCompleted,
     MessageCompleted,
@@ -155,6 +158,65 @@ async def test_cached_tokens_are_reported_as_cache_reads(provider, fake_openai):
     assert first[-1].usage.cache_read_input_tokens == 0
     usage = second[-1].usage
     assert usage.cache_read_input_tokens > 0 and usage.input_tokens > 0
+
+
+async def test_a_stream_that_ends_with_done_completes(provider, fake_openai):
+    """LiteLLM's proxy has ended Responses streams with Chat Completions' `data: [DONE]`
+    after `response.completed`; Chat Completions streams always end so."""
+    fake_openai.responses_done = True
+    fake_openai.enqueue(reply(text("All done."), tool_use("Read", {"file_path": "/x"})))
+
+    events = await collect(provider, ask(tools=TOOLS))
+
+    blocks = [e.block for e in events if isinstance(e, BlockCompleted)]
+    assert blocks[0] == {"type": "text", "text": "All done."}
+    assert blocks[1]["input"] == {"file_path": "/x"}
+    (end,) = [e for e in events if isinstance(e, MessageCompleted)]
+    assert end.stop_reason == "tool_use"
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+@pytest.mark.parametrize(
+    "data", ["<html><body>502 Bad Gateway</body></html>", "[1, 2]", '"text"', "[DONE"]
+)
+def test_an_event_that_is_not_a_json_object_is_named_not_a_traceback(kind, data):
+    from agentcli.providers.failures import classify
+    from agentcli.providers.retry import Timeouts
+    from agentcli.providers.sse import SseEvent
+
+    reader = KINDS[kind].reader()
+    with pytest.raises(Exception) as raised:
+        reader.handle(SseEvent(None, data))
+
+    failure = classify(raised.value, http_errors, Timeouts())
+    assert not failure.retryable
+    assert failure.cause.startswith("the server's response stream could not be read")
+    assert repr(data) in failure.cause
+
+
+async def test_tool_schemas_go_without_references_servers_do_not_resolve(provider, fake_openai):
+    """TodoWrite's schema (pydantic's `$defs`) and an MCP server's recursive one reach
+    a server that refuses `$ref` (the fake, like several local runtimes) inlined."""
+    from agentcli.tools.todo_write import TodoWriteTool
+
+    tree = {
+        "type": "object",
+        "properties": {"root": {"$ref": "#/$defs/Node"}},
+        "$defs": {
+            "Node": {
+                "type": "object",
+                "properties": {"kids": {"type": "array", "items": {"$ref": "#/$defs/Node"}}},
+            }
+        },
+    }
+    tools = [TodoWriteTool().schema(), {"name": "mcp__t__tree", "input_schema": tree}]
+    fake_openai.enqueue(reply(text("ok")))
+
+    await collect(provider, ask(tools=tools))
+
+    body = fake_openai.requests[0].body
+    assert fake_openai.requests[0].status == 200, fake_openai.requests[0].error
+    assert "$ref" not in json.dumps(body["tools"]) and "$defs" not in json.dumps(body["tools"])
 
 
 async def test_429_with_retry_after_is_retried_and_reported(provider, fake_openai):
