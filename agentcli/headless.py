@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import asyncio
 import signal
-import sys
 import time
 from contextlib import nullcontext
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from agentcli.output_streams import EXIT_STDOUT_GONE, Stdout, say
 
 if TYPE_CHECKING:
     from agentcli.bootstrap import Options
@@ -38,7 +39,7 @@ def main(args: Any, prompt: str) -> int:
     try:
         return asyncio.run(_run(args, prompt))
     except KeyboardInterrupt:
-        print("agentcli: interrupted", file=sys.stderr)
+        say("agentcli: interrupted")
         return 130
 
 
@@ -51,6 +52,9 @@ async def _run(args: Any, prompt: str) -> int:
     started = time.monotonic()
     abort = AbortSignal()  # the turn's, made now so a signal during set-up stops it too
     stopped_by = _install_signals(abort)
+    stdout = Stdout()  # its reader leaving stops the run as a signal does
+    stdout.on_gone(lambda: abort.abort("stdout was closed"))
+    stdout.watch(asyncio.get_running_loop())
     options = replace(Options.from_args(args, Path.cwd()), trusted=True)  # -p implies trust
     try:
         resumed = _resumed(options)
@@ -66,7 +70,7 @@ async def _run(args: Any, prompt: str) -> int:
     try:
         if mcp is not None and mcp.configured:
             await _start_mcp(mcp)
-        run = _Run(args, prompt, abort, started, stopped_by, resumed=resumed is not None)
+        run = _Run(args, prompt, abort, started, stopped_by, stdout, resumed=resumed is not None)
         return await _run_engine(engine, run)
     finally:
         if mcp is not None:
@@ -89,6 +93,7 @@ class _Run:
     abort: AbortSignal
     started: float  # time.monotonic() at start
     stopped_by: list[int]  # SIGTERM / SIGHUP, once one arrived
+    stdout: Stdout
     resumed: bool
 
 
@@ -157,7 +162,9 @@ async def _converse(engine: QueryEngine, run: _Run, prompt: str | list[Block]) -
 
     args = run.args
     partial = bool(getattr(args, "include_partial_messages", False))
-    output = Output(args.output_format, engine.session_id, verbose=args.verbose, partial=partial)
+    output = Output(
+        args.output_format, engine.session_id, run.stdout, verbose=args.verbose, partial=partial
+    )
     output.init(
         engine.config.model,
         engine.visible_tools().names(),
@@ -182,12 +189,11 @@ async def _converse(engine: QueryEngine, run: _Run, prompt: str | list[Block]) -
     summary.usage = engine.usage.to_dict()
     summary.total_cost_usd = engine.cost_usd
     summary.duration_ms = int((time.monotonic() - run.started) * 1000)
-    try:
-        output.finish(summary)
-    except OSError:  # the terminal or the reader is gone (SIGHUP, a closed pipe)
-        pass
+    output.finish(summary)  # writes nothing once the reader is gone (SIGHUP, a closed pipe)
     if run.stopped_by:
         return exit_status(run.stopped_by[0])
+    if run.stdout.gone:
+        return EXIT_STDOUT_GONE
     return EXIT_ERROR if summary.is_error else EXIT_OK
 
 

@@ -4,7 +4,8 @@ stdin is read by a daemon thread, so a blocking read never holds up the
 event loop or the exit, and works whatever stdin is (a pipe, a file, a
 terminal). Each line becomes one `Incoming`: a parsed object, or the reason
 it could not be one (the driver reports it on stderr and reads on). stdout
-lines go out through `headless_output.json_line`, like `-p`'s stream-json.
+lines go out through `headless_output.json_line`, like `-p`'s stream-json,
+to an `output_streams.Stdout`: a client that closes it ends the session.
 """
 
 from __future__ import annotations
@@ -14,9 +15,10 @@ import json
 import sys
 import threading
 from dataclasses import dataclass
-from typing import Any, BinaryIO, TextIO
+from typing import Any, BinaryIO
 
 from agentcli.headless_output import json_line
+from agentcli.output_streams import Stdout
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,11 +79,11 @@ class StdinLines:
 
 
 class Sender:
-    """Writes JSON lines to stdout, each flushed at once (the client waits on them)."""
+    """Writes JSON lines to stdout, each flushed at once (the client waits on them);
+    nothing once the client has closed it (`out.gone`)."""
 
-    def __init__(self, out: TextIO | None = None) -> None:
-        self.out = out or sys.stdout
+    def __init__(self, out: Stdout) -> None:
+        self.out = out
 
     def __call__(self, obj: dict[str, Any]) -> None:
         self.out.write(json_line(obj))
-        self.out.flush()
