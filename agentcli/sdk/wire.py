@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sys
+import os
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, BinaryIO
+from typing import Any
 
 from agentcli.headless_output import json_line
 from agentcli.output_streams import Stdout
@@ -52,17 +53,22 @@ def _clip(text: str, limit: int = 80) -> str:
 
 
 class StdinLines:
-    """The lines of stdin as they arrive; `None` once it ends."""
+    """The lines of stdin as they arrive; `None` once it ends.
 
-    def __init__(self, stream: BinaryIO | None = None) -> None:
-        self._stream = stream or sys.stdin.buffer
+    The thread reads the file descriptor itself, not `sys.stdin.buffer`: a read
+    still blocked there when the process exits (the client closed stdout but not
+    stdin) would hold the buffer's lock, which the interpreter's shutdown waits on.
+    """
+
+    def __init__(self, fd: int = 0) -> None:
+        self._fd = fd
         self._queue: asyncio.Queue[Incoming | None] = asyncio.Queue()
         self._loop = asyncio.get_running_loop()
         threading.Thread(target=self._read, name="sdk-stdin", daemon=True).start()
 
     def _read(self) -> None:
         try:
-            for line in self._stream:
+            for line in _lines(self._fd):
                 incoming = parse_line(line)
                 if incoming is not None:
                     self._loop.call_soon_threadsafe(self._queue.put_nowait, incoming)
@@ -76,6 +82,21 @@ class StdinLines:
 
     async def next(self) -> Incoming | None:
         return await self._queue.get()
+
+
+def _lines(fd: int) -> Iterator[bytes]:
+    """Each line read from `fd` (the last one even without its newline), until the end."""
+    partial: list[bytes] = []  # the pieces of a line longer than one read
+    while chunk := os.read(fd, 65536):
+        *complete, rest = chunk.split(b"\n")
+        if complete:
+            yield b"".join([*partial, complete[0]])
+            yield from complete[1:]
+            partial = []
+        if rest:
+            partial.append(rest)
+    if partial:
+        yield b"".join(partial)
 
 
 class Sender:
