@@ -193,7 +193,7 @@ def test_no_api_key_says_how_to_set_one(project):
 def test_empty_prompt_is_refused(project):
     done = agentcli(["-p", "   "], project)
 
-    assert done.returncode == 1 and "needs a prompt" in done.stderr
+    assert done.returncode == 2 and "needs a prompt" in done.stderr
 
 
 def test_everything_is_written_under_agentcli_home(fake_api, project, tmp_path, isolated_home):
