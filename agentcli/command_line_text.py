@@ -65,13 +65,12 @@ def decoded_args(args: Namespace, environ: Mapping[str, str] = os.environ) -> Na
         values = value if isinstance(value, list) else [value]
         if not any(isinstance(item, str) and has_raw_bytes(item) for item in values):
             continue
+        kept_as_bytes = dest in PATHS or (
+            dest in FILE_OR_JSON and not any(_is_json_text(item) for item in values)
+        )
         if dest in PROSE:
             setattr(args, dest, as_text(value) if isinstance(value, str) else value)
-        elif dest in PATHS:
-            continue
-        elif dest in FILE_OR_JSON and not any(_is_json_text(item) for item in values):
-            continue
-        else:
+        elif not kept_as_bytes:
             raw = next(item for item in values if isinstance(item, str) and has_raw_bytes(item))
             raise Undecodable(_refusal(FLAG_NAMES.get(dest, "--" + dest.replace("_", "-")), raw))
     model = environ.get("AGENTCLI_MODEL")

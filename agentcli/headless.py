@@ -12,6 +12,7 @@ apply without a question.
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
 import time
 from contextlib import nullcontext
@@ -24,9 +25,11 @@ from agentcli.output_streams import EXIT_STDOUT_GONE, Stdout, say
 if TYPE_CHECKING:
     from agentcli.bootstrap import Options
     from agentcli.commands.command_run import CommandRun
+    from agentcli.commands.headless_prompt import BuiltinCommand, HeadlessPrompt
     from agentcli.core.abort import AbortSignal
     from agentcli.core.messages import Block
     from agentcli.engine.query_engine import QueryEngine
+    from agentcli.headless_output import Output
     from agentcli.mcp.manager import McpManager
     from agentcli.permissions.question import PermissionQuestion
     from agentcli.permissions.types import PermissionAnswer
@@ -45,6 +48,8 @@ def main(args: Any, prompt: str) -> int:
 
 async def _run(args: Any, prompt: str) -> int:
     from agentcli.bootstrap import Options, build_engine, engine_startup_notices
+    from agentcli.commands.headless_prompt import Refused, read_prompt
+    from agentcli.composition import finish_session
     from agentcli.core.abort import AbortSignal
     from agentcli.headless_output import report
     from agentcli.session.resume import SessionNotFound
@@ -66,12 +71,19 @@ async def _run(args: Any, prompt: str) -> int:
     engine = build_engine(options, provider=None, resumed=resumed)
     for startup in engine_startup_notices(engine):  # skipped settings files, bypass warning
         report(f"warning: {startup.text}")
+    reading, problems = read_prompt(engine, prompt)  # a slash command, or prose
+    for problem in problems:  # command files that could not be used
+        report(f"warning: custom command: {problem}")
+    if isinstance(reading, Refused):  # said before anything starts or is sent
+        report(f"error: {reading.message}")
+        finish_session(engine)
+        return EXIT_ERROR
     mcp = engine.mcp
     try:
         if mcp is not None and mcp.configured:
             await _start_mcp(mcp)
         run = _Run(args, prompt, abort, started, stopped_by, stdout, resumed=resumed is not None)
-        return await _run_engine(engine, run)
+        return await _run_engine(engine, run, reading)
     finally:
         if mcp is not None:
             await mcp.close()  # every stdio server's process ends with the run
@@ -97,11 +109,12 @@ class _Run:
     resumed: bool
 
 
-async def _run_engine(engine: QueryEngine, run: _Run) -> int:
-    """Connect the provider, wait for the MCP servers, expand a custom command (in its
-    turn's scope: the tools it allows, its model), run the prompt to its end."""
+async def _run_engine(engine: QueryEngine, run: _Run, reading: HeadlessPrompt) -> int:
+    """Connect the provider, wait for the MCP servers, then: run a built-in command, or
+    expand a custom command (in its turn's scope: the tools it allows, its model), and
+    run the prompt to its end."""
     from agentcli.bootstrap import make_provider
-    from agentcli.commands.file_commands import headless_command
+    from agentcli.commands.headless_prompt import BuiltinCommand, CustomCommand
     from agentcli.composition import finish_session
     from agentcli.headless_output import report
     from agentcli.providers.base import ModelError, close_provider
@@ -121,44 +134,43 @@ async def _run_engine(engine: QueryEngine, run: _Run) -> int:
             if server.state == "failed":
                 report(f"warning: MCP server {server.name} failed: {server.error}")
 
-    command, problems = headless_command(engine, run.prompt)
-    for problem in problems:  # command files that could not be used
-        report(f"warning: custom command: {problem}")
+    if isinstance(reading, BuiltinCommand):
+        return await _run_builtin(engine, run, reading)
+    command = reading.run if isinstance(reading, CustomCommand) else None
     with command.turn() if command is not None else nullcontext():
-        prompt = run.prompt if command is None else await _expanded(command)
+        prompt = run.prompt if command is None else await _expanded(command, run.abort)
         if prompt is None:
             await close_provider(engine.provider)
             finish_session(engine)
-            return EXIT_ERROR
+            return _exit_status(run, failed=True)
         return await _converse(engine, run, prompt)
 
 
-async def _expanded(command: CommandRun) -> list[Block] | None:
-    """A custom command's prompt (`-p "/fix-issue 123"`); None, said on stderr, when it
-    cannot be made (a `!` command not allowed: nobody can be asked here)."""
-    from agentcli.commands.expansion import ExpansionError
-    from agentcli.headless_output import report
-    from agentcli.permissions.gate import headless_answer
-
-    async def ask(question: PermissionQuestion) -> PermissionAnswer:
-        return headless_answer(question.request)
-
-    try:
-        expansion = await command.content(ask)
-    except ExpansionError as problem:
-        report(f"error: {problem}")
-        return None
-    return expansion.blocks
-
-
-async def _converse(engine: QueryEngine, run: _Run, prompt: str | list[Block]) -> int:
-    """Run the prompt to its end and write the result."""
+async def _run_builtin(engine: QueryEngine, run: _Run, builtin: BuiltinCommand) -> int:
+    """`-p "/cost"`: the command's text is the answer; no request is made."""
+    from agentcli.commands.headless_prompt import run_builtin
     from agentcli.composition import finish_session
-    from agentcli.engine.events import ToolPermissionRequested
-    from agentcli.headless_output import Output, RunSummary, report
-    from agentcli.permissions.gate import headless_answer
+    from agentcli.engine.events import EndReason
+    from agentcli.headless_output import Ending, RunSummary
     from agentcli.providers.base import close_provider
-    from agentcli.shutdown import exit_status
+
+    output = _output(engine, run)
+    said, failed = await run_builtin(engine, builtin)
+    summary = RunSummary(session_id=engine.session_id, reason=EndReason.COMPLETED, last_text=said)
+    if failed is not None:
+        summary.ending = Ending("error_during_execution", None, failed)
+    summary.total_cost_usd = engine.cost_usd
+    summary.usage = engine.usage.to_dict()
+    summary.duration_ms = int((time.monotonic() - run.started) * 1000)
+    await close_provider(engine.provider)
+    finish_session(engine)
+    output.finish(summary)
+    return _exit_status(run, failed=summary.is_error)
+
+
+def _output(engine: QueryEngine, run: _Run) -> Output:
+    """The run's output in its format, its `system/init` line written."""
+    from agentcli.headless_output import Output
 
     args = run.args
     partial = bool(getattr(args, "include_partial_messages", False))
@@ -172,6 +184,57 @@ async def _converse(engine: QueryEngine, run: _Run, prompt: str | list[Block]) -
         engine.gate.policy.mode.value,
         mcp_servers=[(s.name, s.state) for s in engine.mcp.status()] if engine.mcp else [],
     )
+    return output
+
+
+async def _expanded(command: CommandRun, abort: AbortSignal) -> list[Block] | None:
+    """A custom command's prompt (`-p "/fix-issue 123"`); None, said on stderr, when it
+    cannot be made: a `!` command not allowed (nobody can be asked here) or not done in
+    its bound, or the run stopped (a signal, stdout closed: the command is killed)."""
+    from agentcli.commands.command_run import (
+        SHELL_TIMEOUT_VARIABLE,
+        ShellTimedOut,
+        headless_shell_timeout,
+    )
+    from agentcli.commands.expansion import ExpansionError
+    from agentcli.headless_output import report
+    from agentcli.permissions.gate import headless_answer
+
+    async def ask(question: PermissionQuestion) -> PermissionAnswer:
+        return headless_answer(question.request)
+
+    bound, malformed = headless_shell_timeout(os.environ)
+    if malformed:
+        report(f"warning: {malformed}")
+    making = asyncio.ensure_future(command.content(ask, shell_timeout_ms=bound))
+    stop = abort.on_abort(making.cancel)
+    try:
+        expansion = await making
+    except ShellTimedOut as problem:
+        report(f"error: {problem} ({SHELL_TIMEOUT_VARIABLE} sets the bound, in ms)")
+        return None
+    except ExpansionError as problem:
+        report(f"error: {problem}")
+        return None
+    except asyncio.CancelledError:
+        if not abort.aborted:
+            raise
+        report(f"error: /{command.command.name}: {abort.reason or 'interrupted'}")
+        return None
+    finally:
+        stop()
+    return expansion.blocks
+
+
+async def _converse(engine: QueryEngine, run: _Run, prompt: str | list[Block]) -> int:
+    """Run the prompt to its end and write the result."""
+    from agentcli.composition import finish_session
+    from agentcli.engine.events import ToolPermissionRequested
+    from agentcli.headless_output import RunSummary, report
+    from agentcli.permissions.gate import headless_answer
+    from agentcli.providers.base import close_provider
+
+    output = _output(engine, run)
     summary = RunSummary(session_id=engine.session_id)
     for notice in await engine.start_session("resume" if run.resumed else "startup"):
         report(f"hook: {notice}")
@@ -190,11 +253,18 @@ async def _converse(engine: QueryEngine, run: _Run, prompt: str | list[Block]) -
     summary.total_cost_usd = engine.cost_usd
     summary.duration_ms = int((time.monotonic() - run.started) * 1000)
     output.finish(summary)  # writes nothing once the reader is gone (SIGHUP, a closed pipe)
+    return _exit_status(run, failed=summary.is_error)
+
+
+def _exit_status(run: _Run, *, failed: bool) -> int:
+    """128 + the signal that stopped the run; 141 when stdout was closed; else 1 or 0."""
+    from agentcli.shutdown import exit_status
+
     if run.stopped_by:
         return exit_status(run.stopped_by[0])
     if run.stdout.gone:
         return EXIT_STDOUT_GONE
-    return EXIT_ERROR if summary.is_error else EXIT_OK
+    return EXIT_ERROR if failed else EXIT_OK
 
 
 def _resumed(options: Options) -> LoadedSession | None:

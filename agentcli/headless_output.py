@@ -52,10 +52,10 @@ from agentcli.wellformed import json_line as json_text
 class Ending:
     """A front end's own end of a turn, over the loop's: `error_max_budget_usd` with
     `terminal_reason: budget_exhausted`, as Claude Code spells them; `message` is the
-    result's error."""
+    result's error. No `terminal_reason` for an end outside the loop (a command)."""
 
     subtype: str
-    terminal_reason: str
+    terminal_reason: str | None
     message: str
 
 
@@ -161,12 +161,14 @@ class RunSummary:
         if error:  # Claude Code's `errors`, which the SDK's ResultError carries
             result["errors"] = [error]
         if self.ending is not None:
-            result["terminal_reason"] = self.ending.terminal_reason
+            if self.ending.terminal_reason is not None:
+                result["terminal_reason"] = self.ending.terminal_reason
         elif self.reason is not None:
             result["terminal_reason"] = self.reason.value
         if self.user_message_uuids is not None:
             result["user_message_uuids"] = self.user_message_uuids
-            result["user_message_uuid"] = (self.user_message_uuids or [None])[-1]
+            uuids = self.user_message_uuids
+            result["user_message_uuid"] = uuids[-1] if uuids else None
         if self.structured_output is not None:
             result["structured_output"] = self.structured_output
         return result

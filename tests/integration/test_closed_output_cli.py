@@ -19,7 +19,6 @@ from pathlib import Path
 import pytest
 
 from tests.fakeapi import hang, http_error, reply, text, tool_use
-from tests.integration.test_headless_cli import project  # noqa: F401  (fixture)
 from tests.sdk.raw import user
 
 STDOUT_GONE = 141

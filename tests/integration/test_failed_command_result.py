@@ -9,7 +9,7 @@ from agentcli.tools.bash import BashTool
 from agentcli.ui.widgets.tool_pane import ToolPane
 from tests.engine import scripted
 from tests.fakeapi import reply, text, tool_use
-from tests.integration.test_headless_cli import agentcli, project  # noqa: F401  (fixture)
+from tests.integration.test_headless_cli import agentcli
 from tests.ui.helpers import idle, make_app, send
 
 FAILING = "echo to-stdout; echo to-stderr >&2; exit 3"

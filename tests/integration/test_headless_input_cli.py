@@ -19,7 +19,6 @@ from typing import Any
 import pexpect
 
 from tests.fakeapi import reply, text
-from tests.integration.test_headless_cli import project  # noqa: F401  (fixture)
 from tests.test_fakeapi import body, post
 
 REPLACED = "caf\ufffd"
@@ -53,9 +52,7 @@ def test_the_fake_api_refuses_a_lone_surrogate_as_the_real_one_does(fake_api):
     assert status == 400 and "not valid JSON" in answer["error"]["message"]
 
 
-def test_a_prompt_argument_that_is_not_utf8_is_sent_with_replacement_characters(
-    fake_api, project
-):
+def test_a_prompt_argument_that_is_not_utf8_is_sent_with_replacement_characters(fake_api, project):
     fake_api.enqueue(reply(text("Bonjour.")))
 
     done = run_bytes([b"-p", b"caf\xe9"], project, fake_api)
@@ -75,9 +72,7 @@ def test_a_piped_prompt_that_is_not_utf8_is_sent_with_replacement_characters(fak
     assert sent_text(fake_api) == "caf\ufffd \ufffd\ufffd ok\n"
 
 
-def test_a_system_prompt_that_is_not_utf8_is_sent_with_replacement_characters(
-    fake_api, project
-):
+def test_a_system_prompt_that_is_not_utf8_is_sent_with_replacement_characters(fake_api, project):
     fake_api.enqueue(reply(text("Bonjour.")))
 
     done = run_bytes(
