@@ -158,9 +158,9 @@ def _stdin_state() -> str:
     return "stdin is a terminal" if _is_terminal(stdin) else "stdin was empty"
 
 
-def _is_terminal(stream: TextIO) -> bool:
+def _is_terminal(stream: TextIO | None) -> bool:
     try:
-        return stream.isatty()
+        return stream is not None and stream.isatty()
     except (OSError, ValueError):
         return False
 
@@ -242,6 +242,16 @@ def run(argv: list[str]) -> int:
             for note in notes(args):
                 report(f"note: {note}")
             return headless_main(args, prompt)
+    from agentcli.app_terminal import app_terminal_problem
+
+    problem = app_terminal_problem()
+    if problem is not None:  # said at once, instead of drawing where nobody sees
+        from agentcli.headless_output import report
+
+        report(f"error: {problem}")
+        if _is_terminal(sys.stdout) and not _is_terminal(sys.stderr):
+            print(f"agentcli: error: {problem}")  # stderr goes elsewhere: the person is here
+        return 1
     from agentcli.ui.launch import main as tui_main
 
     return tui_main(args)
