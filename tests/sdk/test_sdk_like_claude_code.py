@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from claude_agent_sdk import ClaudeSDKClient, ResultError, ResultMessage, query
 
-from tests.fakeapi import hang, reply, text
+from tests.fakeapi import hang, reply, text, tool_use
 from tests.sdk.support import result_of, sdk_options, until_result
 
 
@@ -77,3 +77,32 @@ async def test_messages_sent_while_a_turn_runs_make_one_next_turn(fake_api, proj
     assert [block["text"] for block in last["content"]] == ["two\nthree\nfour"]
     assert isinstance(folded, ResultMessage) and folded.user_message_uuids == ids
     assert folded.user_message_uuid == ids[-1]
+
+
+async def test_rewind_files_to_a_folded_message_goes_back_to_its_turns_start(fake_api, project):
+    notes = project / "notes.txt"
+    notes.write_text("mine\n")
+    first = hang(reply(text("First answer.")), after_events=3)
+    fake_api.enqueue(first)
+    fake_api.enqueue(reply(tool_use("Read", {"file_path": str(notes)})))
+    fake_api.enqueue(reply(tool_use("Write", {"file_path": str(notes), "content": "agent\n"})))
+    fake_api.enqueue(reply(text("Wrote it.")))
+    options = sdk_options(
+        fake_api, project, allowed_tools=["Write"], enable_file_checkpointing=True
+    )
+
+    async with ClaudeSDKClient(options) as client:
+        await client.query("one")
+        await asyncio.to_thread(first.reached.wait, 30)
+        ids = [str(uuid.uuid4()) for _ in range(2)]
+        for words, message_id in zip(("read notes", "then write them"), ids, strict=True):
+            await client.query(user_message(words, message_id))
+        await client.get_mcp_status()
+        first.release()
+        await until_result(client.receive_response())
+        folded = result_of(await until_result(client.receive_response()))
+        assert notes.read_text() == "agent\n"
+        await client.rewind_files(ids[-1])  # the second of the two folded messages
+
+    assert folded.user_message_uuids == ids
+    assert notes.read_text() == "mine\n"
