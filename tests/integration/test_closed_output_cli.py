@@ -19,29 +19,21 @@ from pathlib import Path
 import pytest
 
 from tests.fakeapi import hang, http_error, reply, text, tool_use
+from tests.integration.test_headless_terminal import environment
 from tests.sdk.raw import user
 
 STDOUT_GONE = 141
 
 
-def environment(server) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
-    env.update(
-        ANTHROPIC_API_KEY="test-key",
-        ANTHROPIC_BASE_URL=server.base_url,
-        AGENTCLI_RETRY_BASE_DELAY_MS="0",
-    )
-    return env
-
-
-def start(args: list[str], cwd: Path, server, **popen) -> subprocess.Popen[str]:
-    streams = {"stdin": subprocess.DEVNULL, "stdout": subprocess.PIPE, "stderr": subprocess.PIPE}
+def start(args: list[str], cwd: Path, server, **env: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [sys.executable, "-m", "agentcli", *args],
         cwd=cwd,
-        env=environment(server),
+        env={**environment(server), **env},
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
-        **{**streams, **popen},
     )
 
 
@@ -133,7 +125,7 @@ def test_a_closed_stderr_loses_only_its_messages(fake_api, project):
 def test_a_stderr_whose_reader_left_does_not_stop_the_answer(fake_api, project):
     fake_api.enqueue(http_error(529, retry_after_ms="1"))  # a retry notice goes to stderr
     fake_api.enqueue(reply(text("Answered anyway.")))
-    proc = start(["-p", "hi"], project, fake_api)
+    proc = start(["-p", "hi"], project, fake_api, AGENTCLI_MAX_RETRIES="1")
     proc.stderr.close()
 
     out = proc.stdout.read()

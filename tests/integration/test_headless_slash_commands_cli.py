@@ -21,8 +21,8 @@ import pytest
 
 from agentcli.commands.command_run import HEADLESS_SHELL_TIMEOUT_MS, headless_shell_timeout
 from tests.fakeapi import reply, text
-from tests.integration.test_closed_output_cli import environment
 from tests.integration.test_headless_cli import agentcli
+from tests.integration.test_headless_terminal import environment
 
 
 def write(path: Path, content: str | bytes) -> Path:
