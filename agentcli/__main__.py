@@ -13,7 +13,13 @@ def main(argv: list[str] | None = None) -> int:
     from agentcli.config.credentials import keep_credentials_private
 
     keep_credentials_private()  # no process agentcli starts inherits its API key
-    return run(sys.argv[1:] if argv is None else argv)
+    try:
+        return run(sys.argv[1:] if argv is None else argv)
+    except BrokenPipeError:  # `agentcli mcp list | head -1`: the reader had what it wanted
+        from agentcli.output_streams import EXIT_STDOUT_GONE, point_stdout_at_devnull
+
+        point_stdout_at_devnull()  # what is still buffered must not fail again at exit
+        return EXIT_STDOUT_GONE
 
 
 if __name__ == "__main__":

@@ -8,7 +8,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TextIO
 
+EXIT_USAGE = 2  # as argparse exits for a bad command line
+NO_PROMPT = (
+    "-p needs a prompt, as an argument (agentcli -p 'explain this project') "
+    "or on stdin (cat notes.txt | agentcli -p)"
+)
 # dontAsk (refuse whatever would be asked) is for runs that cannot ask: -p, the SDK's.
 PERMISSION_MODES = ("default", "acceptEdits", "plan", "bypassPermissions", "dontAsk")
 OUTPUT_FORMATS = ("text", "json", "stream-json")
@@ -117,6 +123,48 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _parsed(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace | int:
+    """The parsed arguments, their text decoded (command_line_text.py); EXIT_USAGE, said
+    on stderr, for a value that must be text and is not."""
+    from agentcli.command_line_text import Undecodable, decoded_args
+
+    try:
+        return decoded_args(parser.parse_args(argv))
+    except Undecodable as problem:
+        from agentcli.headless_output import report
+
+        report(f"error: {problem}")
+        return EXIT_USAGE
+
+
+def _stdin_prompt() -> str | None:
+    """The prompt piped to `agentcli -p`; None when stdin is closed or a terminal (a
+    person typing would not know that -p waits for the end of input)."""
+    from agentcli.command_line_text import read_prompt
+
+    stdin = sys.stdin
+    if stdin is None or _is_terminal(stdin):
+        return None
+    try:
+        return read_prompt(stdin.buffer)
+    except (OSError, ValueError, AttributeError):  # closed under us, or no byte stream
+        return None
+
+
+def _stdin_state() -> str:
+    stdin = sys.stdin
+    if stdin is None:
+        return "stdin is closed"
+    return "stdin is a terminal" if _is_terminal(stdin) else "stdin was empty"
+
+
+def _is_terminal(stream: TextIO | None) -> bool:
+    try:
+        return stream is not None and stream.isatty()
+    except (OSError, ValueError):
+        return False
+
+
 def _positive_int(text: str) -> int:
     value = int(text)
     if value < 1:
@@ -133,7 +181,10 @@ def config_command(argv: list[str]) -> int:
     from agentcli.bootstrap import Options, settings_for
     from agentcli.config.show import render_settings
 
-    settings = settings_for(Options.from_args(build_parser().parse_args(argv)))
+    args = _parsed(build_parser(), argv)
+    if isinstance(args, int):
+        return args
+    settings = settings_for(Options.from_args(args))
     print(render_settings(settings))
     return 1 if settings.problems else 0
 
@@ -146,7 +197,9 @@ def run(argv: list[str]) -> int:
 
         return mcp_main(argv[1:])
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = _parsed(parser, argv)
+    if isinstance(args, int):
+        return args
     if args.print_mode or args.acp or args.input_format == "stream-json":
         from agentcli.providers import tls
 
@@ -172,16 +225,14 @@ def run(argv: list[str]) -> int:
             parser.error("--permission-mode dontAsk is for runs that cannot ask (-p)")
         args.permission_mode = "default"  # -p asks nobody: what is not allowed is refused
     if args.print_mode:
-        prompt = args.prompt
-        if prompt is None and not sys.stdin.isatty():
-            prompt = sys.stdin.read()
-        if not prompt or not prompt.strip():
-            print(
-                "agentcli: error: -p needs a prompt (as an argument or on stdin)", file=sys.stderr
-            )
-            return 1
-        from agentcli.headless import main as headless_main
         from agentcli.headless_output import report
+
+        prompt = args.prompt if args.prompt is not None else _stdin_prompt()
+        if not prompt or not prompt.strip():
+            given = "the one given is blank" if args.prompt is not None else _stdin_state()
+            report(f"error: {NO_PROMPT}; {given}")
+            return EXIT_USAGE
+        from agentcli.headless import main as headless_main
         from agentcli.sdk.flags import notes, prepared
 
         with prepared(args) as problem:  # the SDK's flags mean the same with -p
@@ -191,6 +242,16 @@ def run(argv: list[str]) -> int:
             for note in notes(args):
                 report(f"note: {note}")
             return headless_main(args, prompt)
+    from agentcli.app_terminal import app_terminal_problem
+
+    problem = app_terminal_problem()
+    if problem is not None:  # said at once, instead of drawing where nobody sees
+        from agentcli.headless_output import report
+
+        report(f"error: {problem}")
+        if _is_terminal(sys.stdout) and not _is_terminal(sys.stderr):
+            print(f"agentcli: error: {problem}")  # stderr goes elsewhere: the person is here
+        return 1
     from agentcli.ui.launch import main as tui_main
 
     return tui_main(args)

@@ -12,20 +12,24 @@ apply without a question.
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
-import sys
 import time
 from contextlib import nullcontext
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agentcli.output_streams import EXIT_STDOUT_GONE, Stdout, say
+
 if TYPE_CHECKING:
     from agentcli.bootstrap import Options
     from agentcli.commands.command_run import CommandRun
+    from agentcli.commands.headless_prompt import BuiltinCommand, HeadlessPrompt
     from agentcli.core.abort import AbortSignal
     from agentcli.core.messages import Block
     from agentcli.engine.query_engine import QueryEngine
+    from agentcli.headless_output import Output
     from agentcli.mcp.manager import McpManager
     from agentcli.permissions.question import PermissionQuestion
     from agentcli.permissions.types import PermissionAnswer
@@ -38,12 +42,14 @@ def main(args: Any, prompt: str) -> int:
     try:
         return asyncio.run(_run(args, prompt))
     except KeyboardInterrupt:
-        print("agentcli: interrupted", file=sys.stderr)
+        say("agentcli: interrupted")
         return 130
 
 
 async def _run(args: Any, prompt: str) -> int:
     from agentcli.bootstrap import Options, build_engine, engine_startup_notices
+    from agentcli.commands.headless_prompt import Refused, read_prompt
+    from agentcli.composition import finish_session
     from agentcli.core.abort import AbortSignal
     from agentcli.headless_output import report
     from agentcli.session.resume import SessionNotFound
@@ -51,6 +57,9 @@ async def _run(args: Any, prompt: str) -> int:
     started = time.monotonic()
     abort = AbortSignal()  # the turn's, made now so a signal during set-up stops it too
     stopped_by = _install_signals(abort)
+    stdout = Stdout()  # its reader leaving stops the run as a signal does
+    stdout.on_gone(lambda: abort.abort("stdout was closed"))
+    stdout.watch(asyncio.get_running_loop())
     options = replace(Options.from_args(args, Path.cwd()), trusted=True)  # -p implies trust
     try:
         resumed = _resumed(options)
@@ -62,12 +71,19 @@ async def _run(args: Any, prompt: str) -> int:
     engine = build_engine(options, provider=None, resumed=resumed)
     for startup in engine_startup_notices(engine):  # skipped settings files, bypass warning
         report(f"warning: {startup.text}")
+    reading, problems = read_prompt(engine, prompt)  # a slash command, or prose
+    for problem in problems:  # command files that could not be used
+        report(f"warning: custom command: {problem}")
+    if isinstance(reading, Refused):  # said before anything starts or is sent
+        report(f"error: {reading.message}")
+        finish_session(engine)
+        return EXIT_ERROR
     mcp = engine.mcp
     try:
         if mcp is not None and mcp.configured:
             await _start_mcp(mcp)
-        run = _Run(args, prompt, abort, started, stopped_by, resumed=resumed is not None)
-        return await _run_engine(engine, run)
+        run = _Run(args, prompt, abort, started, stopped_by, stdout, resumed=resumed is not None)
+        return await _run_engine(engine, run, reading)
     finally:
         if mcp is not None:
             await mcp.close()  # every stdio server's process ends with the run
@@ -89,14 +105,16 @@ class _Run:
     abort: AbortSignal
     started: float  # time.monotonic() at start
     stopped_by: list[int]  # SIGTERM / SIGHUP, once one arrived
+    stdout: Stdout
     resumed: bool
 
 
-async def _run_engine(engine: QueryEngine, run: _Run) -> int:
-    """Connect the provider, wait for the MCP servers, expand a custom command (in its
-    turn's scope: the tools it allows, its model), run the prompt to its end."""
+async def _run_engine(engine: QueryEngine, run: _Run, reading: HeadlessPrompt) -> int:
+    """Connect the provider, wait for the MCP servers, then: run a built-in command, or
+    expand a custom command (in its turn's scope: the tools it allows, its model), and
+    run the prompt to its end."""
     from agentcli.bootstrap import make_provider
-    from agentcli.commands.file_commands import headless_command
+    from agentcli.commands.headless_prompt import BuiltinCommand, CustomCommand
     from agentcli.composition import finish_session
     from agentcli.headless_output import report
     from agentcli.mcp.oneshot import wait_for_servers
@@ -115,49 +133,50 @@ async def _run_engine(engine: QueryEngine, run: _Run) -> int:
         for warning in await wait_for_servers(engine.mcp, run.abort):
             report(warning)
 
-    command, problems = headless_command(engine, run.prompt)
-    for problem in problems:  # command files that could not be used
-        report(f"warning: custom command: {problem}")
+    if isinstance(reading, BuiltinCommand):
+        return await _run_builtin(engine, run, reading)
+    command = reading.run if isinstance(reading, CustomCommand) else None
     with command.turn() if command is not None else nullcontext():
-        prompt = run.prompt if command is None else await _expanded(command)
+        prompt = run.prompt if command is None else await _expanded(command, run.abort)
         if prompt is None:
             await close_provider(engine.provider)
             finish_session(engine)
-            return EXIT_ERROR
+            return _exit_status(run, failed=True)
         return await _converse(engine, run, prompt)
 
 
-async def _expanded(command: CommandRun) -> list[Block] | None:
-    """A custom command's prompt (`-p "/fix-issue 123"`); None, said on stderr, when it
-    cannot be made (a `!` command not allowed: nobody can be asked here)."""
-    from agentcli.commands.expansion import ExpansionError
-    from agentcli.headless_output import report
-    from agentcli.permissions.gate import headless_answer
-
-    async def ask(question: PermissionQuestion) -> PermissionAnswer:
-        return headless_answer(question.request)
-
-    try:
-        expansion = await command.content(ask)
-    except ExpansionError as problem:
-        report(f"error: {problem}")
-        return None
-    return expansion.blocks
-
-
-async def _converse(engine: QueryEngine, run: _Run, prompt: str | list[Block]) -> int:
-    """Run the prompt to its end and write the result."""
+async def _run_builtin(engine: QueryEngine, run: _Run, builtin: BuiltinCommand) -> int:
+    """`-p "/cost"`: the command's text is the answer; no request is made."""
+    from agentcli.commands.headless_prompt import run_builtin
     from agentcli.composition import finish_session
-    from agentcli.engine.events import ToolPermissionRequested
-    from agentcli.headless_output import Output, RunSummary, report
-    from agentcli.mcp.status import sdk_status
-    from agentcli.permissions.gate import headless_answer
+    from agentcli.engine.events import EndReason
+    from agentcli.headless_output import Ending, RunSummary
     from agentcli.providers.base import close_provider
-    from agentcli.shutdown import exit_status
+
+    output = _output(engine, run)
+    said, failed = await run_builtin(engine, builtin)
+    summary = RunSummary(session_id=engine.session_id, reason=EndReason.COMPLETED, last_text=said)
+    if failed is not None:
+        summary.ending = Ending("error_during_execution", None, failed)
+    summary.total_cost_usd = engine.cost_usd
+    summary.usage = engine.usage.to_dict()
+    summary.duration_ms = int((time.monotonic() - run.started) * 1000)
+    await close_provider(engine.provider)
+    finish_session(engine)
+    output.finish(summary)
+    return _exit_status(run, failed=summary.is_error)
+
+
+def _output(engine: QueryEngine, run: _Run) -> Output:
+    """The run's output in its format, its `system/init` line written."""
+    from agentcli.headless_output import Output
+    from agentcli.mcp.status import sdk_status
 
     args = run.args
     partial = bool(getattr(args, "include_partial_messages", False))
-    output = Output(args.output_format, engine.session_id, verbose=args.verbose, partial=partial)
+    output = Output(
+        args.output_format, engine.session_id, run.stdout, verbose=args.verbose, partial=partial
+    )
     output.init(
         engine.config.model,
         engine.visible_tools().names(),
@@ -167,6 +186,57 @@ async def _converse(engine: QueryEngine, run: _Run, prompt: str | list[Block]) -
         if engine.mcp
         else [],
     )
+    return output
+
+
+async def _expanded(command: CommandRun, abort: AbortSignal) -> list[Block] | None:
+    """A custom command's prompt (`-p "/fix-issue 123"`); None, said on stderr, when it
+    cannot be made: a `!` command not allowed (nobody can be asked here) or not done in
+    its bound, or the run stopped (a signal, stdout closed: the command is killed)."""
+    from agentcli.commands.command_run import (
+        SHELL_TIMEOUT_VARIABLE,
+        ShellTimedOut,
+        headless_shell_timeout,
+    )
+    from agentcli.commands.expansion import ExpansionError
+    from agentcli.headless_output import report
+    from agentcli.permissions.gate import headless_answer
+
+    async def ask(question: PermissionQuestion) -> PermissionAnswer:
+        return headless_answer(question.request)
+
+    bound, malformed = headless_shell_timeout(os.environ)
+    if malformed:
+        report(f"warning: {malformed}")
+    making = asyncio.ensure_future(command.content(ask, shell_timeout_ms=bound))
+    stop = abort.on_abort(making.cancel)
+    try:
+        expansion = await making
+    except ShellTimedOut as problem:
+        report(f"error: {problem} ({SHELL_TIMEOUT_VARIABLE} sets the bound, in ms)")
+        return None
+    except ExpansionError as problem:
+        report(f"error: {problem}")
+        return None
+    except asyncio.CancelledError:
+        if not abort.aborted:
+            raise
+        report(f"error: /{command.command.name}: {abort.reason or 'interrupted'}")
+        return None
+    finally:
+        stop()
+    return expansion.blocks
+
+
+async def _converse(engine: QueryEngine, run: _Run, prompt: str | list[Block]) -> int:
+    """Run the prompt to its end and write the result."""
+    from agentcli.composition import finish_session
+    from agentcli.engine.events import ToolPermissionRequested
+    from agentcli.headless_output import RunSummary, report
+    from agentcli.permissions.gate import headless_answer
+    from agentcli.providers.base import close_provider
+
+    output = _output(engine, run)
     summary = RunSummary(session_id=engine.session_id)
     for notice in await engine.start_session("resume" if run.resumed else "startup"):
         report(f"hook: {notice}")
@@ -184,13 +254,19 @@ async def _converse(engine: QueryEngine, run: _Run, prompt: str | list[Block]) -
     summary.usage = engine.usage.to_dict()
     summary.total_cost_usd = engine.cost_usd
     summary.duration_ms = int((time.monotonic() - run.started) * 1000)
-    try:
-        output.finish(summary)
-    except OSError:  # the terminal or the reader is gone (SIGHUP, a closed pipe)
-        pass
+    output.finish(summary)  # writes nothing once the reader is gone (SIGHUP, a closed pipe)
+    return _exit_status(run, failed=summary.is_error)
+
+
+def _exit_status(run: _Run, *, failed: bool) -> int:
+    """128 + the signal that stopped the run; 141 when stdout was closed; else 1 or 0."""
+    from agentcli.shutdown import exit_status
+
     if run.stopped_by:
         return exit_status(run.stopped_by[0])
-    return EXIT_ERROR if summary.is_error else EXIT_OK
+    if run.stdout.gone:
+        return EXIT_STDOUT_GONE
+    return EXIT_ERROR if failed else EXIT_OK
 
 
 def _resumed(options: Options) -> LoadedSession | None:

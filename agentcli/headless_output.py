@@ -44,7 +44,25 @@ from agentcli.engine.events import (
     TurnEnded,
     UserMessage,
 )
+from agentcli.output_streams import Stdout, say
 from agentcli.wellformed import json_line as json_text
+
+
+@dataclass(frozen=True, slots=True)
+class Ending:
+    """A front end's own end of a turn, over the loop's: `error_max_budget_usd` with
+    `terminal_reason: budget_exhausted`, as Claude Code spells them; `message` is the
+    result's error. No `terminal_reason` for an end outside the loop (a command)."""
+
+    subtype: str
+    terminal_reason: str | None
+    message: str
+
+
+def over_budget(budget: float) -> Ending:
+    """The turn stopped because the session has spent `budget` dollars."""
+    amount = f"{budget:.10f}".rstrip("0").rstrip(".") or "0"
+    return Ending("error_max_budget_usd", "budget_exhausted", f"Reached maximum budget (${amount})")
 
 
 @dataclass
@@ -62,7 +80,10 @@ class RunSummary:
     stop_reason: str | None = None  # the model's, of its last message (end_turn, tool_use...)
     duration_api_ms: int = 0  # time spent waiting on model requests
     permission_denials: list[dict[str, Any]] = field(default_factory=list)
-    subtype_override: str | None = None  # a front end's own ending (error_max_budget_usd)
+    ending: Ending | None = None  # a front end's own (over the budget)
+    # The `uuid`s of the program's user messages the turn took in (SDK: several when
+    # queued ones were folded into it); None: not reported.
+    user_message_uuids: list[str] | None = None
     structured_output: Any = None  # --json-schema: the last StructuredOutput call that matched
     _inputs: dict[str, tuple[str, dict[str, Any]]] = field(default_factory=dict, repr=False)
     _request_started: float | None = field(default=None, repr=False)
@@ -99,8 +120,8 @@ class RunSummary:
 
     @property
     def subtype(self) -> str:
-        if self.subtype_override is not None:
-            return self.subtype_override
+        if self.ending is not None:
+            return self.ending.subtype
         if self.reason is EndReason.COMPLETED:
             return "success"
         if self.reason is EndReason.MAX_TURNS:
@@ -109,14 +130,22 @@ class RunSummary:
 
     @property
     def is_error(self) -> bool:
-        return self.reason is not EndReason.COMPLETED or self.subtype_override is not None
+        return self.reason is not EndReason.COMPLETED or self.ending is not None
+
+    @property
+    def error_text(self) -> str | None:
+        """What went wrong, in words, for an error result (None: nothing said)."""
+        if self.ending is not None:
+            return self.ending.message
+        return self.error if self.is_error else None
 
     def result_object(self) -> dict[str, Any]:
+        error = self.error_text
         result: dict[str, Any] = {
             "type": "result",
             "subtype": self.subtype,
             "is_error": self.is_error,
-            "result": self.error if self.is_error and self.error else self.last_text,
+            "result": error or self.last_text,
             "num_turns": self.num_turns,
             "session_id": self.session_id,
             "duration_ms": self.duration_ms,
@@ -129,8 +158,17 @@ class RunSummary:
             "permission_denials": self.permission_denials,
             "uuid": str(uuid.uuid4()),
         }
-        if self.reason is not None:
+        if error:  # Claude Code's `errors`, which the SDK's ResultError carries
+            result["errors"] = [error]
+        if self.ending is not None:
+            if self.ending.terminal_reason is not None:
+                result["terminal_reason"] = self.ending.terminal_reason
+        elif self.reason is not None:
             result["terminal_reason"] = self.reason.value
+        if self.user_message_uuids is not None:
+            result["user_message_uuids"] = self.user_message_uuids
+            uuids = self.user_message_uuids
+            result["user_message_uuid"] = uuids[-1] if uuids else None
         if self.structured_output is not None:
             result["structured_output"] = self.structured_output
         return result
@@ -147,7 +185,7 @@ def json_line(obj: dict[str, Any]) -> str:
     return _JSON_UNESCAPED_CONTROLS.sub(lambda m: f"\\u{ord(m.group()):04x}", encoded) + "\n"
 
 
-def for_stream(text: str, stream: TextIO) -> str:
+def for_stream(text: str, stream: TextIO | Stdout) -> str:
     """`text` as it may be written to `stream`: cleaned if a terminal shows it."""
     if not _is_terminal(stream):
         return text
@@ -156,7 +194,7 @@ def for_stream(text: str, stream: TextIO) -> str:
     return terminal_plain(text)
 
 
-def _is_terminal(stream: TextIO) -> bool:
+def _is_terminal(stream: TextIO | Stdout) -> bool:
     try:
         return stream.isatty()
     except (AttributeError, ValueError):  # no isatty, or closed
@@ -164,25 +202,28 @@ def _is_terminal(stream: TextIO) -> bool:
 
 
 def report(message: str) -> None:
-    """One line for the person on stderr: `agentcli: message`."""
-    print("agentcli: " + for_stream(message, sys.stderr), file=sys.stderr)
+    """One line for the person on stderr: `agentcli: message` (dropped when stderr is
+    closed or its reader gone: output_streams.py)."""
+    if sys.stderr is not None:
+        say("agentcli: " + for_stream(message, sys.stderr))
 
 
 class Output:
-    """Writes one run's events in the chosen format."""
+    """Writes one run's events in the chosen format. `out` is stdout unless given; once
+    its reader is gone nothing more is written (`out.gone`; output_streams.py)."""
 
     def __init__(
         self,
         fmt: str,
         session_id: str,
-        out: TextIO | None = None,
+        out: Stdout | TextIO | None = None,
         verbose: bool = False,
         *,
         partial: bool = False,
     ) -> None:
         self.fmt = fmt
         self.session_id = session_id
-        self.out = out or sys.stdout
+        self.out = out if isinstance(out, Stdout) else Stdout(out)
         self.verbose = verbose
         self.partial = partial  # stream-json: `stream_event` lines for text as it streams
 
@@ -282,8 +323,7 @@ class Output:
                 self.out.write(for_stream(summary.last_text, self.out).rstrip("\n") + "\n")
         else:
             self._line(summary.result_object())
-        self.out.flush()
-        if summary.is_error:
+        if summary.is_error and not self.out.gone:  # a reader that left needs no reason
             report(f"error: {describe_failure(summary)}")
 
     def _message(self, role: str, message: dict[str, Any], parent: str | None) -> None:
@@ -306,7 +346,6 @@ class Output:
 
     def _line(self, obj: dict[str, Any]) -> None:
         self.out.write(json_line(obj))
-        self.out.flush()
 
 
 def api_message(event: AssistantMessage) -> dict[str, Any]:
@@ -335,6 +374,8 @@ def retry_category(status: int | None) -> str:
 
 
 def describe_failure(summary: RunSummary) -> str:
+    if summary.ending is not None:
+        return summary.ending.message
     reason = summary.reason
     if reason is EndReason.MAX_TURNS:
         return summary.error or "reached the turn limit"

@@ -20,7 +20,6 @@ import argparse
 import json
 import re
 import shlex
-import sys
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -46,6 +45,7 @@ from agentcli.config.mcp_specs import (
     parse_spec,
 )
 from agentcli.config.trust import is_trusted
+from agentcli.output_streams import say
 from agentcli.terminal_text import visible_controls
 
 _NAME = re.compile(r"[A-Za-z0-9_-]+")
@@ -106,9 +106,9 @@ def main(argv: list[str]) -> int:
         args = build_parser().parse_args(argv)
         return _run(args, project)
     except UsageError as exc:
-        print(str(exc), file=sys.stderr)
+        say(str(exc))
     except (InputError, ScopeError, OSError, JsonStoreError) as exc:
-        print(f"agentcli mcp: {exc}", file=sys.stderr)
+        say(f"agentcli mcp: {exc}")
     return 1
 
 
@@ -194,10 +194,9 @@ def _approve_own(project: Path, name: str) -> None:
     try:
         approve_project_servers(project, [name])
     except (OSError, JsonStoreError) as exc:
-        print(
+        say(
             f"agentcli mcp: could not remember your approval ({_shown(str(exc))}): "
-            "agentcli will ask about it on start",
-            file=sys.stderr,
+            "agentcli will ask about it on start"
         )
 
 
@@ -256,9 +255,9 @@ def _footer(listing: Listing, only: str | None = None) -> int:
     if not listing.trusted and any(s.scope != "user" for s in listing.servers):
         print(f"\n{TRUST_NOTE}")
     if problems:
-        print("\nProblems:", file=sys.stderr)
+        say("\nProblems:")
         for problem in problems:
-            print(f"  ! {_shown(problem)}", file=sys.stderr)
+            say(f"  ! {_shown(problem)}")
         return 1
     return 0
 

@@ -38,6 +38,9 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "agentcli.commands",
             "agentcli.shutdown",  # signals end a front end's run
             "agentcli.terminal_text",  # what may reach a terminal
+            "agentcli.output_streams",  # stdout / stderr whose reader may go away
+            "agentcli.command_line_text",  # argv and stdin as text (bytes not UTF-8)
+            "agentcli.app_terminal",  # whether the app can run on this terminal
             "agentcli.mcp_command",  # `agentcli mcp add|add-json|list|get|remove`
             "agentcli.rewind_command",  # `agentcli --resume ID --rewind-to PROMPT_ID`
             "agentcli.sdk",  # the Claude Agent SDK's stream-json control protocol

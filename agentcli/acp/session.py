@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import sys
 from contextlib import aclosing
 
 from agentcli.acp.link import ClientLink
@@ -24,6 +23,7 @@ from agentcli.core.abort import AbortSignal
 from agentcli.core.messages import Block
 from agentcli.engine.events import EndReason, Notice, ToolPermissionRequested, TurnEnded
 from agentcli.engine.query_engine import QueryEngine
+from agentcli.output_streams import say
 from agentcli.permissions.question import PermissionQuestion
 from agentcli.permissions.types import PermissionAnswer, PermissionMode
 
@@ -62,7 +62,7 @@ class AcpSession:
                         case ToolPermissionRequested(question=question):
                             self._ask(question)
                         case Notice(text=text, level="info"):
-                            print(f"agentcli: {text}", file=sys.stderr)
+                            say(f"agentcli: {text}")  # never stdout: the protocol's
                         case TurnEnded():
                             ended = event
                     for update in self.mapper.updates(event):

@@ -37,7 +37,11 @@ def _line(agent: AgentDefinition) -> str:
     return f"- `{agent.name}` — {agent.description} ({tools}{model}; {where})"
 
 
-@command("agents", "List the subagents the model can start (built-in and from agent files)")
+@command(
+    "agents",
+    "List the subagents the model can start (built-in and from agent files)",
+    headless=True,
+)
 async def agents_command(ctx: CommandContext) -> None:
     engine: Any = ctx.engine
     if engine is None:

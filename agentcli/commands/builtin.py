@@ -73,7 +73,11 @@ async def model_command(ctx: CommandContext) -> None:
     ctx.output(f"Model set to `{model}` for this session.")
 
 
-@command("status", "Show the session: version, folder, model, mode, context, settings files")
+@command(
+    "status",
+    "Show the session: version, folder, model, mode, context, settings files",
+    headless=True,
+)
 async def status_command(ctx: CommandContext) -> None:
     from agentcli import __version__
 
@@ -128,6 +132,7 @@ async def theme_command(ctx: CommandContext) -> None:
     "permissions",
     "Show the permission mode, the rules and where each came from",
     aliases=("allowed-tools",),
+    headless=True,
 )
 async def permissions_command(ctx: CommandContext) -> None:
     if ctx.engine is None:

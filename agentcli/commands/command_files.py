@@ -52,6 +52,8 @@ class CommandFile:
 class CommandFiles:
     commands: list[CommandFile] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    # A command no file defines because its file could not be read: name -> why.
+    unusable: dict[str, str] = field(default_factory=dict)
 
     def get(self, name: str) -> CommandFile | None:
         return next((c for c in self.commands if c.name == name.lower()), None)
@@ -100,6 +102,7 @@ def _add(
         command = read_command(name, path, scope, root, found.problems)
     except FrontMatterError as problem:
         found.problems.append(f"{problem} (command skipped)")
+        found.unusable.setdefault(name, str(problem))
         return
     found.commands.append(command)
 

@@ -8,6 +8,13 @@ A command file that comes with a folder the person has not trusted never
 runs one without asking. `@` files get Read's decision, then the same
 reading as an attachment typed in the prompt (ui/attachments.py).
 
+A `!` command runs with the Bash tool's timeout (2 minutes) unless the
+front end bounds it (`shell_timeout_ms`: `-p` waits 30 s, since nobody can
+press Esc there; AGENTCLI_COMMAND_SHELL_TIMEOUT_MS changes it). One that
+does not finish in time is stopped, with everything it started, and the
+prompt is not made (`ShellTimedOut`, naming the command and the bound): its
+partial output would be a prompt the person never saw.
+
 `allowed-tools` are added to the policy's allow rules for the command's
 turn only (`command_turn`), so the gate, not a bypass, lets those calls
 through; they are taken away when the turn ends. They count only where the
@@ -17,7 +24,7 @@ file is trusted. `model` is the model for that turn.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
 from typing import TYPE_CHECKING, Any
 from uuid import uuid4
@@ -30,7 +37,8 @@ from agentcli.core.abort import AbortSignal
 from agentcli.permissions.question import PermissionQuestion
 from agentcli.permissions.types import Decision, PermissionAnswer
 from agentcli.tools.base import Tool, ToolContext, ToolInput
-from agentcli.tools.bash import BashInput, BashTool
+from agentcli.tools.bash import DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, BashInput, BashTool, format_ms
+from agentcli.tools.display import CommandDisplay
 from agentcli.tools.read import ReadInput, ReadTool
 from agentcli.ui.attachments import attach
 
@@ -39,6 +47,26 @@ if TYPE_CHECKING:
 
 Ask = Callable[[PermissionQuestion], Awaitable[PermissionAnswer]]
 UNTRUSTED = "it comes from a command file of a folder you have not trusted"
+HEADLESS_SHELL_TIMEOUT_MS = 30_000
+SHELL_TIMEOUT_VARIABLE = "AGENTCLI_COMMAND_SHELL_TIMEOUT_MS"
+
+
+class ShellTimedOut(ExpansionError):
+    """A `!` command ran past its bound and was stopped."""
+
+
+def headless_shell_timeout(environ: Mapping[str, str]) -> tuple[int, str | None]:
+    """How long -p waits for each `!` command (ms), and the problem with a malformed
+    AGENTCLI_COMMAND_SHELL_TIMEOUT_MS (its default is used then)."""
+    raw = environ.get(SHELL_TIMEOUT_VARIABLE, "").strip()
+    if not raw:
+        return HEADLESS_SHELL_TIMEOUT_MS, None
+    if raw.isdigit() and 1 <= int(raw) <= MAX_TIMEOUT_MS:
+        return int(raw), None
+    return HEADLESS_SHELL_TIMEOUT_MS, (
+        f"{SHELL_TIMEOUT_VARIABLE}={raw!r} is not a number of milliseconds from 1 to "
+        f"{MAX_TIMEOUT_MS}; {format_ms(HEADLESS_SHELL_TIMEOUT_MS)} is used"
+    )
 
 
 def is_trusted(engine: QueryEngine, command: CommandFile) -> bool:
@@ -55,15 +83,19 @@ def is_trusted(engine: QueryEngine, command: CommandFile) -> bool:
 class GatedRunner:
     """`expansion.Runner` for one command on `engine`."""
 
-    def __init__(self, engine: QueryEngine, ask: Ask, *, trusted: bool) -> None:
+    def __init__(
+        self, engine: QueryEngine, ask: Ask, *, trusted: bool, shell_timeout_ms: int | None = None
+    ) -> None:
         self.engine = engine
         self.ask = ask
         self.trusted = trusted
+        self.shell_timeout_ms = shell_timeout_ms  # None: the Bash tool's own
         self.abort = AbortSignal()  # Esc cancels the task; this stays for the tool's context
 
     async def shell(self, command: str) -> str:
         tool = self.engine.tools.get("Bash") or BashTool()
-        inp = _valid(BashInput, {"command": command}, f"!`{command}`")
+        raw: dict[str, Any] = {"command": command, "timeout": self.shell_timeout_ms}
+        inp = _valid(BashInput, raw, f"!`{command}`")
         await self._permit(tool, inp, f"!`{command}`", always_ask=not self.trusted)
         context = ToolContext(
             workspace=self.engine.workspace,
@@ -72,6 +104,13 @@ class GatedRunner:
             search_filter=self.engine.gate.policy.search_filter(tool.name),
         )
         result = await tool.run(inp, context)
+        shown = result.display
+        if isinstance(shown, CommandDisplay) and shown.timed_out:
+            bound = format_ms(self.shell_timeout_ms or DEFAULT_TIMEOUT_MS)
+            raise ShellTimedOut(
+                f"!`{command}` did not finish in {bound}; it was stopped, "
+                "with every process it started, and nothing was sent"
+            )
         return _text(result.content)
 
     async def include(self, mention: str) -> tuple[Blocks, list[str]]:
@@ -152,13 +191,16 @@ class CommandRun:
     def turn(self) -> AbstractContextManager[None]:
         return command_turn(self.engine, self.command, trusted=self.trusted)
 
-    async def content(self, ask: Ask) -> Expansion:
-        """Raises ExpansionError (the message names the command)."""
-        runner = GatedRunner(self.engine, ask, trusted=self.trusted)
+    async def content(self, ask: Ask, *, shell_timeout_ms: int | None = None) -> Expansion:
+        """Raises ExpansionError (the message names the command); `shell_timeout_ms`:
+        the bound on each `!` command (None: the Bash tool's)."""
+        runner = GatedRunner(
+            self.engine, ask, trusted=self.trusted, shell_timeout_ms=shell_timeout_ms
+        )
         try:
             expansion = await expand(self.command.body, self.arguments, runner)
         except ExpansionError as problem:
-            raise ExpansionError(f"/{self.command.name}: {problem}") from None
+            raise type(problem)(f"/{self.command.name}: {problem}") from None
         if self.command.allowed_tools and not self.trusted:
             expansion.notes.append(
                 f"/{self.command.name}: its allowed-tools do not apply in a folder "

@@ -11,7 +11,7 @@ content is made when the turn starts (ui/outgoing.py), inside the command's
 turn scope (allowed tools, model), so a `!` command's permission question
 comes in the turn, Esc stops it, and one queued behind a turn keeps its
 place. In `-p`, a prompt that is a custom command is expanded the same way
-(`headless_command`), with the headless answer to any question.
+(commands/headless_prompt.py), with the headless answer to any question.
 """
 
 from __future__ import annotations
@@ -25,8 +25,6 @@ from agentcli.commands.registry import (
     Command,
     CommandContext,
     CommandRegistry,
-    load_command_modules,
-    parse_command_line,
 )
 
 if TYPE_CHECKING:
@@ -34,7 +32,6 @@ if TYPE_CHECKING:
     # not with the app (its first frame) nor with every -p.
     from agentcli.commands.command_run import CommandRun
     from agentcli.commands.expansion import Blocks
-    from agentcli.engine.query_engine import QueryEngine
     from agentcli.permissions.question import PermissionQuestion
     from agentcli.permissions.types import PermissionAnswer
 
@@ -108,21 +105,3 @@ async def _content_in_app(app: Any, runs: list[CommandRun]) -> Blocks:
     for note in expansion.notes:
         app.note(note, "attachment")
     return expansion.blocks
-
-
-def headless_command(engine: QueryEngine, prompt: str) -> tuple[CommandRun | None, list[str]]:
-    """The custom command `prompt` runs (None when it is not one), and the problems
-    with the command files, for a prompt that is a slash command."""
-    parsed = parse_command_line(prompt)
-    if parsed is None:
-        return None, []
-    from agentcli.commands.registry import REGISTRY
-
-    load_command_modules()  # the built-ins, which keep their names
-    found = load_command_files(engine.workspace.root, taken=lambda name: name in REGISTRY)
-    command = found.get(parsed[0])
-    if command is None:
-        return None, found.problems
-    from agentcli.commands.command_run import CommandRun
-
-    return CommandRun(engine, command, parsed[1]), found.problems

@@ -63,6 +63,8 @@ class Command:
     aliases: other names that run the same command ("quit" for "exit").
     hidden: registered but left out of /help and completion.
     source: "builtin", "session", "user", ... (for /help grouping).
+    headless: it needs no app (ctx.app is None): `-p "/cost"` runs it and prints
+        what it says; `-p` refuses the others (commands/headless_prompt.py).
     """
 
     name: str
@@ -72,6 +74,7 @@ class Command:
     aliases: tuple[str, ...] = ()
     hidden: bool = False
     source: str = "builtin"
+    headless: bool = False
 
 
 class CommandRegistry:
@@ -132,6 +135,7 @@ def command(
     aliases: Iterable[str] = (),
     hidden: bool = False,
     source: str = "builtin",
+    headless: bool = False,
     registry: CommandRegistry | None = None,
 ) -> Callable[[Handler], Handler]:
     """Decorator: register an async handler as `/name` in REGISTRY (or `registry`)."""
@@ -146,6 +150,7 @@ def command(
                 aliases=tuple(aliases),
                 hidden=hidden,
                 source=source,
+                headless=headless,
             )
         )
         return handler

@@ -160,7 +160,7 @@ async def compact_command(ctx: CommandContext) -> None:
     (ctx.output if ok else ctx.error)(text)
 
 
-@command("context", "Show how full the context window is, by part", source="session")
+@command("context", "Show how full the context window is, by part", source="session", headless=True)
 async def context_command(ctx: CommandContext) -> None:
     if ctx.engine is None:
         ctx.error(NOT_READY)
@@ -168,7 +168,12 @@ async def context_command(ctx: CommandContext) -> None:
     ctx.output(context_text(ctx.engine))
 
 
-@command("cost", "Show the tokens of each kind and the cost of this session", source="session")
+@command(
+    "cost",
+    "Show the tokens of each kind and the cost of this session",
+    source="session",
+    headless=True,
+)
 async def cost_command(ctx: CommandContext) -> None:
     if ctx.engine is None:
         ctx.error(NOT_READY)
@@ -176,7 +181,12 @@ async def cost_command(ctx: CommandContext) -> None:
     ctx.output(cost_text(ctx.engine))
 
 
-@command("memory", "Show the memory files (AGENTS.md, CLAUDE.md) in the context", source="session")
+@command(
+    "memory",
+    "Show the memory files (AGENTS.md, CLAUDE.md) in the context",
+    source="session",
+    headless=True,
+)
 async def memory_command(ctx: CommandContext) -> None:
     if ctx.engine is None:
         ctx.error(NOT_READY)

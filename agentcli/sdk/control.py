@@ -9,7 +9,7 @@ driver's (session.py), since it decides how the engine is built.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from agentcli.engine.query_engine import QueryEngine
@@ -29,11 +29,13 @@ class ControlProblem(Exception):
 
 @dataclass
 class Controls:
-    """What the requests act on: the engine, and the driver's own `dontAsk` switch."""
+    """What the requests act on: the engine, the driver's own `dontAsk` switch, and the
+    ids of user messages folded into a turn started by another (session.py)."""
 
     engine: QueryEngine
     default_model: str
     set_dont_ask: Callable[[bool], None]
+    folded_into: dict[str, str] = field(default_factory=dict)
 
     def handle(self, request: dict[str, Any]) -> dict[str, Any]:
         """The success payload for `request`, or ControlProblem."""
@@ -70,6 +72,7 @@ class Controls:
             raise ControlProblem("this session keeps no checkpoints (it is not saved)")
         if not isinstance(prompt_id, str) or not prompt_id:
             raise ControlProblem("rewind_files needs the user_message_id of a user message")
+        prompt_id = self.folded_into.get(prompt_id, prompt_id)  # its turn began with another
         try:
             report = rewind_files(checkpoints, prompt_id, dry_run=dry_run)
         except UnknownPrompt:

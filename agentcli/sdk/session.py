@@ -1,13 +1,21 @@
 """The driver: one process, one conversation, a turn for each user message on stdin.
 
 stdin is read all along (a control request such as `interrupt` must arrive
-while a turn runs); user messages queue up and run in order. The engine is
-built when `initialize` comes (its hooks become callback hooks) or, for a
-client that sends none, at the first other line. Every turn writes
-`system/init`, the turn's messages, and one `result`. When stdin ends, the
-turns already sent still run, then the session ends cleanly (SessionEnd
-hooks, the transcript closed, MCP servers stopped) and the process exits 0;
-1 when the session could not be set up (the reason is on stderr).
+while a turn runs). A user message that comes while no turn runs starts one;
+those that come while a turn runs wait, and the next turn takes them all in
+at once, as Claude Code folds queued prompts: text joined by newlines, or,
+when one has content blocks, every message's blocks in order (`folded`).
+The engine is built when `initialize` comes (its hooks become callback
+hooks) or, for a client that sends none, at the first other line. Every
+turn writes `system/init`, the turn's messages, and one `result`.
+
+When stdin ends, the turns already sent still run, then the session ends
+cleanly (SessionEnd hooks, the transcript closed, MCP servers stopped).
+The exit status is Claude Code's: 0 when the last turn succeeded, 1 when
+its result was an error (the SDK then raises `ResultError` with it) or the
+session could not be set up (the reason is on stderr). A client that closes
+stdout ends the session at once: the turn is interrupted, nothing more is
+written, and the status is 141 (output_streams.py).
 """
 
 from __future__ import annotations
@@ -17,7 +25,7 @@ import time
 import uuid
 from argparse import Namespace
 from contextlib import aclosing
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -25,9 +33,10 @@ from agentcli.bootstrap import Options, build_engine, engine_startup_notices, ma
 from agentcli.composition import finish_session
 from agentcli.engine.events import AssistantMessage, ToolPermissionRequested, TurnEnded
 from agentcli.engine.query_engine import QueryEngine
-from agentcli.headless_output import Output, RunSummary, report
+from agentcli.headless_output import Output, RunSummary, over_budget, report
 from agentcli.hooks.callbacks import CallbackHook
 from agentcli.mcp.status import sdk_status
+from agentcli.output_streams import EXIT_STDOUT_GONE, Stdout
 from agentcli.permissions.question import PermissionQuestion
 from agentcli.sdk.channel import ControlChannel
 from agentcli.sdk.control import ControlProblem, Controls
@@ -43,23 +52,37 @@ class SetupFailed(Exception):
     """The session cannot start (no session to resume, no API key...)."""
 
 
+@dataclass(frozen=True, slots=True)
+class Queued:
+    """A user message waiting for its turn: its content, the id agentcli knows it by
+    (its transcript record's and checkpoints' uuid), and the `uuid` the client gave."""
+
+    content: Prompt
+    prompt_id: str
+    given_id: str | None
+
+
 class SdkSession:
-    def __init__(self, args: Namespace, send: Sender) -> None:
+    def __init__(self, args: Namespace, stdout: Stdout) -> None:
         self.args = args
-        self.send = send
-        self.channel = ControlChannel(send)
+        self.stdout = stdout
+        self.send = Sender(stdout)
+        self.channel = ControlChannel(self.send)
         self.dont_ask = args.permission_mode == DONT_ASK
-        # Each user message and its id (its transcript record's and checkpoints' uuid).
-        self.prompts: asyncio.Queue[tuple[Prompt, str] | None] = asyncio.Queue()
+        self.prompts: asyncio.Queue[Queued | None] = asyncio.Queue()
         self.engine: QueryEngine | None = None
         self.failed = False
+        self.last_failed = False  # the last turn's result was an error
+        self.aliases: dict[str, str] = {}  # a folded message's id -> its turn's prompt id
         self._asking: set[asyncio.Task[None]] = set()
 
     async def serve(self) -> int:
+        self.stdout.on_gone(self._client_gone)
+        self.stdout.watch(asyncio.get_running_loop())
         reading = asyncio.create_task(self._read(StdinLines()))
         try:
-            while (queued := await self.prompts.get()) is not None:
-                await self._turn(*queued)
+            while (batch := await self._next_batch()) and not self.stdout.gone:
+                await self._turn(batch)
         finally:
             reading.cancel()
             await asyncio.gather(reading, *self._asking, return_exceptions=True)
@@ -67,7 +90,30 @@ class SdkSession:
         failure = None if reading.cancelled() else reading.exception()
         if failure is not None:  # a bug while reading: said, not hidden behind exit 0
             raise failure
-        return EXIT_ERROR if self.failed else EXIT_OK
+        if self.stdout.gone:
+            return EXIT_STDOUT_GONE
+        return EXIT_ERROR if self.failed or self.last_failed else EXIT_OK
+
+    async def _next_batch(self) -> list[Queued]:
+        """The next turn's messages: the first to come, and every one queued behind it
+        (those sent while the last turn ran). Empty once stdin has ended."""
+        first = await self.prompts.get()
+        if first is None:
+            return []
+        batch = [first]
+        while not self.prompts.empty():
+            queued = self.prompts.get_nowait()
+            if queued is None:
+                self.prompts.put_nowait(None)  # the end still comes after this turn
+                break
+            batch.append(queued)
+        return batch
+
+    def _client_gone(self) -> None:
+        """stdout was closed: stop the turn; no more turns."""
+        if self.engine is not None:
+            self.engine.interrupt("the SDK client closed stdout")
+        self.prompts.put_nowait(None)
 
     # -- stdin -------------------------------------------------------------------
 
@@ -130,7 +176,8 @@ class SdkSession:
             prompt_id = given if isinstance(given, str) and given else str(uuid.uuid4())
             if self.args.replay_user_messages and isinstance(body, dict):
                 self.output.user_replay(body, prompt_id)
-            self.prompts.put_nowait((content, prompt_id))
+            client_id = given if isinstance(given, str) and given else None
+            self.prompts.put_nowait(Queued(content, prompt_id, client_id))
 
     # -- set-up ------------------------------------------------------------------
 
@@ -208,39 +255,45 @@ class SdkSession:
             report(f"hook: {notice}")
         self.engine = engine
         self.output = Output(
-            "stream-json", engine.session_id, partial=args.include_partial_messages
+            "stream-json", engine.session_id, self.stdout, partial=args.include_partial_messages
         )
-        self.controls = Controls(engine, engine.config.model, self._set_dont_ask)
+        self.controls = Controls(engine, engine.config.model, self._set_dont_ask, self.aliases)
 
     def _set_dont_ask(self, on: bool) -> None:
         self.dont_ask = on
 
     # -- turns -------------------------------------------------------------------
 
-    async def _turn(self, prompt: Prompt, prompt_id: str) -> None:
+    async def _turn(self, batch: list[Queued]) -> None:
         engine = self.engine
         assert engine is not None
         started = time.monotonic()
+        prompt_id = batch[0].prompt_id
+        for later in batch[1:]:  # rewind_files to any of them goes back to the turn's start
+            self.aliases[later.prompt_id] = prompt_id
         summary = RunSummary(session_id=engine.session_id)
+        given = [queued.given_id for queued in batch if queued.given_id]
+        summary.user_message_uuids = given or None
         self._init_line(engine)
+        budget: float | None = self.args.max_budget_usd
         if self._over_budget(engine):
-            summary.subtype_override = "error_max_budget_usd"
+            summary.ending = over_budget(budget or 0.0)
         else:
+            prompt = folded([queued.content for queued in batch])
             async with aclosing(engine.submit_message(prompt, prompt_id=prompt_id)) as events:
                 async for event in events:
                     if isinstance(event, ToolPermissionRequested):
                         self._answer(event.question)
                     self.output.event(event, summary)
                     if isinstance(event, AssistantMessage) and self._over_budget(engine):
-                        summary.subtype_override = "error_max_budget_usd"
+                        summary.ending = over_budget(budget or 0.0)
                         engine.interrupt("over --max-budget-usd")
                     if isinstance(event, TurnEnded):
                         summary.num_turns = event.turns
                         summary.usage = event.usage.to_dict()
-        if summary.subtype_override and not summary.error:
-            summary.error = f"the session has cost {engine.cost_usd:.4f} USD, over --max-budget-usd"
         summary.total_cost_usd = engine.cost_usd
         summary.duration_ms = int((time.monotonic() - started) * 1000)
+        self.last_failed = summary.is_error
         self.output.finish(summary)
 
     def _init_line(self, engine: QueryEngine) -> None:
@@ -293,6 +346,19 @@ class SdkSession:
             await engine.mcp.close()
 
 
+def folded(contents: list[Prompt]) -> Prompt:
+    """Several user messages as one turn's prompt, as Claude Code joins queued prompts:
+    text by newlines; when any has content blocks, every one's blocks in order."""
+    if len(contents) == 1:
+        return contents[0]
+    if all(isinstance(content, str) for content in contents):
+        return "\n".join(str(content) for content in contents)
+    blocks: list[dict[str, Any]] = []
+    for content in contents:
+        blocks += [{"type": "text", "text": content}] if isinstance(content, str) else content
+    return blocks
+
+
 def _response(request_id: str, subtype: str, **fields: Any) -> dict[str, Any]:
     return {
         "type": "control_response",
@@ -318,7 +384,7 @@ def main(args: Namespace) -> int:
         for note in flags.notes(args):
             report(f"note: {note}")
         try:
-            return asyncio.run(SdkSession(args, Sender()).serve())
+            return asyncio.run(SdkSession(args, Stdout()).serve())
         except KeyboardInterrupt:
             report("interrupted")
             return 130

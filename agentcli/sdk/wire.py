@@ -4,19 +4,22 @@ stdin is read by a daemon thread, so a blocking read never holds up the
 event loop or the exit, and works whatever stdin is (a pipe, a file, a
 terminal). Each line becomes one `Incoming`: a parsed object, or the reason
 it could not be one (the driver reports it on stderr and reads on). stdout
-lines go out through `headless_output.json_line`, like `-p`'s stream-json.
+lines go out through `headless_output.json_line`, like `-p`'s stream-json,
+to an `output_streams.Stdout`: a client that closes it ends the session.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-import sys
+import os
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, BinaryIO, TextIO
+from typing import Any
 
 from agentcli.headless_output import json_line
+from agentcli.output_streams import Stdout
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,17 +53,22 @@ def _clip(text: str, limit: int = 80) -> str:
 
 
 class StdinLines:
-    """The lines of stdin as they arrive; `None` once it ends."""
+    """The lines of stdin as they arrive; `None` once it ends.
 
-    def __init__(self, stream: BinaryIO | None = None) -> None:
-        self._stream = stream or sys.stdin.buffer
+    The thread reads the file descriptor itself, not `sys.stdin.buffer`: a read
+    still blocked there when the process exits (the client closed stdout but not
+    stdin) would hold the buffer's lock, which the interpreter's shutdown waits on.
+    """
+
+    def __init__(self, fd: int = 0) -> None:
+        self._fd = fd
         self._queue: asyncio.Queue[Incoming | None] = asyncio.Queue()
         self._loop = asyncio.get_running_loop()
         threading.Thread(target=self._read, name="sdk-stdin", daemon=True).start()
 
     def _read(self) -> None:
         try:
-            for line in self._stream:
+            for line in _lines(self._fd):
                 incoming = parse_line(line)
                 if incoming is not None:
                     self._loop.call_soon_threadsafe(self._queue.put_nowait, incoming)
@@ -76,12 +84,27 @@ class StdinLines:
         return await self._queue.get()
 
 
-class Sender:
-    """Writes JSON lines to stdout, each flushed at once (the client waits on them)."""
+def _lines(fd: int) -> Iterator[bytes]:
+    """Each line read from `fd` (the last one even without its newline), until the end."""
+    partial: list[bytes] = []  # the pieces of a line longer than one read
+    while chunk := os.read(fd, 65536):
+        *complete, rest = chunk.split(b"\n")
+        if complete:
+            yield b"".join([*partial, complete[0]])
+            yield from complete[1:]
+            partial = []
+        if rest:
+            partial.append(rest)
+    if partial:
+        yield b"".join(partial)
 
-    def __init__(self, out: TextIO | None = None) -> None:
-        self.out = out or sys.stdout
+
+class Sender:
+    """Writes JSON lines to stdout, each flushed at once (the client waits on them);
+    nothing once the client has closed it (`out.gone`)."""
+
+    def __init__(self, out: Stdout) -> None:
+        self.out = out
 
     def __call__(self, obj: dict[str, Any]) -> None:
         self.out.write(json_line(obj))
-        self.out.flush()

@@ -349,7 +349,9 @@ def _result(
     path = rendered.full_output_path
     return ToolResult(
         "\n".join(parts),
-        is_error=outcome != "exited",
+        # As Claude Code marks it: the command failed. The output is in the result all the
+        # same, for the model, and for the person (the app's pane, the editor's card).
+        is_error=outcome != "exited" or exit_code != 0,
         display=CommandDisplay(
             exit_code=exit_code,
             timed_out=outcome == "timed_out",

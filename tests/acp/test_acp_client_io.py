@@ -102,8 +102,11 @@ async def test_a_failing_command_in_the_terminal_reports_its_exit_code(fake_api,
         session = await conn.new_session(cwd=str(project), mcp_servers=[])
         await conn.prompt(session_id=session.session_id, prompt=[text_block("Run it")])
 
-    result = str(last_results(fake_api, 1)[0]["content"])
-    assert "oops" in result and "Exit code: 3" in result
+    sent = last_results(fake_api, 1)[0]
+    result = str(sent["content"])
+    assert "oops" in result and "Exit code: 3" in result and sent["is_error"] is True
+    (shown,) = [u for u in client.of_kind("tool_call_update") if u.status == "failed"]
+    assert shown.content[0].terminal_id == "term-1"  # the editor still shows its terminal
 
 
 async def test_cancel_stops_the_command_in_the_editors_terminal(fake_api, project):

@@ -100,15 +100,15 @@ def test_allowed_tools_in_the_front_matter_let_that_command_run(fake_api, repo):
     assert (repo / "made-by-command").exists()
 
 
-def test_a_broken_command_file_is_a_warning_and_the_prompt_goes_as_typed(fake_api, repo):
+def test_a_broken_command_file_is_an_error_that_says_why_and_nothing_is_sent(fake_api, repo):
     write(repo / ".claude/commands/broken.md", "---\nmodel: [oops\n---\nbody\n")
-    fake_api.enqueue(reply(text("ok")))
 
     done = agentcli(["-p", "/broken now"], repo, fake_api)
 
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == 1
+    assert "error: /broken could not be loaded: " in done.stderr
     assert "broken.md: broken front matter" in done.stderr
-    assert first_prompt(fake_api) == "/broken now"
+    assert fake_api.requests == []
 
 
 SKILL = """\

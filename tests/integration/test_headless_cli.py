@@ -9,8 +9,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from tests.fakeapi import hang, http_error, reply, text, tool_use
 
 
@@ -47,14 +45,6 @@ def seed_script(server, config: Path) -> None:
     edit = {"file_path": str(config), "old_string": "value = 1", "new_string": "value = 2"}
     server.enqueue(reply(tool_use("Edit", edit)))
     server.enqueue(reply(text("Changed value to 2 in config.py.")))
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    root = tmp_path / "project"
-    root.mkdir()
-    (root / "config.py").write_text("value = 1\n")
-    return root
 
 
 def test_seed_example_edits_the_file_and_prints_the_answer(fake_api, project):
@@ -193,7 +183,7 @@ def test_no_api_key_says_how_to_set_one(project):
 def test_empty_prompt_is_refused(project):
     done = agentcli(["-p", "   "], project)
 
-    assert done.returncode == 1 and "needs a prompt" in done.stderr
+    assert done.returncode == 2 and "needs a prompt" in done.stderr
 
 
 def test_everything_is_written_under_agentcli_home(fake_api, project, tmp_path, isolated_home):

@@ -141,7 +141,7 @@ async def test_bash_runs_in_the_terminals_and_reports_as_a_local_run(tmp_path):
 
     result = await call_tool(BashTool(), ctx, command="make", timeout=5000)
 
-    assert result.content == "made it\nExit code: 3"
+    assert result.content == "made it\nExit code: 3" and result.is_error
     assert result.display == CommandDisplay(exit_code=3)
     (command,) = terminal.ran
     assert command.argv == ["bash", "-c", "make"]
