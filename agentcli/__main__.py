@@ -6,17 +6,17 @@ import sys
 
 
 def main(argv: list[str] | None = None) -> int:
-    from agentcli.compile_cache import install
+    from agentcli.cli.compile_cache import install
 
     install()  # first: what Python compiles at run time is kept between runs
-    from agentcli.cli import run
+    from agentcli.cli.main import run
     from agentcli.config.credentials import keep_credentials_private
 
     keep_credentials_private()  # no process agentcli starts inherits its API key
     try:
         return run(sys.argv[1:] if argv is None else argv)
     except BrokenPipeError:  # `agentcli mcp list | head -1`: the reader had what it wanted
-        from agentcli.output_streams import EXIT_STDOUT_GONE, point_stdout_at_devnull
+        from agentcli.frontends.output_streams import EXIT_STDOUT_GONE, point_stdout_at_devnull
 
         point_stdout_at_devnull()  # what is still buffered must not fail again at exit
         return EXIT_STDOUT_GONE

@@ -30,11 +30,11 @@ def _write_project(root: Path) -> None:
 
 async def run_session(root: Path, base_url: str) -> list[dict[str, int]]:
     """Run the scripted session; return the usage the server reported for each request."""
-    from agentcli.bootstrap import Options, build_engine
     from agentcli.engine.events import AssistantMessage
     from agentcli.providers.anthropic import AnthropicProvider
     from agentcli.providers.base import close_provider
     from agentcli.providers.retry import RetryPolicy
+    from agentcli.wiring.bootstrap import Options, build_engine
 
     options = Options(cwd=root, permission_mode="bypassPermissions")
     provider = AnthropicProvider(

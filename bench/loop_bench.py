@@ -15,7 +15,6 @@ import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-from agentcli.composition import assemble
 from agentcli.core.abort import AbortSignal
 from agentcli.core.usage import Usage
 from agentcli.engine.parts import EngineConfig
@@ -31,6 +30,7 @@ from agentcli.providers.base import (
 )
 from agentcli.tools.base import Tool, ToolContext, ToolInput, ToolResult, Workspace
 from agentcli.tools.registry import ToolRegistry
+from agentcli.wiring.composition import assemble
 from bench.common import report
 
 TURNS = 50

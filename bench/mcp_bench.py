@@ -99,7 +99,7 @@ async def alone(delay: float) -> float:
 
 
 async def together() -> float:
-    from agentcli.config.mcp_servers import ConfiguredServer, McpServers, StdioServer
+    from agentcli.mcp.config.servers import ConfiguredServer, McpServers, StdioServer
     from agentcli.mcp.manager import McpManager, load_sdk
 
     load_sdk()

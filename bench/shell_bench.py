@@ -38,7 +38,7 @@ _IMPORT_PROBE = (
 # (Textual's TextArea imports tree_sitter's core by itself when it is installed, about
 # 1 ms; the grammar and our analysis are what the permission check adds.)
 _FIRST_FRAME_PROBE = (
-    "import sys, agentcli.cli, agentcli.bootstrap, agentcli.ui.app, agentcli.permissions.gate;"
+    "import sys, agentcli.cli.main, agentcli.wiring.bootstrap, agentcli.frontends.tui.app, agentcli.permissions.gate;"
     "print(sorted(m for m in sys.modules"
     " if m.startswith(('tree_sitter_bash', 'agentcli.permissions.shell'))))"
 )

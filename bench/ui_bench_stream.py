@@ -25,7 +25,7 @@ from textual.await_complete import AwaitComplete
 from textual.containers import VerticalScroll
 from textual.widgets import Markdown
 
-from agentcli.ui.widgets.streaming_markdown import StreamingMarkdown
+from agentcli.frontends.tui.widgets.streaming_markdown import StreamingMarkdown
 from bench.ui_bench_corpus import chunked, make_markdown
 
 MARKDOWN_BYTES = 200 * 1024

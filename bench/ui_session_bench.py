@@ -117,8 +117,8 @@ async def time_key_press(app, char: str) -> float:
 
 
 async def measure() -> tuple[float, list[float], int, int]:
-    from agentcli.bootstrap import Options, build_engine
-    from agentcli.ui.app import AgentApp
+    from agentcli.frontends.tui.app import AgentApp
+    from agentcli.wiring.bootstrap import Options, build_engine
 
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)

@@ -1,4 +1,4 @@
-"""The table of text Python compiles at run time (agentcli/compile_cache.py): dataclasses,
+"""The table of text Python compiles at run time (agentcli/cli/compile_cache.py): dataclasses,
 namedtuples and string annotations made with it behave exactly as without it, it
 survives a restart, and a bad table is ignored, never trusted half-way."""
 
@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
-from agentcli import compile_cache
-from agentcli.compile_cache import CompileCache
+from agentcli.cli import compile_cache
+from agentcli.cli.compile_cache import CompileCache
 
 
 def make_classes() -> dict[str, Any]:
@@ -205,7 +205,7 @@ def test_a_second_agentcli_process_compiles_nothing(tmp_path: Path) -> None:
     path = tmp_path / "methods.marshal"
     script = (
         "import sys\n"
-        "from agentcli.compile_cache import install\n"
+        "from agentcli.cli.compile_cache import install\n"
         f"table = install({str(path)!r})\n"
         "import agentcli.engine.events, agentcli.engine.query_engine\n"
         "print(table.added, len(table.used))\n"

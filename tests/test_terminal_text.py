@@ -1,4 +1,4 @@
-"""Untrusted text -> text a terminal can only show: the decoder in agentcli.terminal_text."""
+"""Untrusted text -> text a terminal can only show: the decoder in agentcli.core.terminal_text."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rich.text import Text
 
-from agentcli.terminal_text import (
+from agentcli.core.terminal_text import (
     MAX_HELD,
     MarkdownCleaner,
     TerminalDecoder,

@@ -35,7 +35,7 @@ async def help_command(ctx: CommandContext) -> None:
 )
 async def clear_command(ctx: CommandContext) -> None:
     from agentcli.commands.file_commands import reload_in_app
-    from agentcli.composition import start_new_session
+    from agentcli.wiring.composition import start_new_session
 
     engine = ctx.engine
     if engine is not None and engine.busy:
@@ -113,7 +113,7 @@ async def status_command(ctx: CommandContext) -> None:
     "theme", "Switch the colour theme (remembered)", argument_hint="[dark|light|high-contrast]"
 )
 async def theme_command(ctx: CommandContext) -> None:
-    from agentcli.ui.themes import theme_names
+    from agentcli.frontends.tui.themes import theme_names
 
     names = theme_names()
     if not ctx.args:

@@ -7,7 +7,7 @@ that uses one is reported and skipped. The app reads the files at start and
 again on `/clear`.
 
 In the app, running one sends `/name args` as the person's message; its
-content is made when the turn starts (ui/outgoing.py), inside the command's
+content is made when the turn starts (frontends/tui/outgoing.py), inside the command's
 turn scope (allowed tools, model), so a `!` command's permission question
 comes in the turn, Esc stops it, and one queued behind a turn keeps its
 place. In `-p`, a prompt that is a custom command is expanded the same way
@@ -92,7 +92,7 @@ async def _run_in_app(command: CommandFile, ctx: CommandContext) -> None:
 
 async def _content_in_app(app: Any, runs: list[CommandRun]) -> Blocks:
     from agentcli.commands.expansion import ExpansionError
-    from agentcli.ui.outgoing import NotSent
+    from agentcli.frontends.tui.outgoing import NotSent
 
     async def ask(question: PermissionQuestion) -> PermissionAnswer:
         app.ask_permission(question)

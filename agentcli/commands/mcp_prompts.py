@@ -11,7 +11,7 @@ Arguments are positional: the words after the command fill the prompt's
 declared arguments in order, quotes group words (`"two words"`), and the
 last argument takes whatever words are left. A missing required argument,
 or words for a prompt that takes none, is a clear message and nothing is
-sent. The prompt is fetched when the message's turn starts (ui/outgoing.py),
+sent. The prompt is fetched when the message's turn starts (frontends/tui/outgoing.py),
 so Esc stops a server slow to answer, and one queued behind a turn keeps its
 place.
 """
@@ -95,10 +95,10 @@ async def prompt_content(
     manager: McpManager, prompt: PromptInfo, arguments: dict[str, str], command: str
 ) -> list[dict[str, Any]]:
     """The prompt's messages, fetched now, as one user message's content blocks.
-    Raises NotSent (ui/outgoing.py) with the reason."""
+    Raises NotSent (frontends/tui/outgoing.py) with the reason."""
+    from agentcli.frontends.tui.mcp.actions import fetch_prompt
+    from agentcli.frontends.tui.outgoing import NotSent
     from agentcli.mcp.errors import McpCallError
-    from agentcli.ui.mcp_actions import fetch_prompt
-    from agentcli.ui.outgoing import NotSent
 
     try:
         messages = await fetch_prompt(manager, prompt.server, prompt.name, arguments)

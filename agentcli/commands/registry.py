@@ -35,7 +35,7 @@ from typing import Any
 class CommandContext:
     """What a handler gets.
 
-    `app` is the AgentApp (agentcli/ui/app.py); `engine` the QueryEngine;
+    `app` is the AgentApp (agentcli/frontends/tui/app.py); `engine` the QueryEngine;
     `args` the text after `/name ` (stripped, possibly empty).
     `output(text)` shows a markdown note in the conversation;
     `error(text)` shows an error note. Both are set by the app.

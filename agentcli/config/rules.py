@@ -12,7 +12,7 @@ MCP tools are named `mcp__<server>__<tool>` (agentcli/mcp/names.py). As in
 Claude Code, `mcp__server` and `mcp__server__*` speak for every tool of that
 server, `mcp__server__tool` for one; `*` is taken nowhere else. The server is
 what comes before the first `__` after `mcp__`, in a rule as in a tool's
-name: config/mcp_names.py refuses the server names for which that would not
+name: mcp/config/names.py refuses the server names for which that would not
 be exact (`a__b`, `a_`, two that read the same), so a rule and a call always
 agree on the server.
 """
@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agentcli.config.mcp_names import PREFIX, SEPARATOR
+from agentcli.mcp.config.names import PREFIX, SEPARATOR
 
 EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
 READ_TOOLS = frozenset({"Read", "Grep", "Glob", "NotebookRead"})

@@ -15,7 +15,7 @@ expected; the other layers still load. A broken file never loosens
 protection: what protects in it (deny and ask rules, hooks, a stricter mode)
 is kept when it is valid on its own (salvage.py), and when its deny or ask
 rules cannot be read at all, `uncertain` says so and the session fails
-closed (bootstrap.py `locked_reason`; config/notices.py words it).
+closed (wiring/bootstrap.py `locked_reason`; config/notices.py words it).
 
 The project's own files come with the folder, so in a folder the person has
 not trusted (config/trust.py) only what protects in them applies, and what
@@ -34,7 +34,6 @@ from pydantic import ValidationError
 
 from agentcli.config.hooks import HooksConfig
 from agentcli.config.json_store import JsonStoreError, parse_json_object, read_json_text
-from agentcli.config.mcp_files import PROJECT_FILE
 from agentcli.config.paths import agentcli_home
 from agentcli.config.rules import Rule, RuleSyntaxError
 from agentcli.config.salvage import Salvage, salvage
@@ -45,6 +44,7 @@ from agentcli.config.untrusted import (
     protective_parts,
     withheld,
 )
+from agentcli.mcp.config.files import PROJECT_FILE
 
 
 @dataclass

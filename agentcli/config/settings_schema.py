@@ -71,10 +71,10 @@ class SettingsFile(BaseModel):
     hooks: HooksConfig = Field(default_factory=HooksConfig)
     theme: str | None = None
     sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
-    # MCP servers: each entry is checked on its own by config/mcp_files.py, so one
+    # MCP servers: each entry is checked on its own by mcp/config/files.py, so one
     # bad server never makes the rest of the settings file skipped.
     mcpServers: dict[str, Any] = Field(default_factory=dict)
-    # Answers about a project's .mcp.json servers (config/mcp_approval.py).
+    # Answers about a project's .mcp.json servers (mcp/config/approval.py).
     enabledMcpjsonServers: list[str] = Field(default_factory=list)
     disabledMcpjsonServers: list[str] = Field(default_factory=list)
     enableAllProjectMcpServers: bool | None = None

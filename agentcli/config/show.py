@@ -1,6 +1,6 @@
 """`agentcli config`: the merged settings, and where each value came from, as text.
 
-The command line is cli.py's: it turns its flags into settings and asks this
+The command line is cli/main.py's: it turns its flags into settings and asks this
 module to show them.
 """
 

@@ -1,6 +1,6 @@
 """Whether to ask the person to trust this folder, and remembering the answer.
 
-`Options.trusted` (bootstrap.py) says whether the project's own settings files
+`Options.trusted` (wiring/bootstrap.py) says whether the project's own settings files
 apply in full; None means "as remembered" (trust.py). `-p` passes True (trust
 is implied, as in Claude Code); the app asks first when `trust_question()`
 lists something, then builds the engine with the answer. `/trust` asks again.

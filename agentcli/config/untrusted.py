@@ -25,11 +25,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agentcli.config.hooks import HooksConfig
-from agentcli.config.mcp_files import read_server_file
-from agentcli.config.mcp_specs import ServerSpec, StdioServer
 from agentcli.config.provider_settings import ProviderSettings
 from agentcli.config.salvage import Salvage
 from agentcli.config.settings_schema import SettingsFile
+from agentcli.mcp.config.files import read_server_file
+from agentcli.mcp.config.specs import ServerSpec, StdioServer
 
 # The keys an untrusted project file may still set (besides permissions' deny and ask);
 # `disabledMcpjsonServers` only ever turns a server off.

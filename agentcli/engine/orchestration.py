@@ -34,6 +34,7 @@ from pydantic import ValidationError
 
 from agentcli.core.abort import AbortSignal
 from agentcli.core.messages import INTERRUPTED_MESSAGE
+from agentcli.core.wellformed import has_lone_surrogate, scrub
 from agentcli.engine.events import (
     Event,
     Notice,
@@ -54,7 +55,6 @@ from agentcli.providers.tool_input import input_problem as invalid_input_problem
 from agentcli.tools.base import Tool, ToolContext, ToolError, ToolInput, ToolResult, Workspace
 from agentcli.tools.model_access import ModelAccess
 from agentcli.tools.registry import ToolRegistry
-from agentcli.wellformed import has_lone_surrogate, scrub
 
 NOT_RUN_MESSAGE = "Not run: the turn was interrupted by the user before this call started."
 EMPTY_OUTPUT = "(no output)"

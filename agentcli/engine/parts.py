@@ -1,6 +1,6 @@
 """What a QueryEngine works with, handed to it whole when it is built.
 
-The composition root (agentcli/composition.py) puts an `EngineParts` together
+The composition root (agentcli/wiring/composition.py) puts an `EngineParts` together
 for every front end, so this one class lists everything the engine uses and a
 new front end has nothing left to wire. Nothing sets an engine's parts
 afterwards, with one exception that has its own method: the model provider,

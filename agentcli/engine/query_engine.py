@@ -1,7 +1,7 @@
 """QueryEngine: one session's state, and `submit_message()` to drive the loop.
 
 It is built whole (engine/parts.py) by the composition root
-(agentcli/composition.py) and owns the conversation (the list of API-shaped
+(agentcli/wiring/composition.py) and owns the conversation (the list of API-shaped
 messages), the running totals (usage, cost, turns), and the abort signal of
 the turn in progress. The UI and headless mode both consume the events
 `submit_message()` yields. The transcript hears of each message as soon as it

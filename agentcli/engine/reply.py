@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from agentcli.core.messages import Block, Message
 from agentcli.core.usage import Usage
+from agentcli.core.wellformed import scrub
 from agentcli.providers.base import ModelError
-from agentcli.wellformed import scrub
 
 
 class Reply:

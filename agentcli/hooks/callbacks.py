@@ -1,7 +1,7 @@
 """Hooks that are functions of a front end's client, beside the settings' shell commands.
 
 The Agent SDK lets a program register Python functions as hooks; the SDK front
-end (agentcli/sdk/) turns each into a `CallbackHook` whose `call` sends the
+end (agentcli/frontends/sdk/) turns each into a `CallbackHook` whose `call` sends the
 hook's input to the program and returns its answer. The answer is the JSON a
 shell hook prints on stdout (`decision`, `continue`, `hookSpecificOutput`...),
 so `run_callback` hands it on as the run of a command that exited 0 and

@@ -63,7 +63,7 @@ from agentcli.mcp.transports import open_transport
 from agentcli.tools.base import ToolResult
 
 if TYPE_CHECKING:
-    from agentcli.config.mcp_servers import ConfiguredServer
+    from agentcli.mcp.config.servers import ConfiguredServer
 
 Kind = Literal["tools", "prompts", "resources"]
 KINDS: tuple[Kind, ...] = ("tools", "prompts", "resources")

@@ -30,8 +30,8 @@ from agentcli.mcp.names import api_names
 from agentcli.mcp.status import PromptInfo, ResourceInfo, ServerStatus, State
 
 if TYPE_CHECKING:
-    from agentcli.config.mcp_servers import ConfiguredServer, McpServers
     from agentcli.core.abort import AbortSignal
+    from agentcli.mcp.config.servers import ConfiguredServer, McpServers
     from agentcli.mcp.connection import Connection
     from agentcli.tools.base import Tool
 

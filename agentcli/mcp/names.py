@@ -11,7 +11,7 @@ matching. A tool whose cleaned name is its own keeps it, so a newcomer never
 renames a tool the model already knows.
 
 Reading a name back (which server a rule or a call is about) splits at the
-first `__` after `mcp__`; config/mcp_names.py says which server names keep
+first `__` after `mcp__`; mcp/config/names.py says which server names keep
 that exact, and the others are refused at load. For those, a cut name still
 holds the whole `mcp__<server>__` and names of two servers never collide.
 """
@@ -21,8 +21,8 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable
 
-from agentcli.config.mcp_names import HASH_CHARS as _HASH_CHARS
-from agentcli.config.mcp_names import MAX_NAME, PREFIX, clean
+from agentcli.mcp.config.names import HASH_CHARS as _HASH_CHARS
+from agentcli.mcp.config.names import MAX_NAME, PREFIX, clean
 
 __all__ = ["MAX_NAME", "PREFIX", "api_names", "clean", "hashed_name", "plain_name", "server_prefix"]
 

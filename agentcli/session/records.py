@@ -28,7 +28,7 @@ import uuid
 from datetime import UTC, datetime
 from typing import Any
 
-from agentcli.wellformed import json_line
+from agentcli.core.wellformed import json_line
 
 FORMAT_VERSION = 1
 

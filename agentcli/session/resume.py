@@ -2,7 +2,7 @@
 
 The session found is claimed (claim.py): held for this process, or forked
 when another one has it open. The composition root then builds an engine on
-it (composition.py), whose transcript writer takes the claim over.
+it (wiring/composition.py), whose transcript writer takes the claim over.
 """
 
 from __future__ import annotations

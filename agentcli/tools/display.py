@@ -3,7 +3,7 @@
 A tool returns one of these models as `ToolResult.display`, and may give one
 as its permission preview (Edit: the diff it is about to make). They are
 data, not pictures: each front end decides how to draw them (the TUI keeps a
-registry from model class to renderer, `agentcli/ui/renderers.py`, and draws
+registry from model class to renderer, `agentcli/frontends/tui/renderers.py`, and draws
 a model it does not know generically), so a new tool brings its own model
 and needs no change in any front end.
 

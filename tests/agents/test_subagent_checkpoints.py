@@ -12,8 +12,8 @@ import json
 import threading
 from typing import Any
 
-from agentcli.composition import finish_session
 from agentcli.session.rewind import rewind_files
+from agentcli.wiring.composition import finish_session
 from tests.agents.test_task_over_http import (
     GENERAL,
     GUARD_S,

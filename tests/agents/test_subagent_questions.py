@@ -15,7 +15,6 @@ from claude_agent_sdk import ClaudeSDKClient, PermissionResultDeny, ToolPermissi
 
 from agentcli.engine.events import ToolPermissionRequested
 from agentcli.permissions.types import PermissionMode
-from tests.acp.client import EditorClient, running_agent
 from tests.agents.test_task_over_http import (
     GENERAL,
     GUARD_S,
@@ -29,8 +28,9 @@ from tests.agents.test_task_over_http import (
 )
 from tests.engine.harness import answer_questions
 from tests.fakeapi import reply, text, tool_use
+from tests.frontends.acp.client import EditorClient, running_agent
+from tests.frontends.sdk.support import sdk_options, until_result
 from tests.integration.test_headless_cli import agentcli
-from tests.sdk.support import sdk_options, until_result
 
 FILES = ("a.txt", "b.txt", "c.txt")
 

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from agentcli.bootstrap import Options, build_engine
 from agentcli.commands.headless_prompt import (
     BuiltinCommand,
     Prose,
@@ -16,7 +15,8 @@ from agentcli.commands.headless_prompt import (
     run_builtin,
 )
 from agentcli.commands.registry import REGISTRY, load_command_modules
-from agentcli.composition import finish_session
+from agentcli.wiring.bootstrap import Options, build_engine
+from agentcli.wiring.composition import finish_session
 from tests.engine.scripted import ScriptedProvider
 
 load_command_modules()

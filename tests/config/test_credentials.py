@@ -113,9 +113,9 @@ def test_building_an_engine_takes_only_the_providers_key_variables_out(tmp_path,
     hides just the variables the settings' providers name. It must not take the
     Anthropic key out of an embedding program's environment (a test suite's, an SDK
     host's) for good: a later engine without that key must still see it missing."""
-    from agentcli.bootstrap import Options, build_engine
-    from agentcli.composition import finish_session
     from agentcli.config import credentials
+    from agentcli.wiring.bootstrap import Options, build_engine
+    from agentcli.wiring.composition import finish_session
 
     monkeypatch.setenv("AGENTCLI_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-embedder")

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from agentcli.config.mcp_approval import (
+from agentcli.mcp.config.approval import (
     approvals_file,
     approve_project_servers,
     reject_project_servers,
     reset_project_choices,
 )
-from agentcli.config.mcp_servers import load_mcp_servers, pending_approval
+from agentcli.mcp.config.servers import load_mcp_servers, pending_approval
 
 
 def _write(path: Path, data) -> Path:

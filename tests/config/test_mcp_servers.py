@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from agentcli.config.mcp_servers import (
+from agentcli.config.settings import load_settings
+from agentcli.mcp.config.servers import (
     HttpServer,
     SseServer,
     StdioServer,
     load_mcp_servers,
 )
-from agentcli.config.settings import load_settings
 
 
 def _write(path: Path, data) -> Path:

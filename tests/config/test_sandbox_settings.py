@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from agentcli.bootstrap import sandbox_of
 from agentcli.config.settings import CliSettings, load_settings
 from agentcli.config.show import render_settings
+from agentcli.wiring.bootstrap import sandbox_of
 
 
 def _write(path: Path, data) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from agentcli.cli import config_command
+from agentcli.cli.main import config_command
 from agentcli.commands.settings_report import settings_files_lines
 from agentcli.config.settings import load_settings
 from agentcli.config.trust import remember

@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 from agentcli.agents.definitions import AgentCatalog
-from agentcli.composition import assemble
 from agentcli.config.hooks import HooksConfig
 from agentcli.config.rules import parse_tool_list
 from agentcli.engine.compaction import Compactor
@@ -33,6 +32,7 @@ from agentcli.providers.base import Provider
 from agentcli.session.loader import LoadedSession
 from agentcli.tools.base import Tool, Workspace
 from agentcli.tools.registry import ToolRegistry
+from agentcli.wiring.composition import assemble
 
 
 def make_engine(

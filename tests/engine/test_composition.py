@@ -1,4 +1,4 @@
-"""The engine is built in one place (agentcli/composition.py), whole, and stays so.
+"""The engine is built in one place (agentcli/wiring/composition.py), whole, and stays so.
 
 A front end calls `bootstrap.build_engine()` once and has everything a
 session needs; nothing it holds can be swapped under the engine afterwards,
@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 import agentcli
-from agentcli.bootstrap import Options, build_engine
-from agentcli.composition import finish_session, start_new_session
 from agentcli.config.settings import Settings
 from agentcli.engine.compaction import Compactor
+from agentcli.wiring.bootstrap import Options, build_engine
+from agentcli.wiring.composition import finish_session, start_new_session
 from tests.engine.harness import make_engine, run_turn
 from tests.engine.scripted import Response, ScriptedProvider, text, tool_use
 from tests.hooks.helpers import hook_script, payloads
@@ -45,7 +45,7 @@ def test_only_the_composition_root_constructs_an_engine():
                 name = getattr(node.func, "id", None) or getattr(node.func, "attr", None)
                 if name == "QueryEngine":
                     found.append(str(path.relative_to(package)))
-    assert set(found) == {"composition.py"}
+    assert set(found) == {"wiring/composition.py"}
 
 
 def test_an_engines_parts_cannot_be_set_from_outside(tmp_path):

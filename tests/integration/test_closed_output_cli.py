@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from tests.fakeapi import hang, http_error, reply, text, tool_use
+from tests.frontends.sdk.raw import user
 from tests.integration.test_headless_terminal import environment
-from tests.sdk.raw import user
 
 STDOUT_GONE = 141
 
@@ -136,7 +136,7 @@ def test_a_stderr_whose_reader_left_does_not_stop_the_answer(fake_api, project):
 
 
 def test_an_sdk_client_that_closes_stdout_ends_the_session(fake_api, project):
-    from tests.sdk.raw import start as start_sdk
+    from tests.frontends.sdk.raw import start as start_sdk
 
     stuck = hang(after_events=3)
     fake_api.enqueue(stuck)

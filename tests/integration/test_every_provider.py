@@ -19,7 +19,6 @@ from typing import Any
 
 import pytest
 
-from agentcli.composition import finish_session
 from agentcli.config.provider_settings import ProviderSettings
 from agentcli.engine.compaction import SUMMARY_REQUEST, Compactor
 from agentcli.engine.events import (
@@ -39,6 +38,7 @@ from agentcli.providers.tuning import ApiTuning
 from agentcli.session.resume import resolve_resumed
 from agentcli.tools.edit import EditTool
 from agentcli.tools.read import ReadTool
+from agentcli.wiring.composition import finish_session
 from tests.engine.harness import make_engine, run_turn
 from tests.engine.scripted import Probe, make_tool
 from tests.fakeapi import FakeAnthropic, hang, reply, text, tool_use

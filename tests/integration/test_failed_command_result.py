@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import json
 
+from agentcli.frontends.tui.widgets.tool_pane import ToolPane
 from agentcli.tools.bash import BashTool
-from agentcli.ui.widgets.tool_pane import ToolPane
 from tests.engine import scripted
 from tests.fakeapi import reply, text, tool_use
+from tests.frontends.tui.helpers import idle, make_app, send
 from tests.integration.test_headless_cli import agentcli
-from tests.ui.helpers import idle, make_app, send
 
 FAILING = "echo to-stdout; echo to-stderr >&2; exit 3"
 

@@ -15,7 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from agentcli.headless_output import json_line
+from agentcli.frontends.headless.output import json_line
 from tests.fakeapi import http_error, reply, text
 
 HOSTILE_ANSWER = (

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agentcli.composition import finish_session
+from agentcli.wiring.composition import finish_session
 from tests.integration.test_headless_cli import agentcli
 from tests.session.rewind_support import Session, run_three_prompts
 

@@ -61,11 +61,11 @@ def test_a_one_shot_run_loads_nothing_only_other_features_need(fake_api, tmp_pat
     roots = {name.split(".")[0] for name in imported_modules(done.stderr)}
     loaded = imported_modules(done.stderr)
     assert not roots & {"mcp", "jsonschema", "yaml", "html_to_markdown", "rich", "click", "textual"}
-    assert not {"agentcli.acp.agent", "agentcli.sdk.session"} & loaded
+    assert not {"agentcli.frontends.acp.agent", "agentcli.frontends.sdk.session"} & loaded
 
 
 def test_the_provider_the_app_loads_does_not_import_the_sdk(fake_api, tmp_path):
-    build = "from agentcli.bootstrap import make_provider; make_provider()"
+    build = "from agentcli.wiring.bootstrap import make_provider; make_provider()"
 
     done = run_python(["-c", build], tmp_path, fake_api.base_url)
 

@@ -11,8 +11,8 @@ import pytest
 
 from agentcli.config.paths import agentcli_home
 from agentcli.config.trust import remember
-from agentcli.ui.history import PromptHistory
-from agentcli.ui.settings import save_theme
+from agentcli.frontends.tui.history import PromptHistory
+from agentcli.frontends.tui.settings import save_theme
 from tests.fakeapi import reply, text, tool_use
 from tests.integration.test_headless_cli import agentcli
 

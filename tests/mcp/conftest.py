@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator, Callable
 
 import pytest
 
-from agentcli.config.mcp_servers import ConfiguredServer
+from agentcli.mcp.config.servers import ConfiguredServer
 from agentcli.mcp.manager import McpManager, load_sdk
 from tests.mcp.support import REPO, servers
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from agentcli.config.mcp_servers import ConfiguredServer, StdioServer
+from agentcli.mcp.config.servers import ConfiguredServer, StdioServer
 from tests.ci_required import require
 from tests.mcp.support import REPO
 

@@ -17,14 +17,14 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from agentcli.config.mcp_servers import (
+from agentcli.core.abort import AbortSignal
+from agentcli.mcp.config.servers import (
     ConfiguredServer,
     HttpServer,
     McpServers,
     SseServer,
     StdioServer,
 )
-from agentcli.core.abort import AbortSignal
 from agentcli.mcp.manager import McpManager
 from agentcli.mcp.status import ServerStatus
 from agentcli.tools.base import Tool, ToolContext, ToolResult, Workspace

@@ -23,7 +23,6 @@ from pathlib import Path
 
 import pytest
 
-from agentcli.bootstrap import connect_sandbox
 from agentcli.config.rules import parse_tool_list
 from agentcli.core.abort import AbortSignal
 from agentcli.permissions.policy import PermissionPolicy
@@ -31,6 +30,7 @@ from agentcli.permissions.types import PermissionMode
 from agentcli.sandbox import Sandbox
 from agentcli.tools.base import ToolContext, Workspace
 from agentcli.tools.bash import BashInput, BashTool
+from agentcli.wiring.bootstrap import connect_sandbox
 
 SECRET = "SECRET-KEY-MATERIAL-4711"
 RAN = "THE-COMMAND-RAN"  # printed last: the sandbox started and ran the attack to its end

@@ -25,7 +25,6 @@ from pathlib import Path
 
 import pytest
 
-from agentcli.bootstrap import connect_sandbox
 from agentcli.core.abort import AbortSignal
 from agentcli.permissions.policy import PermissionPolicy
 from agentcli.permissions.types import PermissionMode
@@ -33,6 +32,7 @@ from agentcli.sandbox import Sandbox, survey
 from agentcli.sandbox.placeholders import PLACEHOLDER_MODE
 from agentcli.tools.base import ToolContext, Workspace
 from agentcli.tools.bash import BashInput, BashTool
+from agentcli.wiring.bootstrap import connect_sandbox
 from tests.permissions.sandbox_scene import (
     PY,
     Scene,

@@ -273,7 +273,7 @@ def test_an_unknown_command_name_under_a_deny_rule_names_the_rule(project: Path)
     assert "Bash(rm:*)" in reason and "cannot be checked" in reason
 
 
-# -- 2. redirects into protected places ----------------------------------------------------
+# -- 2. redirects into protected places ------------------------------------------------
 
 CLASS_2 = [
     Case("git diff > .git/config", "ask", GIT_DIFF),
@@ -343,7 +343,7 @@ def test_class_2_redirects_into_protected_places(project: Path, case: Case) -> N
     assert behavior == case.expected, reason
 
 
-# -- 3. the folder a command really runs in ------------------------------------------------
+# -- 3. the folder a command really runs in --------------------------------------------
 
 CLASS_3 = [
     Case("cd .. && cat outside/secret.txt", "ask"),
@@ -402,7 +402,7 @@ def test_class_3_paths_from_the_real_folder(project: Path, case: Case) -> None:
     assert behavior == case.expected, reason
 
 
-# -- 4. paths in option values and variables; credentials ---------------------------------
+# -- 4. paths in option values and variables; credentials ------------------------------
 
 CLASS_4 = [
     Case("git blame --contents=$HOME/.ssh/id_rsa README.md", "ask"),
@@ -497,7 +497,7 @@ def test_class_4_paths_in_options_and_variables(project: Path, case: Case) -> No
     assert behavior == case.expected, reason
 
 
-# -- 5. globs, symlinks, files from git history ------------------------------------------
+# -- 5. globs, symlinks, files from git history ----------------------------------------
 
 CLASS_5 = [
     Case("cat .en?", "ask"),
@@ -554,7 +554,7 @@ def test_class_5_globs_links_and_history(project: Path, case: Case) -> None:
     assert behavior == case.expected, reason
 
 
-# -- 6. Read deny rules ----------------------------------------------------------------------
+# -- 6. Read deny rules ----------------------------------------------------------------
 
 CLASS_6 = [
     Case("cat private/key", "deny", deny=PRIVATE),
@@ -654,7 +654,7 @@ def test_the_shell_table_is_big_enough() -> None:
     assert len(CLASS_1 + CLASS_2 + CLASS_3 + CLASS_4 + CLASS_5 + CLASS_6) >= 220
 
 
-# -- rule suggestions come from the same analysis ----------------------------------------
+# -- rule suggestions come from the same analysis --------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -702,7 +702,7 @@ def test_environment_from_settings_counts(project: Path) -> None:
     assert policy.decide(BashTool(), BashInput(command="cat ~/secret.txt")).behavior == "ask"
 
 
-# -- end to end: the real `agentcli -p` against the fake API --------------------------------
+# -- end to end: the real `agentcli -p` against the fake API ---------------------------
 
 
 def run_headless(server, cwd: Path, command: str, *flags: str) -> tuple[str, dict]:
@@ -784,7 +784,7 @@ def test_end_to_end_nothing_happens(
 def test_the_parser_is_not_loaded_before_the_first_bash_check() -> None:
     """The TUI's first frame does not pay for the grammar: it loads on the first check."""
     probe = (
-        "import sys, agentcli.cli, agentcli.bootstrap, agentcli.ui.app, agentcli.permissions.gate;"
+        "import sys, agentcli.cli.main, agentcli.wiring.bootstrap, agentcli.frontends.tui.app, agentcli.permissions.gate;"
         "print(sorted(m for m in sys.modules"
         " if m.startswith(('tree_sitter_bash', 'agentcli.permissions.shell'))))"
     )
@@ -804,7 +804,7 @@ def test_file_tools_ask_before_writing_the_new_protected_places(project: Path, r
     assert policy.decide(WriteTool(), inp).behavior == "ask"
 
 
-# -- properties: the classes, not the examples ----------------------------------------------
+# -- properties: the classes, not the examples -----------------------------------------
 
 _SPELLINGS = ["rm", "\\rm", '"rm"', "'r'm", "/bin/rm", "r\\m", "r''m", "$(echo rm)"]
 _WRAPPERS = [

@@ -9,7 +9,7 @@ whatever the umask; what it writes in the project keeps its normal mode.
 
 Each case asserts the decision, and the end-to-end ones that nothing happened
 on disk. The app's question is tested through the real app in
-tests/ui/test_folder_trust.py, `-p` as a subprocess in
+tests/frontends/tui/test_folder_trust.py, `-p` as a subprocess in
 tests/integration/test_trust_and_private_cli.py.
 """
 
@@ -23,7 +23,6 @@ from pathlib import Path
 
 import pytest
 
-from agentcli.bootstrap import Options, build_engine, settings_for
 from agentcli.config.json_store import JsonStoreError
 from agentcli.config.notices import startup_notices
 from agentcli.config.paths import agentcli_home, project_dir
@@ -34,6 +33,9 @@ from agentcli.config.trust import declined, is_trusted, remember, trust_file
 from agentcli.config.trust_question import remember_trust, trust_question
 from agentcli.core.abort import AbortSignal
 from agentcli.engine.budget import ToolResultBudget
+from agentcli.frontends.tui.history import PromptHistory
+from agentcli.frontends.tui.screens.trust_question import question_text
+from agentcli.frontends.tui.settings import save_theme
 from agentcli.permissions.persist import remember_allow_rules
 from agentcli.permissions.types import PermissionMode
 from agentcli.session.claim import claim_session, fork_session
@@ -43,9 +45,7 @@ from agentcli.tools.bash import _RC_NAME, _RC_SCRIPT, BashInput, BashTool
 from agentcli.tools.edit import EditTool
 from agentcli.tools.shell_output import OutputBuffer
 from agentcli.tools.write import WriteTool
-from agentcli.ui.history import PromptHistory
-from agentcli.ui.screens.trust_question import question_text
-from agentcli.ui.settings import save_theme
+from agentcli.wiring.bootstrap import Options, build_engine, settings_for
 from tests.engine.harness import answer_questions
 from tests.engine.scripted import Response, ScriptedProvider, text, tool_use
 

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from agentcli.config.mcp_names import MAX_SERVER, server_name_problem
-from agentcli.config.mcp_servers import load_mcp_servers
 from agentcli.config.rules import Rule, RuleSyntaxError, mcp_server_of, parse_tool_list
+from agentcli.mcp.config.names import MAX_SERVER, server_name_problem
+from agentcli.mcp.config.servers import load_mcp_servers
 from agentcli.mcp.names import api_names, clean
 from agentcli.permissions.policy import PermissionPolicy
 from agentcli.permissions.types import PermissionMode

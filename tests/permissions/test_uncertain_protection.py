@@ -106,7 +106,7 @@ async def test_headless_refusal_says_the_settings_must_be_fixed(tmp_path):
 
 
 def test_bootstrap_puts_the_state_on_the_policy(tmp_path):
-    from agentcli.bootstrap import Options, build_engine
+    from agentcli.wiring.bootstrap import Options, build_engine
 
     settings = tmp_path / ".agentcli" / "settings.json"
     settings.parent.mkdir()

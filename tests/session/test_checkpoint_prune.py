@@ -7,11 +7,11 @@ import os
 import threading
 import time
 
-from agentcli.bootstrap import Options, build_engine, settings_for
 from agentcli.config.paths import agentcli_home
 from agentcli.session import checkpoint_prune
 from agentcli.session.checkpoints import SessionCheckpoints
 from agentcli.session.rewind import rewind_files
+from agentcli.wiring.bootstrap import Options, build_engine, settings_for
 
 DAY = 24 * 3600
 

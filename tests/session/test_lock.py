@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from agentcli.composition import finish_session
 from agentcli.session.claim import claim_session
 from agentcli.session.loader import load_session
 from agentcli.session.resume import SessionNotFound, resolve_resumed
+from agentcli.wiring.composition import finish_session
 from tests.engine.harness import make_engine, run_turn
 from tests.engine.scripted import Response, ScriptedProvider, text
 

@@ -12,7 +12,6 @@ import stat
 
 import pytest
 
-from agentcli.composition import finish_session
 from agentcli.core.messages import text_of
 from agentcli.session import checkpoint_blobs
 from agentcli.session.checkpoints import SessionCheckpoints, UnknownPrompt
@@ -20,6 +19,7 @@ from agentcli.session.claim import claim_session
 from agentcli.session.loader import load_session
 from agentcli.session.resume import resolve_resumed
 from agentcli.session.rewind import apply_rewind, plan_rewind, rewind_files
+from agentcli.wiring.composition import finish_session
 from tests.fakeapi import reply, text
 from tests.session.rewind_support import make_session_engine, run_three_prompts, send
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agentcli.composition import finish_session
 from agentcli.session.checkpoints import SessionCheckpoints
 from agentcli.session.rewind import rewind_files
+from agentcli.wiring.composition import finish_session
 from tests.fakeapi import reply, text, tool_use
 from tests.session.rewind_support import make_session_engine, send
 

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from agentcli.composition import finish_session
 from agentcli.session.checkpoints import SessionCheckpoints
 from agentcli.session.rewind import apply_rewind, plan_rewind, rewind_files
+from agentcli.wiring.composition import finish_session
 from tests.fakeapi import reply, text, tool_use
 from tests.integration.test_headless_cli import agentcli
 from tests.session.rewind_support import make_session_engine, send

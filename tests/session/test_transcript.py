@@ -7,7 +7,6 @@ import json
 import re
 from pathlib import Path
 
-from agentcli.composition import finish_session
 from agentcli.core.messages import INTERRUPTED_MESSAGE, normalize_for_api
 from agentcli.engine.events import ToolCallFinished
 from agentcli.session.loader import load_session
@@ -15,6 +14,7 @@ from agentcli.session.records import FORMAT_VERSION
 from agentcli.session.resume import resolve_resumed
 from agentcli.session.store import latest_session
 from agentcli.tools.registry import builtin_tools
+from agentcli.wiring.composition import finish_session
 from tests.engine.harness import make_engine, run_turn
 from tests.engine.scripted import (
     Probe,

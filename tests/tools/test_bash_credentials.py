@@ -13,10 +13,10 @@ import pytest
 
 from agentcli.config.hooks import HookCommand
 from agentcli.core.abort import AbortSignal
+from agentcli.frontends.tui.shell_mode import ShellRun
 from agentcli.hooks.runner import run_hook
 from agentcli.tools.base import ToolContext, Workspace
 from agentcli.tools.bash import BashInput, BashTool
-from agentcli.ui.shell_mode import ShellRun
 
 KEY = "sk-ant-do-not-leak"
 TOKEN = "token-do-not-leak"

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import re
 
+from agentcli.frontends.tui.widgets.tool_pane import summary_line
 from agentcli.permissions.types import PermissionMode
 from agentcli.tools.display import WebFetchDisplay
 from agentcli.tools.web.fetch_tool import WebFetchTool
-from agentcli.ui.widgets.tool_pane import summary_line
 from tests.engine.scripted import Response, ScriptedProvider, text, tool_use
-from tests.ui.helpers import idle, make_app, send, wait_for
-from tests.ui.test_terminal_safety import rendered
+from tests.frontends.tui.helpers import idle, make_app, send, wait_for
+from tests.frontends.tui.test_terminal_safety import rendered
 from tests.web.site import Site
 
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")

@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 
-from agentcli.composition import finish_session
 from agentcli.core.pricing import cost_usd
 from agentcli.core.usage import Usage
 from agentcli.engine.events import ToolCallFinished, ToolPermissionRequested
@@ -27,6 +26,7 @@ from agentcli.tools.display import WebFetchDisplay
 from agentcli.tools.model_access import DEFAULT_SMALL_MODEL
 from agentcli.tools.web.fetch_tool import SMALL_MODEL_SYSTEM, UNTRUSTED, WebFetchTool
 from agentcli.tools.web.search_tool import WebSearchTool
+from agentcli.wiring.composition import finish_session
 from tests.engine.harness import make_engine, of_type, run_turn
 from tests.engine.scripted import Response, ScriptedProvider
 from tests.fakeapi import http_error, reply, text, tool_use, web_search

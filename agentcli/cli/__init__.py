@@ -1,0 +1,1 @@
+"""The command line: argv, the subcommands (`config`, `mcp`, `--rewind-to`), start-up."""

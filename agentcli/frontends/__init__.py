@@ -1,0 +1,1 @@
+"""What a person or a program drives the engine through: tui, headless, sdk, acp."""

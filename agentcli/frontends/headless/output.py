@@ -1,0 +1,384 @@
+"""The three headless output formats, as `claude -p` users script against them.
+
+- text: the final answer on stdout.
+- json: one result object at the end.
+- stream-json: one JSON object a line as things happen (init, assistant and
+  user messages in API shape, retries), then the result object. The Agent
+  SDK's front end (agentcli/frontends/sdk/) writes the same lines, one result per turn,
+  and asks for `stream_event` lines (`partial`) with --include-partial-messages. A message
+  carries `parent_tool_use_id`: the Task call whose subagent said it, or null
+  for the main conversation's (Claude Code's field).
+
+Text written to a terminal is shown to a person: the answer (text format) and
+every stderr line go through `terminal_plain` there, so nothing the model, a
+tool, a hook or a server wrote can control that terminal. Written to a pipe
+or a file, the text goes out unchanged: a script may want the bytes. JSON
+escapes C0 controls by itself but writes DEL and the C1 controls (U+009B is
+an 8-bit CSI) as they are: those are escaped too (`\\u009b`), which changes no
+value a JSON reader gets.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import time
+import uuid
+from dataclasses import dataclass, field
+from typing import Any, TextIO
+
+from agentcli import __version__
+from agentcli.core.messages import text_of
+from agentcli.core.wellformed import json_line as json_text
+from agentcli.engine.events import (
+    ApiRetry,
+    AssistantMessage,
+    EndReason,
+    Event,
+    Notice,
+    RequestStarted,
+    SubagentEvent,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallFinished,
+    ToolCallStarted,
+    TurnEnded,
+    UserMessage,
+)
+from agentcli.frontends.output_streams import Stdout, say
+
+
+@dataclass(frozen=True, slots=True)
+class Ending:
+    """A front end's own end of a turn, over the loop's: `error_max_budget_usd` with
+    `terminal_reason: budget_exhausted`, as Claude Code spells them; `message` is the
+    result's error. No `terminal_reason` for an end outside the loop (a command)."""
+
+    subtype: str
+    terminal_reason: str | None
+    message: str
+
+
+def over_budget(budget: float) -> Ending:
+    """The turn stopped because the session has spent `budget` dollars."""
+    amount = f"{budget:.10f}".rstrip("0").rstrip(".") or "0"
+    return Ending("error_max_budget_usd", "budget_exhausted", f"Reached maximum budget (${amount})")
+
+
+@dataclass
+class RunSummary:
+    """What the result object reports."""
+
+    session_id: str
+    reason: EndReason | None = None
+    error: str | None = None
+    last_text: str = ""
+    num_turns: int = 0
+    duration_ms: int = 0
+    usage: dict[str, int] = field(default_factory=dict)
+    total_cost_usd: float | None = 0.0  # None: unknown (a model without prices)
+    stop_reason: str | None = None  # the model's, of its last message (end_turn, tool_use...)
+    duration_api_ms: int = 0  # time spent waiting on model requests
+    permission_denials: list[dict[str, Any]] = field(default_factory=list)
+    ending: Ending | None = None  # a front end's own (over the budget)
+    # The `uuid`s of the program's user messages the turn took in (SDK: several when
+    # queued ones were folded into it); None: not reported.
+    user_message_uuids: list[str] | None = None
+    structured_output: Any = None  # --json-schema: the last StructuredOutput call that matched
+    _inputs: dict[str, tuple[str, dict[str, Any]]] = field(default_factory=dict, repr=False)
+    _request_started: float | None = field(default=None, repr=False)
+
+    def observe(self, event: Event) -> None:
+        """Take what the result reports from one event of the run."""
+        match event:
+            case RequestStarted():
+                self._request_started = time.monotonic()
+            case AssistantMessage(message=message, stop_reason=stop_reason):
+                self._stop_clock()
+                text = text_of(message)
+                if text:
+                    self.last_text = text
+                self.stop_reason = stop_reason
+            case ToolCallStarted(tool_use_id=tool_use_id, name=name, input=tool_input):
+                self._inputs[tool_use_id] = (name, tool_input)
+            case ToolCallFinished(tool_use_id=tool_use_id, name="StructuredOutput", status="done"):
+                self.structured_output = self._inputs.get(tool_use_id, ("", None))[1]
+            case ToolCallFinished(tool_use_id=tool_use_id, status="denied"):
+                name, tool_input = self._inputs.get(tool_use_id, (event.name, {}))
+                self.permission_denials.append(
+                    {"tool_name": name, "tool_use_id": tool_use_id, "tool_input": tool_input}
+                )
+            case TurnEnded(reason=reason, error=error):
+                self._stop_clock()
+                self.reason = reason
+                self.error = error
+
+    def _stop_clock(self) -> None:
+        if self._request_started is not None:
+            self.duration_api_ms += int((time.monotonic() - self._request_started) * 1000)
+            self._request_started = None
+
+    @property
+    def subtype(self) -> str:
+        if self.ending is not None:
+            return self.ending.subtype
+        if self.reason is EndReason.COMPLETED:
+            return "success"
+        if self.reason is EndReason.MAX_TURNS:
+            return "error_max_turns"
+        return "error_during_execution"
+
+    @property
+    def is_error(self) -> bool:
+        return self.reason is not EndReason.COMPLETED or self.ending is not None
+
+    @property
+    def error_text(self) -> str | None:
+        """What went wrong, in words, for an error result (None: nothing said)."""
+        if self.ending is not None:
+            return self.ending.message
+        return self.error if self.is_error else None
+
+    def result_object(self) -> dict[str, Any]:
+        error = self.error_text
+        result: dict[str, Any] = {
+            "type": "result",
+            "subtype": self.subtype,
+            "is_error": self.is_error,
+            "result": error or self.last_text,
+            "num_turns": self.num_turns,
+            "session_id": self.session_id,
+            "duration_ms": self.duration_ms,
+            "duration_api_ms": self.duration_api_ms,
+            "usage": self.usage,
+            "total_cost_usd": None
+            if self.total_cost_usd is None
+            else round(self.total_cost_usd, 6),
+            "stop_reason": self.stop_reason,
+            "permission_denials": self.permission_denials,
+            "uuid": str(uuid.uuid4()),
+        }
+        if error:  # Claude Code's `errors`, which the SDK's ResultError carries
+            result["errors"] = [error]
+        if self.ending is not None:
+            if self.ending.terminal_reason is not None:
+                result["terminal_reason"] = self.ending.terminal_reason
+        elif self.reason is not None:
+            result["terminal_reason"] = self.reason.value
+        if self.user_message_uuids is not None:
+            result["user_message_uuids"] = self.user_message_uuids
+            uuids = self.user_message_uuids
+            result["user_message_uuid"] = uuids[-1] if uuids else None
+        if self.structured_output is not None:
+            result["structured_output"] = self.structured_output
+        return result
+
+
+# What json.dumps(ensure_ascii=False) leaves raw that a terminal may obey.
+_JSON_UNESCAPED_CONTROLS = re.compile(r"[\x7f-\x9f]")
+
+
+def json_line(obj: dict[str, Any]) -> str:
+    """One JSON object as a line: text that encodes as UTF-8 (core/wellformed.py), with no
+    control character left raw."""
+    encoded = json_text(obj)
+    return _JSON_UNESCAPED_CONTROLS.sub(lambda m: f"\\u{ord(m.group()):04x}", encoded) + "\n"
+
+
+def for_stream(text: str, stream: TextIO | Stdout) -> str:
+    """`text` as it may be written to `stream`: cleaned if a terminal shows it."""
+    if not _is_terminal(stream):
+        return text
+    from agentcli.core.terminal_text import terminal_plain  # only when a terminal is there
+
+    return terminal_plain(text)
+
+
+def _is_terminal(stream: TextIO | Stdout) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):  # no isatty, or closed
+        return False
+
+
+def report(message: str) -> None:
+    """One line for the person on stderr: `agentcli: message` (dropped when stderr is
+    closed or its reader gone: frontends/output_streams.py)."""
+    if sys.stderr is not None:
+        say("agentcli: " + for_stream(message, sys.stderr))
+
+
+class Output:
+    """Writes one run's events in the chosen format. `out` is stdout unless given; once
+    its reader is gone nothing more is written (`out.gone`; frontends/output_streams.py)."""
+
+    def __init__(
+        self,
+        fmt: str,
+        session_id: str,
+        out: Stdout | TextIO | None = None,
+        verbose: bool = False,
+        *,
+        partial: bool = False,
+    ) -> None:
+        self.fmt = fmt
+        self.session_id = session_id
+        self.out = out if isinstance(out, Stdout) else Stdout(out)
+        self.verbose = verbose
+        self.partial = partial  # stream-json: `stream_event` lines for text as it streams
+
+    def init(
+        self,
+        model: str,
+        tools: list[str],
+        cwd: str,
+        permission_mode: str,
+        mcp_servers: list[tuple[str, str]] | None = None,
+        slash_commands: list[str] | None = None,
+    ) -> None:
+        """`mcp_servers`: each configured MCP server's name and state. The version is
+        agentcli's own, under Claude Code's key (`claude_code_version`), which SDKs read."""
+        if self.fmt == "stream-json":
+            self._line(
+                {
+                    "type": "system",
+                    "subtype": "init",
+                    "session_id": self.session_id,
+                    "uuid": str(uuid.uuid4()),
+                    "model": model,
+                    "tools": tools,
+                    "mcp_servers": [
+                        {"name": name, "status": status} for name, status in mcp_servers or []
+                    ],
+                    "cwd": cwd,
+                    "permissionMode": permission_mode,
+                    "slash_commands": slash_commands or [],
+                    "claude_code_version": __version__,
+                }
+            )
+
+    def event(self, event: Event, summary: RunSummary) -> None:
+        summary.observe(event)
+        match event:
+            case AssistantMessage() as assistant:
+                self._message("assistant", api_message(assistant), None)
+            case UserMessage(message=message):
+                self._message("user", message, None)
+            case SubagentEvent(parent_tool_use_id=parent, event=AssistantMessage() as assistant):
+                self._message("assistant", api_message(assistant), parent)
+            case SubagentEvent(parent_tool_use_id=parent, event=UserMessage(message=message)):
+                self._message("user", message, parent)
+            case TextDelta(text=delta, index=index) if self.partial:
+                self._stream_event(index, {"type": "text_delta", "text": delta})
+            case ThinkingDelta(text=delta, index=index) if self.partial:
+                self._stream_event(index, {"type": "thinking_delta", "thinking": delta})
+            case ApiRetry() as retry:
+                if self.fmt == "stream-json":
+                    self._line(self._retry_line(retry))
+                else:  # at once, verbose or not: waiting on the API must never look like a hang
+                    report(retry.describe())
+            case Notice(text=text, level=level):
+                if level != "info" or self.verbose:
+                    report(text)
+
+    def user_replay(self, message: dict[str, Any], prompt_id: str) -> None:
+        """A user message the client sent, echoed with its id (`--replay-user-messages`):
+        the `uuid` an SDK program passes back to `rewind_files`."""
+        if self.fmt == "stream-json":
+            line = self._message_line("user", message)
+            self._line({**line, "uuid": prompt_id, "isReplay": True})
+
+    def _message_line(
+        self, kind: str, message: dict[str, Any], parent: str | None = None
+    ) -> dict[str, Any]:
+        """An `assistant` or `user` line: the message in API shape, with an id of its own,
+        and `parent_tool_use_id`: the Task call whose subagent said it (None: the main
+        conversation's)."""
+        return {
+            "type": kind,
+            "message": message,
+            "parent_tool_use_id": parent,
+            "session_id": self.session_id,
+            "uuid": str(uuid.uuid4()),
+        }
+
+    def _stream_event(self, index: int, delta: dict[str, Any]) -> None:
+        """A `stream_event` line: the streamed piece as the API's `content_block_delta`."""
+        if self.fmt == "stream-json":
+            event = {"type": "content_block_delta", "index": index, "delta": delta}
+            self._line(
+                {
+                    "type": "stream_event",
+                    "event": event,
+                    "parent_tool_use_id": None,
+                    "session_id": self.session_id,
+                    "uuid": str(uuid.uuid4()),
+                }
+            )
+
+    def finish(self, summary: RunSummary) -> None:
+        if self.fmt == "text":
+            # The answer goes to stdout only when there is one; failures go to stderr.
+            if summary.last_text and not summary.is_error:
+                self.out.write(for_stream(summary.last_text, self.out).rstrip("\n") + "\n")
+        else:
+            self._line(summary.result_object())
+        if summary.is_error and not self.out.gone:  # a reader that left needs no reason
+            report(f"error: {describe_failure(summary)}")
+
+    def _message(self, role: str, message: dict[str, Any], parent: str | None) -> None:
+        if self.fmt == "stream-json":
+            self._line(self._message_line(role, message, parent))
+
+    def _retry_line(self, retry: ApiRetry) -> dict[str, Any]:
+        """Claude Code's `system/api_retry` message, plus the cause in words."""
+        return {
+            "type": "system",
+            "subtype": "api_retry",
+            "attempt": retry.attempt,
+            "max_retries": retry.max_retries,
+            "retry_delay_ms": round(retry.delay_s * 1000),
+            "error_status": retry.status,
+            "error": retry_category(retry.status),
+            "error_message": retry.error,
+            "session_id": self.session_id,
+        }
+
+    def _line(self, obj: dict[str, Any]) -> None:
+        self.out.write(json_line(obj))
+
+
+def api_message(event: AssistantMessage) -> dict[str, Any]:
+    """The assistant message as the Messages API returned it: its content with the
+    response's id, model, stop reason and usage."""
+    return {
+        "id": event.message_id or f"msg_{uuid.uuid4().hex}",
+        "type": "message",
+        "role": "assistant",
+        "model": event.model,
+        "content": event.message.get("content", []),
+        "stop_reason": event.stop_reason,
+        "usage": event.usage.to_dict(),
+    }
+
+
+def retry_category(status: int | None) -> str:
+    """Claude Code's `error` value for a retried request (`SDKAssistantMessageError`)."""
+    if status == 429:
+        return "rate_limit"
+    if status == 529:
+        return "overloaded"
+    if status is not None and status >= 500:
+        return "server_error"
+    return "unknown"  # no HTTP answer (connection, timeout), or a 408 / 409
+
+
+def describe_failure(summary: RunSummary) -> str:
+    if summary.ending is not None:
+        return summary.ending.message
+    reason = summary.reason
+    if reason is EndReason.MAX_TURNS:
+        return summary.error or "reached the turn limit"
+    if reason in (EndReason.ABORTED_STREAMING, EndReason.ABORTED_TOOLS):
+        return "interrupted"
+    return summary.error or (reason.value if reason else "the run did not finish")

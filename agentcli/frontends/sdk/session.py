@@ -1,0 +1,390 @@
+"""The driver: one process, one conversation, a turn for each user message on stdin.
+
+stdin is read all along (a control request such as `interrupt` must arrive
+while a turn runs). A user message that comes while no turn runs starts one;
+those that come while a turn runs wait, and the next turn takes them all in
+at once, as Claude Code folds queued prompts: text joined by newlines, or,
+when one has content blocks, every message's blocks in order (`folded`).
+The engine is built when `initialize` comes (its hooks become callback
+hooks) or, for a client that sends none, at the first other line. Every
+turn writes `system/init`, the turn's messages, and one `result`.
+
+When stdin ends, the turns already sent still run, then the session ends
+cleanly (SessionEnd hooks, the transcript closed, MCP servers stopped).
+The exit status is Claude Code's: 0 when the last turn succeeded, 1 when
+its result was an error (the SDK then raises `ResultError` with it) or the
+session could not be set up (the reason is on stderr). A client that closes
+stdout ends the session at once: the turn is interrupted, nothing more is
+written, and the status is 141 (frontends/output_streams.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from argparse import Namespace
+from contextlib import aclosing
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from agentcli.engine.events import AssistantMessage, ToolPermissionRequested, TurnEnded
+from agentcli.engine.query_engine import QueryEngine
+from agentcli.frontends.headless.output import Output, RunSummary, over_budget, report
+from agentcli.frontends.output_streams import EXIT_STDOUT_GONE, Stdout
+from agentcli.frontends.sdk.channel import ControlChannel
+from agentcli.frontends.sdk.control import ControlProblem, Controls
+from agentcli.frontends.sdk.hooks import HookConfigError, callback_hooks
+from agentcli.frontends.sdk.permissions import DONT_ASK, ask_client, refusal
+from agentcli.frontends.sdk.wire import Sender, StdinLines
+from agentcli.hooks.callbacks import CallbackHook
+from agentcli.mcp.status import sdk_status
+from agentcli.permissions.question import PermissionQuestion
+from agentcli.wiring.bootstrap import Options, build_engine, engine_startup_notices, make_provider
+from agentcli.wiring.composition import finish_session
+
+EXIT_OK, EXIT_ERROR = 0, 1
+Prompt = str | list[dict[str, Any]]
+
+
+class SetupFailed(Exception):
+    """The session cannot start (no session to resume, no API key...)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Queued:
+    """A user message waiting for its turn: its content, the id agentcli knows it by
+    (its transcript record's and checkpoints' uuid), and the `uuid` the client gave."""
+
+    content: Prompt
+    prompt_id: str
+    given_id: str | None
+
+
+class SdkSession:
+    def __init__(self, args: Namespace, stdout: Stdout) -> None:
+        self.args = args
+        self.stdout = stdout
+        self.send = Sender(stdout)
+        self.channel = ControlChannel(self.send)
+        self.dont_ask = args.permission_mode == DONT_ASK
+        self.prompts: asyncio.Queue[Queued | None] = asyncio.Queue()
+        self.engine: QueryEngine | None = None
+        self.failed = False
+        self.last_failed = False  # the last turn's result was an error
+        self.aliases: dict[str, str] = {}  # a folded message's id -> its turn's prompt id
+        self._asking: set[asyncio.Task[None]] = set()
+
+    async def serve(self) -> int:
+        self.stdout.on_gone(self._client_gone)
+        self.stdout.watch(asyncio.get_running_loop())
+        reading = asyncio.create_task(self._read(StdinLines()))
+        try:
+            while (batch := await self._next_batch()) and not self.stdout.gone:
+                await self._turn(batch)
+        finally:
+            reading.cancel()
+            await asyncio.gather(reading, *self._asking, return_exceptions=True)
+            await self._close()
+        failure = None if reading.cancelled() else reading.exception()
+        if failure is not None:  # a bug while reading: said, not hidden behind exit 0
+            raise failure
+        if self.stdout.gone:
+            return EXIT_STDOUT_GONE
+        return EXIT_ERROR if self.failed or self.last_failed else EXIT_OK
+
+    async def _next_batch(self) -> list[Queued]:
+        """The next turn's messages: the first to come, and every one queued behind it
+        (those sent while the last turn ran). Empty once stdin has ended."""
+        first = await self.prompts.get()
+        if first is None:
+            return []
+        batch = [first]
+        while not self.prompts.empty():
+            queued = self.prompts.get_nowait()
+            if queued is None:
+                self.prompts.put_nowait(None)  # the end still comes after this turn
+                break
+            batch.append(queued)
+        return batch
+
+    def _client_gone(self) -> None:
+        """stdout was closed: stop the turn; no more turns."""
+        if self.engine is not None:
+            self.engine.interrupt("the SDK client closed stdout")
+        self.prompts.put_nowait(None)
+
+    # -- stdin -------------------------------------------------------------------
+
+    async def _read(self, lines: StdinLines) -> None:
+        """Dispatch each line of stdin; at its end (or a failure here) no more turns come."""
+        try:
+            await self._dispatch(lines)
+        finally:
+            self.channel.close()
+            self.prompts.put_nowait(None)
+
+    async def _dispatch(self, lines: StdinLines) -> None:
+        while not self.failed and (incoming := await lines.next()) is not None:
+            if incoming.message is None:
+                report(f"{incoming.problem}; ignored")
+                continue
+            message = incoming.message
+            match incoming.kind:
+                case "control_request":
+                    await self._control(message)
+                case "control_response":
+                    response = message.get("response")
+                    problem = self.channel.resolve(response if isinstance(response, dict) else {})
+                    if problem:
+                        report(f"{problem}; ignored")
+                case "user":
+                    await self._user(message)
+                case "control_cancel_request" | "keep_alive":
+                    pass  # none of the client's requests runs long enough to cancel
+                case kind:
+                    report(f"a line of stdin has the unknown type {kind!r}; ignored")
+
+    async def _control(self, message: dict[str, Any]) -> None:
+        request_id, request = message.get("request_id"), message.get("request")
+        if not isinstance(request_id, str) or not isinstance(request, dict):
+            report("a control_request without a request_id and a request; ignored")
+            return
+        try:
+            if request.get("subtype") == "initialize" and self.engine is None:
+                payload = await self._initialize(request)
+            elif await self._ready():
+                payload = self.controls.handle(request)
+            else:
+                raise ControlProblem("the session could not start (see stderr)")
+        except (ControlProblem, HookConfigError) as exc:
+            self.send(_response(request_id, "error", error=str(exc)))
+            return
+        self.send(_response(request_id, "success", response=payload))
+
+    async def _user(self, message: dict[str, Any]) -> None:
+        body = message.get("message")
+        content = body.get("content") if isinstance(body, dict) else None
+        if not (isinstance(content, str) and content.strip()) and not (
+            isinstance(content, list) and content
+        ):
+            report("a user message without content; ignored")
+            return
+        if await self._ready():
+            given = message.get("uuid")
+            prompt_id = given if isinstance(given, str) and given else str(uuid.uuid4())
+            if self.args.replay_user_messages and isinstance(body, dict):
+                self.output.user_replay(body, prompt_id)
+            client_id = given if isinstance(given, str) and given else None
+            self.prompts.put_nowait(Queued(content, prompt_id, client_id))
+
+    # -- set-up ------------------------------------------------------------------
+
+    async def _initialize(self, request: dict[str, Any]) -> dict[str, Any]:
+        hooks, notes = callback_hooks(request.get("hooks"), self.channel)
+        if request.get("agents"):
+            notes.append("agent definitions from the SDK are not supported; they are ignored")
+        for note in notes:
+            report(f"note: {note}")
+        if not await self._ready(hooks):
+            raise ControlProblem("the session could not start (see stderr)")
+        return {
+            "commands": [
+                {"name": c.name, "description": c.description, "argumentHint": c.argument_hint}
+                for c in _slash_commands()
+            ],
+            "models": [
+                {"value": self.controls.default_model, "displayName": self.controls.default_model}
+            ],
+            "output_style": "default",
+            "available_output_styles": ["default"],
+            "hook_on_failure_supported": True,  # callbacks.py: onFailure "block" blocks
+            "hooks_applied": True,
+        }
+
+    async def _ready(self, hooks: list[CallbackHook] | None = None) -> bool:
+        """Build the engine once (with `initialize`'s hooks when it came first)."""
+        if self.engine is None and not self.failed:
+            try:
+                await self._build(hooks or [])
+            except SetupFailed as exc:
+                report(f"error: {exc}")
+                self.failed = True
+        return self.engine is not None
+
+    async def _build(self, hooks: list[CallbackHook]) -> None:
+        from agentcli.mcp.manager import load_sdk
+        from agentcli.providers.base import ModelError
+        from agentcli.providers.tuning import ApiTuning
+        from agentcli.session.resume import SessionNotFound, resolve_resumed
+
+        args = self.args
+        mode = None if self.dont_ask else args.permission_mode
+        options = replace(Options.from_args(args, Path.cwd()), trusted=True, permission_mode=mode)
+        if options.resume == "":
+            raise SetupFailed("--resume needs a session ID here (or use --continue)")
+        try:
+            resumed = resolve_resumed(
+                options.cwd,
+                continue_latest=options.continue_session,
+                resume_id=options.resume,
+                fork=args.fork_session,
+            )
+        except SessionNotFound as exc:
+            raise SetupFailed(str(exc)) from None
+        for notice in resumed.notices if resumed else []:
+            report(notice)
+        engine = build_engine(options, None, resumed, hook_callbacks=hooks)
+        for startup in engine_startup_notices(engine):
+            report(f"warning: {startup.text}")
+        tuning = ApiTuning.from_env()
+        for malformed in tuning.problems:
+            report(f"warning: {malformed}")
+        try:
+            engine.connect(
+                await asyncio.to_thread(make_provider, tuning, engine.settings, engine.config.model)
+            )
+        except ModelError as exc:
+            raise SetupFailed(exc.message) from None
+        if engine.mcp is not None and engine.mcp.configured:
+            await asyncio.to_thread(load_sdk)
+            await engine.mcp.start()
+            await engine.mcp.wait_ready()
+        for notice in await engine.start_session("resume" if resumed else "startup"):
+            report(f"hook: {notice}")
+        self.engine = engine
+        self.output = Output(
+            "stream-json", engine.session_id, self.stdout, partial=args.include_partial_messages
+        )
+        self.controls = Controls(engine, engine.config.model, self._set_dont_ask, self.aliases)
+
+    def _set_dont_ask(self, on: bool) -> None:
+        self.dont_ask = on
+
+    # -- turns -------------------------------------------------------------------
+
+    async def _turn(self, batch: list[Queued]) -> None:
+        engine = self.engine
+        assert engine is not None
+        started = time.monotonic()
+        prompt_id = batch[0].prompt_id
+        for later in batch[1:]:  # rewind_files to any of them goes back to the turn's start
+            self.aliases[later.prompt_id] = prompt_id
+        summary = RunSummary(session_id=engine.session_id)
+        given = [queued.given_id for queued in batch if queued.given_id]
+        summary.user_message_uuids = given or None
+        self._init_line(engine)
+        budget: float | None = self.args.max_budget_usd
+        if self._over_budget(engine):
+            summary.ending = over_budget(budget or 0.0)
+        else:
+            prompt = folded([queued.content for queued in batch])
+            async with aclosing(engine.submit_message(prompt, prompt_id=prompt_id)) as events:
+                async for event in events:
+                    if isinstance(event, ToolPermissionRequested):
+                        self._answer(event.question)
+                    self.output.event(event, summary)
+                    if isinstance(event, AssistantMessage) and self._over_budget(engine):
+                        summary.ending = over_budget(budget or 0.0)
+                        engine.interrupt("over --max-budget-usd")
+                    if isinstance(event, TurnEnded):
+                        summary.num_turns = event.turns
+                        summary.usage = event.usage.to_dict()
+        summary.total_cost_usd = engine.cost_usd
+        summary.duration_ms = int((time.monotonic() - started) * 1000)
+        self.last_failed = summary.is_error
+        self.output.finish(summary)
+
+    def _init_line(self, engine: QueryEngine) -> None:
+        mcp = engine.mcp
+        self.output.init(
+            engine.config.model,
+            engine.visible_tools().names(),
+            str(engine.workspace.root),
+            DONT_ASK if self.dont_ask else engine.gate.policy.mode.value,
+            mcp_servers=[(s.name, sdk_status(s.state)) for s in mcp.status()] if mcp else [],
+            slash_commands=[c.name for c in _slash_commands()],
+        )
+
+    def _over_budget(self, engine: QueryEngine) -> bool:
+        budget: float | None = self.args.max_budget_usd
+        cost = engine.cost_usd  # None: a model without prices, whose cost cannot be held
+        return budget is not None and cost is not None and cost >= budget
+
+    def _answer(self, question: PermissionQuestion) -> None:
+        """Ask the client (`can_use_tool`), or refuse at once when nobody may be asked."""
+        if self.dont_ask or self.args.permission_prompt_tool != "stdio":
+            question.answer(refusal(question.request, self.dont_ask))
+            return
+        task = asyncio.create_task(self._ask(question))
+        self._asking.add(task)
+        task.add_done_callback(self._asking.discard)
+        question.on_close(task.cancel)  # withdrawn (the turn stopped): stop asking
+
+    async def _ask(self, question: PermissionQuestion) -> None:
+        assert self.engine is not None
+        answer, notes = await ask_client(self.channel, question, self.engine.gate)
+        for note in notes:
+            report(note)
+        question.answer(answer)
+
+    async def _close(self) -> None:
+        engine = self.engine
+        if engine is None:
+            return
+        from agentcli.providers.base import close_provider
+
+        for notice in await engine.end_session("other"):
+            report(f"hook: {notice}")
+        if engine.provider is not None:
+            await close_provider(engine.provider)
+        problem = finish_session(engine)
+        if problem:
+            report(f"warning: {problem}")
+        if engine.mcp is not None:
+            await engine.mcp.close()
+
+
+def folded(contents: list[Prompt]) -> Prompt:
+    """Several user messages as one turn's prompt, as Claude Code joins queued prompts:
+    text by newlines; when any has content blocks, every one's blocks in order."""
+    if len(contents) == 1:
+        return contents[0]
+    if all(isinstance(content, str) for content in contents):
+        return "\n".join(str(content) for content in contents)
+    blocks: list[dict[str, Any]] = []
+    for content in contents:
+        blocks += [{"type": "text", "text": content}] if isinstance(content, str) else content
+    return blocks
+
+
+def _response(request_id: str, subtype: str, **fields: Any) -> dict[str, Any]:
+    return {
+        "type": "control_response",
+        "response": {"subtype": subtype, "request_id": request_id, **fields},
+    }
+
+
+def _slash_commands() -> list[Any]:
+    import agentcli.commands.builtin  # noqa: F401  (registers the built-in commands)
+    from agentcli.commands.registry import REGISTRY
+
+    return REGISTRY.all()
+
+
+def main(args: Namespace) -> int:
+    """`agentcli --input-format stream-json --output-format stream-json ...`."""
+    from agentcli.frontends.sdk import flags
+
+    with flags.prepared(args) as problem:
+        if problem:
+            report(f"error: {problem}")
+            return EXIT_ERROR
+        for note in flags.notes(args):
+            report(f"note: {note}")
+        try:
+            return asyncio.run(SdkSession(args, Stdout()).serve())
+        except KeyboardInterrupt:
+            report("interrupted")
+            return 130

@@ -1,0 +1,333 @@
+"""AgentApp: the interactive agent, composed of one helper per concern.
+
+This module is the App itself: its widgets, its bindings, the state the other
+parts of the UI and the slash commands read (`engine`, `queue`, `prompt`,
+`conversation`, ...), and the small public surface commands use (`send`,
+`note`, `clear_conversation`, `set_theme`, `pick_session`, ...). The work is
+done by helpers that each hold a reference to the app:
+
+- frontends/tui/startup.py: after the first frame, the engine, provider and MCP servers,
+  built off the UI thread (only textual and our UI modules are imported before
+  that frame), with the folder-trust question first where needed;
+- frontends/tui/sessions.py: a new engine, its SessionStart / SessionEnd hooks, resuming;
+- frontends/tui/prompt_flow.py: completions, and what a submitted prompt becomes;
+- frontends/tui/turns.py: sending, running a turn, showing its events and permission
+  questions;
+- frontends/tui/key_actions.py: Esc, Ctrl+C, Shift+Tab;
+- frontends/tui/ending.py: ending by a signal, and closing everything on the way out.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Awaitable, Callable
+from contextlib import AbstractContextManager, nullcontext
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rich.text import Text
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.widgets import Static
+
+from agentcli import __version__
+from agentcli.commands.file_commands import FileCommands
+from agentcli.commands.registry import REGISTRY
+from agentcli.frontends.tui.ending import Ending
+from agentcli.frontends.tui.events_view import EventsView
+from agentcli.frontends.tui.history import PromptHistory
+from agentcli.frontends.tui.key_actions import KeyActions
+from agentcli.frontends.tui.outgoing import Blocks, Prepared
+from agentcli.frontends.tui.prompt_flow import PromptFlow
+from agentcli.frontends.tui.sessions import Sessions
+from agentcli.frontends.tui.startup import Startup
+from agentcli.frontends.tui.themes import (
+    DEFAULT_THEME,
+    HIGH_CONTRAST,
+    apply_theme,
+    theme_files,
+    theme_names,
+)
+from agentcli.frontends.tui.turns import TurnRunner
+from agentcli.frontends.tui.widgets.completion_popup import CompletionPopup
+from agentcli.frontends.tui.widgets.conversation import Conversation
+from agentcli.frontends.tui.widgets.prompt_input import PromptInput
+from agentcli.frontends.tui.widgets.status import StatusBar, StatusLine
+from agentcli.frontends.tui.widgets.todo_list import TodoPanel
+
+if TYPE_CHECKING:
+    from agentcli.engine.query_engine import QueryEngine
+    from agentcli.frontends.tui.mcp.link import McpLink
+    from agentcli.frontends.tui.widgets.permission_prompt import PermissionPrompt
+    from agentcli.permissions.question import PermissionQuestion
+
+
+class AgentApp(App[None]):
+    CSS_PATH = [Path(__file__).parent / "app.tcss", *theme_files()]  # noqa: RUF012
+    TITLE = "agentcli"
+    BINDINGS = [  # noqa: RUF012
+        Binding("escape", "interrupt", "Interrupt", show=False),
+        Binding("ctrl+c", "ctrl_c", "Clear / quit", show=False),
+        Binding("shift+tab", "cycle_mode", "Cycle mode", show=False),
+    ]
+
+    def __init__(
+        self,
+        args: Any = None,
+        *,
+        cwd: Path | None = None,
+        engine: QueryEngine | None = None,
+        first_prompt: str | None = None,
+        load_provider: bool = True,
+        permission_guard_s: float | None = None,
+        theme_name: str | None = None,
+        remember_theme: bool = True,
+        cursor_blink: bool = True,
+    ) -> None:
+        super().__init__()
+        self.args = args
+        self.cwd = (cwd or Path.cwd()).resolve()
+        self.engine = engine
+        self.first_prompt = first_prompt
+        self.load_provider = load_provider
+        self.permission_guard_s = permission_guard_s
+        self.remember_theme = remember_theme
+        # Off for pictures of the screen (snapshots): a blinking cursor makes
+        # the same screen render two ways depending on when it is captured.
+        self.cursor_blink = cursor_blink
+        self.provider_error: str | None = None
+        self.queue: list[str | Prepared] = []
+        self.pending_context: list[dict[str, Any]] = []  # `!` output for the next message
+        self.registry = REGISTRY
+        self.file_commands = FileCommands(self.registry)  # .agentcli/commands/*.md and others
+        self.history = PromptHistory(None)
+        self.files: list[str] | None = None
+        self.commands_loaded = False
+        self.shell_run: Any = None
+        self.permission_prompt: PermissionPrompt | None = None
+        self.mcp_link: McpLink | None = None  # once the engine has MCP servers
+        self.initial_mode: str | None = None  # the engine's permission mode when it came
+        self._initial_theme = theme_name
+        self.theme_name = DEFAULT_THEME
+        self.turn_worker: Any = None
+        self.making_message = False  # the turn is still making its message's content
+        self.exit_signal: int | None = None  # SIGTERM / SIGHUP, once one arrived
+        self.trusted: bool | None = None  # the answer to the trust question; None: not asked
+        self.startup = Startup(self)
+        self.sessions = Sessions(self)
+        self.prompt_flow = PromptFlow(self)
+        self.turns = TurnRunner(self)
+        self.keys = KeyActions(self)
+        self.ending = Ending(self)
+        self.register_theme(HIGH_CONTRAST)
+
+    def get_driver_class(self) -> Any:
+        """Textual's driver for this terminal, made to survive the terminal closing."""
+        driver = super().get_driver_class()
+        if driver.__module__ == "textual.drivers.linux_driver":
+            from agentcli.frontends.tui.terminal_driver import SurvivingLinuxDriver
+
+            return SurvivingLinuxDriver
+        return driver
+
+    # -- layout -----------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        self.conversation = Conversation(id="conversation")
+        self.status_line = StatusLine(id="status-line")
+        self.popup = CompletionPopup(id="completion")
+        self.prompt = PromptInput(id="prompt")
+        self.prompt.cursor_blink = self.cursor_blink
+        self.status_bar = StatusBar(id="status-bar")
+        self.todo_panel = TodoPanel(id="todo-panel")
+        self.view = EventsView(
+            self.conversation, self.status_line, self.ask_permission, todos=self.todo_panel
+        )
+        yield self.conversation
+        with Vertical(id="bottom"):
+            yield self.todo_panel
+            yield self.status_line
+            yield self.popup
+            yield Vertical(id="permission-area")
+            yield self.prompt
+            yield self.status_bar
+
+    def banner_text(self) -> Text:
+        text = Text()
+        text.append("✻ agentcli", style="bold")
+        text.append(f" v{__version__}\n")
+        text.append(f"  {self.cwd}\n", style="dim")
+        text.append(f"  model: {self.model_name()}", style="dim")
+        return text
+
+    def model_name(self) -> str:
+        if self.engine is not None:
+            return self.engine.config.model
+        return str(getattr(self.args, "model", None) or os.environ.get("AGENTCLI_MODEL") or "…")
+
+    def on_mount(self) -> None:
+        self.ending.follow_signals()
+        self._apply_initial_theme()
+        self.banner = Static(self.banner_text(), id="banner")
+        self.conversation.add_widget(self.banner)
+        self.prompt.prompt_history = self.history
+        self.prompt.focus()
+        self.refresh_status()
+        self.screen.screen_layout_refresh_signal.subscribe(self, self._fit_question)
+        self.call_after_refresh(self.startup.after_first_frame)
+
+    async def on_unmount(self) -> None:
+        await self.ending.close()
+
+    def _apply_initial_theme(self) -> None:
+        name = self._initial_theme
+        if name is None and self.remember_theme:
+            from agentcli.frontends.tui.settings import load_theme
+
+            name, problem = load_theme()
+            if problem:
+                self.call_after_refresh(self.note, problem, "warning")
+        if name not in theme_names():
+            name = DEFAULT_THEME
+        self.theme_name = name
+        apply_theme(self, name)
+
+    def set_theme(self, name: str) -> str | None:
+        """Switch and remember the theme; returns a problem message or None."""
+        if name not in theme_names():
+            return f"Unknown theme {name!r}; themes: {', '.join(theme_names())}"
+        self.theme_name = name
+        apply_theme(self, name)
+        if self.remember_theme:
+            from agentcli.frontends.tui.settings import save_theme
+
+            return save_theme(name)
+        return None
+
+    # -- the engine -------------------------------------------------------------------
+
+    @property
+    def ready(self) -> bool:
+        engine = self.engine
+        return engine is not None and engine.provider is not None and not self.sessions.opening
+
+    def built_engine(self) -> QueryEngine:
+        """The engine, where the flow guarantees it is built (after `engine_built`)."""
+        if self.engine is None:
+            raise RuntimeError("the engine is not built yet")
+        return self.engine
+
+    # -- notes and status -------------------------------------------------------
+
+    def note(self, text: str, level: str = "info") -> None:
+        self.conversation.add_note(text, level)
+
+    def markdown_note(self, text: str) -> None:
+        self.conversation.add_markdown_note(text)
+
+    def refresh_status(self) -> None:
+        state = ""
+        if self.provider_error:
+            state = "no model connection"
+        elif not self.ready:
+            state = "starting…"
+        if self.engine is None:
+            self.status_bar.show_summary(f"{self.model_name()} · {state}")
+        else:
+            self.status_bar.refresh_from(self.engine, provider_state=state)
+
+    # -- the prompt (frontends/tui/prompt_flow.py) -------------------------------------
+
+    def on_text_area_changed(self, event: PromptInput.Changed) -> None:
+        if event.text_area is self.prompt:
+            self.prompt_flow.update_completion()
+            if self.prompt.text:  # typing: a second Esc or Ctrl+C is no longer coming
+                self.keys.disarm()
+
+    async def on_prompt_input_navigate(self, event: PromptInput.Navigate) -> None:
+        await self.prompt_flow.navigate(event.key)
+
+    async def on_prompt_input_submitted(self, event: PromptInput.Submitted) -> None:
+        await self.prompt_flow.submit(event.text)
+
+    # -- turns (frontends/tui/turns.py) ------------------------------------------------
+
+    def send(
+        self,
+        text: str,
+        *,
+        make: Callable[[], Awaitable[Blocks]] | None = None,
+        scope: Callable[[], AbstractContextManager[Any]] = nullcontext,
+    ) -> None:
+        """Send a message, or queue it while starting up or while a turn runs.
+        `make`: gives the message's content when its turn starts (it is shown as
+        `text`); `scope`: around that turn; see frontends/tui/outgoing.py."""
+        self.turns.send(text if make is None else Prepared(text, make, scope))
+
+    @property
+    def busy(self) -> bool:
+        return self.turn_worker is not None and not self.turn_worker.is_finished
+
+    def ask_permission(self, question: PermissionQuestion) -> None:
+        """Show a question in place of the input until it closes (frontends/tui/turns.py)."""
+        self.turns.ask_permission(question)
+
+    def _fit_question(self, screen: Any) -> None:
+        """After each layout of the main screen: an open question may use all of the
+        screen the rest of the bottom leaves (not only 70% of it), and fits in it. The
+        conversation keeps one row: Textual never gives its `1fr` less, and a bottom
+        taller than the rest would make the whole screen scroll."""
+        bottom = self.query_one("#bottom")
+        question = self.permission_prompt
+        bottom.set_class(question is not None, "-asking")
+        if question is None or not question.is_mounted:
+            return
+        others = sum(
+            child.outer_size.height
+            for child in bottom.children
+            if child.display and child.id != "permission-area"
+        )
+        question.fit(screen.size.height - others - 1, screen.size.width)
+
+    # -- sessions (frontends/tui/sessions.py) and the trust question -------------------
+
+    async def pick_session(self) -> None:
+        """`--resume` / `/resume` without an id: the picker of this folder's sessions."""
+        await self.sessions.pick_session()
+
+    async def resume_session(self, loaded: Any) -> None:
+        """Switch to an earlier session: a fresh engine on its messages, its history on screen."""
+        await self.sessions.resume_session(loaded)
+
+    def show_trust_question(self, items: list[Any], on_answer: Any) -> None:
+        """The trust question over the app; `on_answer(trusted: bool)` gets the answer."""
+        from agentcli.frontends.tui.screens.trust_question import GUARD_S, TrustQuestion
+
+        guard = GUARD_S if self.permission_guard_s is None else self.permission_guard_s
+        self.push_screen(TrustQuestion(self.cwd, items, guard_s=guard), callback=on_answer)
+
+    def open_rewind(self) -> None:
+        """`/rewind`, Esc Esc: go back to before a prompt (frontends/tui/rewind_flow.py)."""
+        from agentcli.frontends.tui.rewind_flow import run_rewind
+
+        self.keys.disarm()  # its hint goes as the rewind opens
+        self.run_worker(run_rewind(self), group="rewind", exclusive=True, exit_on_error=False)
+
+    async def clear_conversation(self) -> None:
+        self.pending_context.clear()  # `!command` output belonged to what is cleared
+        self.todo_panel.show_list(())
+        await self.conversation.clear()
+        self.banner = Static(self.banner_text(), id="banner")
+        self.conversation.add_widget(self.banner)
+
+    # -- keys (frontends/tui/key_actions.py) -------------------------------------------
+
+    def action_interrupt(self) -> None:
+        self.keys.interrupt()
+
+    def action_ctrl_c(self) -> None:
+        self.keys.ctrl_c()
+
+    def action_cycle_mode(self) -> None:
+        self.keys.cycle_mode()

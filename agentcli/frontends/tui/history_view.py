@@ -1,0 +1,92 @@
+"""A resumed session's earlier messages, drawn the way the live turn drew them.
+
+The transcript holds API-shaped messages: user text, assistant text and
+tool_use blocks, and user messages of tool_result blocks. Each tool_use
+becomes a finished tool pane (its result paired by id), so a resumed
+conversation reads like the one the person left.
+
+Each pane gets the display the live call had, as the transcript kept it
+(`LoadedSession.displays`): an edit's diff with the file's real line
+numbers, a command's exit code. Rebuilding them from the calls' inputs
+could not know those, and would need to know every tool; a call whose
+display was not kept (a transcript from before they were) gets the
+generic view, its result's first line.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agentcli.engine.loop import INTERRUPT_MARKER
+from agentcli.frontends.tui.widgets.conversation import Conversation
+from agentcli.frontends.tui.widgets.tool_pane import ToolPane
+from agentcli.tools.base import Workspace
+from agentcli.tools.display import ToolDisplay
+from agentcli.tools.registry import ToolRegistry
+
+
+async def render_history(
+    conversation: Conversation,
+    messages: list[dict[str, Any]],
+    displays: dict[str, ToolDisplay],
+    tools: ToolRegistry,
+    workspace: Workspace,
+) -> None:
+    results = _results_by_id(messages)
+    for message in messages:
+        for block in _blocks(message):
+            kind = block.get("type")
+            if message["role"] == "user" and kind == "text":
+                text = block.get("text", "")
+                if text == INTERRUPT_MARKER:
+                    conversation.add_note("Interrupted", "interrupted")
+                elif text.strip():
+                    conversation.add_user(text)
+            elif message["role"] == "assistant" and kind == "text":
+                conversation.append_text(block.get("text", ""))
+                await conversation.finish_answer()
+            elif kind == "tool_use":
+                pane = _add_pane(conversation, block, tools, workspace)
+                display = displays.get(block["id"])
+                pane.finish(*_outcome(block["id"], results.get(block["id"])), display)
+
+
+def _add_pane(
+    conversation: Conversation, block: dict[str, Any], tools: ToolRegistry, workspace: Workspace
+) -> ToolPane:
+    name, inp = block.get("name", "?"), block.get("input") or {}
+    return conversation.add_tool(block["id"], name, inp, _summary(tools, name, inp, workspace))
+
+
+def _outcome(tool_use_id: str, result: dict[str, Any] | None) -> tuple[str, dict[str, Any]]:
+    """The pane's final state and the result block it shows."""
+    if result is None:
+        result = {"type": "tool_result", "tool_use_id": tool_use_id, "content": "(no result)"}
+    return ("failed" if result.get("is_error") else "done"), result
+
+
+def _summary(tools: ToolRegistry, name: str, inp: dict[str, Any], workspace: Workspace) -> str:
+    tool = tools.get(name)
+    if tool is None:
+        return ""
+    try:
+        return tool.summary(tool.input_model.model_validate(inp), workspace)
+    except Exception:  # an old or odd input still gets a pane, just without a summary
+        return ""
+
+
+def _results_by_id(messages: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    return {
+        block["tool_use_id"]: block
+        for message in messages
+        if message["role"] == "user"
+        for block in _blocks(message)
+        if block.get("type") == "tool_result"
+    }
+
+
+def _blocks(message: dict[str, Any]) -> list[dict[str, Any]]:
+    content = message.get("content")
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    return [b for b in content or [] if isinstance(b, dict)]

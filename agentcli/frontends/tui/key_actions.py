@@ -1,0 +1,105 @@
+"""The app's keys: Esc, Ctrl+C and Shift+Tab, whose meaning depends on the moment.
+
+Esc stops whatever runs (a permission question, a `!` command, the turn, the
+making of a message); on an empty prompt, pressed twice, it opens the rewind.
+Ctrl+C copies a selection, else clears the prompt, else quits when pressed
+twice. Shift+Tab cycles the permission mode. The App's `action_*` methods,
+which Textual's bindings call, forward here.
+
+A first Esc or Ctrl+C on the empty prompt arms its key: the status bar says
+what a second press does, for `double_press_s`. One state holds both the
+meaning and the hint, so they end together: when the time is up, when the
+second press comes, when the rewind opens, when the person types.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from textual.timer import Timer
+
+    from agentcli.frontends.tui.app import AgentApp
+
+MODE_CYCLE = ["default", "acceptEdits", "plan"]
+DOUBLE_PRESS_S = 2.0  # a second Esc / Ctrl+C within this opens the rewind / quits
+REWIND_HINT = "Press Esc again to rewind"
+EXIT_HINT = "Press Ctrl+C again to exit"
+
+
+class KeyActions:
+    def __init__(self, app: AgentApp) -> None:
+        self.app = app
+        self.double_press_s = DOUBLE_PRESS_S
+        self.armed: str | None = None  # "escape" or "ctrl+c", after a first press
+        self._expiry: Timer | None = None
+
+    def _arm(self, key: str, hint: str) -> None:
+        self.disarm()
+        self.armed = key
+        self.app.status_bar.show_hint(hint)
+        self._expiry = self.app.set_timer(self.double_press_s, self.disarm)
+
+    def disarm(self) -> None:
+        """The first press no longer counts, and its hint goes."""
+        if self._expiry is not None:
+            self._expiry.stop()
+            self._expiry = None
+        if self.armed is not None:
+            self.armed = None
+            self.app.status_bar.show_hint("")
+
+    def interrupt(self) -> None:
+        app = self.app
+        if app.permission_prompt is not None:
+            app.permission_prompt.interrupt()
+        if app.shell_run is not None:
+            app.shell_run.kill()
+        if app.engine is not None and app.engine.busy:
+            app.engine.interrupt()
+            app.status_line.interrupting()
+        elif app.making_message:  # reading `@` attachments, fetching an MCP prompt
+            app.turn_worker.cancel()
+        elif not app.prompt.text and app.permission_prompt is None:
+            self._escape_on_empty_prompt()
+
+    def _escape_on_empty_prompt(self) -> None:
+        """Esc twice on an empty prompt opens the rewind; the first one says so."""
+        app = self.app
+        if self.armed == "escape":
+            app.open_rewind()  # which disarms
+        elif app.engine is not None and app.engine.prompt_ids():
+            self._arm("escape", REWIND_HINT)
+
+    def ctrl_c(self) -> None:
+        app = self.app
+        selected = app.screen.get_selected_text()
+        if selected:
+            app.copy_to_clipboard(selected)
+            app.screen.clear_selection()
+            return
+        if app.prompt.text:
+            app.prompt.set_text("")
+            app.prompt_flow.close_popup()
+            return
+        if self.armed == "ctrl+c":
+            self.disarm()
+            app.exit()
+            return
+        self._arm("ctrl+c", EXIT_HINT)
+
+    def cycle_mode(self) -> None:
+        """Default, acceptEdits, plan; and bypassPermissions when the session began in it."""
+        app = self.app
+        if app.engine is None:
+            return
+        from agentcli.permissions.types import PermissionMode
+
+        policy = app.engine.gate.policy
+        cycle = list(MODE_CYCLE)
+        if app.initial_mode == "bypassPermissions":
+            cycle.append("bypassPermissions")
+        current = str(policy.mode)
+        index = cycle.index(current) if current in cycle else -1
+        policy.mode = PermissionMode(cycle[(index + 1) % len(cycle)])
+        app.refresh_status()

@@ -1,0 +1,132 @@
+"""What the prompt's text becomes: completions while typing, and on Enter a slash
+command, a `!` shell command or a message.
+
+The completion popup offers commands after `/` and files and MCP resources
+after `@`. Tab takes the choice into the prompt (`/model `, so arguments can
+follow); Enter on a command runs it, as Claude Code does (`/model` + Enter is
+`/model` sent), and on a file takes it into the prompt. What Enter does is
+decided on the text as it is when Enter is handled, so keys that arrive
+together (a fast terminal, a paste-like burst) cannot leave it acting on a
+popup that was about to close or swallow it. Submitting records the text in
+the history and routes it. Kept apart from the app, which only forwards the
+prompt's messages here.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from agentcli.commands.registry import CommandContext, parse_command_line
+from agentcli.frontends.tui.completers import (
+    Completion,
+    command_completions,
+    file_completions,
+    resource_completions,
+)
+
+if TYPE_CHECKING:
+    from agentcli.frontends.tui.app import AgentApp
+
+COMMAND_PUNCTUATION = str.maketrans("", "", "-_:")  # in a command's name (`/mcp__s__p`)
+
+
+class PromptFlow:
+    def __init__(self, app: AgentApp) -> None:
+        self.app = app
+
+    # -- completion -------------------------------------------------------------------
+
+    def update_completion(self) -> None:
+        app = self.app
+        text = app.prompt.text
+        items = command_completions(text, app.registry)
+        if not items and "@" in text:
+            row, col = app.prompt.cursor_location
+            offset = sum(len(line) + 1 for line in text.split("\n")[:row]) + col
+            resources = app.mcp_link.resources() if app.mcp_link is not None else []
+            items = resource_completions(text, offset, resources)
+            items += file_completions(text, offset, app.files or [])
+        app.popup.show(items)
+        app.prompt.popup_open = app.popup.showing
+
+    async def navigate(self, key: str) -> None:
+        """A key the prompt passed on because the popup was open when it was pressed.
+        The popup may have closed since (a space typed just before): then Enter sends
+        the text, and the other keys do nothing."""
+        popup = self.app.popup
+        if key == "enter":
+            await self._enter()
+        elif not popup.showing:
+            return
+        elif key == "up":
+            popup.move(-1)
+        elif key == "down":
+            popup.move(1)
+        elif key == "escape":
+            self.close_popup()
+        elif key == "tab":
+            choice = popup.selected()
+            if choice is not None:
+                self._take(choice)
+
+    def close_popup(self) -> None:
+        self.app.popup.hide()
+        self.app.prompt.popup_open = False
+
+    async def _enter(self) -> None:
+        """Run the highlighted command, take the highlighted file, or send the text."""
+        app = self.app
+        choice = app.popup.selected() if app.popup.showing else None
+        if choice is None:
+            await self.submit(app.prompt.text)
+        elif choice.command:
+            await self.submit(f"/{choice.command}")
+        else:
+            self._take(choice)
+
+    def _take(self, choice: Completion) -> None:
+        """Put the choice in place of the token it completes."""
+        app = self.app
+        self.close_popup()
+        text = app.prompt.text
+        app.prompt.set_text(text[: choice.start] + choice.value + text[choice.end :])
+
+    # -- submitting -------------------------------------------------------------------
+
+    async def submit(self, text: str) -> None:
+        """`text`: as typed, long pastes still folded into placeholders."""
+        if not text.strip():
+            return
+        app = self.app
+        full = app.prompt.pastes.expand(text)
+        app.history.add(full)
+        app.prompt.set_text("")
+        self.close_popup()
+        command = parse_command_line(text)
+        if command is not None and command[0] in app.registry:
+            await self.run_command(command[0], app.prompt.pastes.expand(command[1]))
+        elif command is not None and command[0].translate(COMMAND_PUNCTUATION).isalnum():
+            app.note(f"Unknown command: /{command[0]} · /help lists the commands", "warning")
+        elif text.startswith("!") and text[1:].strip():
+            shell = app.turns.run_shell(full[1:].strip())
+            app.run_worker(shell, group="shell", exit_on_error=False)
+        else:
+            app.send(text)
+
+    async def run_command(self, name: str, args: str) -> None:
+        app = self.app
+        command = app.registry.get(name)
+        if command is None:
+            return
+        ctx = CommandContext(
+            app=app,
+            engine=app.engine,
+            args=args,
+            registry=app.registry,
+            output=app.markdown_note,
+            error=lambda text: app.note(text, "error"),
+        )
+        try:
+            await command.handler(ctx)
+        except Exception as exc:  # a broken command must not take the app down
+            app.note(f"/{name} failed: {type(exc).__name__}: {exc}", "error")

@@ -1,0 +1,1 @@
+"""MCP server configuration: `.mcp.json`, settings, scopes, approval of project servers."""

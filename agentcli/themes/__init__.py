@@ -1,1 +1,0 @@
-"""Theme .tcss files shipped with the package (see agentcli/ui/themes.py)."""

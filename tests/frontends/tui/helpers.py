@@ -1,0 +1,67 @@
+"""Building an AgentApp around the scripted provider, and waiting on conditions."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from agentcli.frontends.tui.app import AgentApp
+from agentcli.permissions.types import PermissionMode
+from tests.engine.harness import make_engine
+
+WAIT_LIMIT_S = 15.0
+
+
+def make_app(
+    provider: Any,
+    root: Path,
+    tools: list | None = None,
+    *,
+    mode: PermissionMode = PermissionMode.BYPASS,
+    cwd: Path | None = None,
+    guard_s: float = 0.0,
+    **kwargs: Any,
+) -> AgentApp:
+    engine = make_engine(provider, tools or [], root, mode=mode, **kwargs.pop("engine_kw", {}))
+    app = AgentApp(
+        cwd=cwd or root,
+        engine=engine,
+        permission_guard_s=guard_s,
+        remember_theme=kwargs.pop("remember_theme", False),
+        **kwargs,
+    )
+    return app
+
+
+async def wait_for(pilot: Any, condition: Callable[[], Any], what: str = "condition") -> Any:
+    """Let the app run until `condition()` is truthy; fail (not hang) after a bound."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + WAIT_LIMIT_S
+    while True:
+        value = condition()
+        if value:
+            return value
+        if loop.time() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await pilot.pause(0.005)
+
+
+async def type_text(pilot: Any, text: str) -> None:
+    """Type `text` key by key (Pilot names each character's key: " " is "space")."""
+    await pilot.press(*text)
+
+
+async def send(pilot: Any, text: str) -> None:
+    await type_text(pilot, text)
+    await pilot.press("enter")
+
+
+async def idle(pilot: Any, app: AgentApp) -> None:
+    await wait_for(pilot, lambda: not app.busy, "the turn to end")
+    await pilot.pause()
+
+
+def texts(app: AgentApp, cls: type) -> list[str]:
+    return [str(w.render()) for w in app.conversation.query(cls)]

@@ -1,0 +1,121 @@
+"""A tool the UI has never heard of: drawn generically, or by the renderer it registers.
+
+Each test brings a brand-new tool with a display model of its own, through the
+real app: its permission question, then its finished pane.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Literal
+
+from textual.widgets import Static
+
+from agentcli.frontends.tui.renderers import register
+from agentcli.frontends.tui.widgets.tool_pane import summary_line
+from agentcli.permissions.types import PermissionMode
+from agentcli.tools.base import Tool, ToolContext, ToolInput, ToolResult, Workspace
+from agentcli.tools.diff import build_diff
+from agentcli.tools.display import DiffDisplay, ToolDisplay
+from tests.engine.scripted import Response, ScriptedProvider, text, tool_use
+from tests.frontends.tui.helpers import idle, make_app, send, wait_for
+
+
+class DeployInput(ToolInput):
+    target: str
+
+
+class DeployDisplay(ToolDisplay):
+    """No renderer knows this one."""
+
+    type: Literal["test-deploy"] = "test-deploy"
+    target: str
+
+
+class ReleaseDisplay(ToolDisplay):
+    """Registered below, as a tool's own module would do."""
+
+    type: Literal["test-release"] = "test-release"
+    version: str
+    notes: tuple[str, ...]
+
+
+register(
+    ReleaseDisplay,
+    summary=lambda d, _text: f"Released {d.version}",
+    body=lambda d, max_lines: Static("\n".join(f"• {note}" for note in d.notes[:max_lines])),
+)
+
+
+def deploy_tool(display: Callable[[DeployInput], ToolDisplay]) -> Tool:
+    class DeployTool(Tool):
+        name = "Deploy"
+        input_model = DeployInput
+
+        @property
+        def description(self) -> str:
+            return "Deploy the project."
+
+        def summary(self, inp: DeployInput, workspace: Workspace) -> str:
+            return inp.target
+
+        async def permission_preview(self, inp: DeployInput, workspace: Workspace) -> ToolDisplay:
+            return display(inp)
+
+        async def run(self, inp: DeployInput, ctx: ToolContext) -> ToolResult:
+            return ToolResult(f"Deployed to {inp.target}\nlog: all green", display=display(inp))
+
+    return DeployTool()
+
+
+def deploy_app(tmp_path, display: Callable[[DeployInput], ToolDisplay]):
+    provider = ScriptedProvider(
+        Response([tool_use("Deploy", {"target": "staging"}, "toolu_d")]), Response([text("ok")])
+    )
+    return make_app(provider, tmp_path, [deploy_tool(display)], mode=PermissionMode.DEFAULT)
+
+
+async def test_a_display_no_renderer_knows_gets_the_generic_view(tmp_path):
+    app = deploy_app(tmp_path, lambda inp: DeployDisplay(target=inp.target))
+    async with app.run_test(size=(100, 40)) as pilot:
+        await send(pilot, "deploy it")
+        prompt = await wait_for(pilot, lambda: app.permission_prompt, "the question")
+        title = str(prompt.query_one(".permission-title").render())
+        subject = str(prompt.query_one(".permission-subject").render())
+        assert (title, subject) == ("Use Deploy", "staging")
+        assert not prompt.query(".permission-preview")  # nothing to draw the preview with
+        await pilot.press("1")
+        await idle(pilot, app)
+        pane = app.conversation.pane("toolu_d")
+        assert pane.state == "done"
+        assert pane.summary == "Deployed to staging (+1 lines)"  # the result's first line
+        assert not pane.query(".tool-detail")
+
+
+async def test_a_registered_renderer_draws_the_summary_the_body_and_the_preview(tmp_path):
+    app = deploy_app(tmp_path, lambda inp: ReleaseDisplay(version="1.2", notes=("fast", "safe")))
+    async with app.run_test(size=(100, 40)) as pilot:
+        await send(pilot, "deploy it")
+        prompt = await wait_for(pilot, lambda: app.permission_prompt, "the question")
+        preview = prompt.query_one(".permission-preview", Static)
+        assert str(preview.content) == "• fast\n• safe"
+        await pilot.press("1")
+        await idle(pilot, app)
+        pane = app.conversation.pane("toolu_d")
+        assert pane.summary == "Released 1.2"
+        assert str(pane.query_one(".tool-detail", Static).content) == "• fast\n• safe"
+
+
+def test_a_model_derived_from_a_known_one_is_drawn_like_it():
+    class NotebookDiff(DiffDisplay):
+        type: Literal["test-notebook-diff"] = "test-notebook-diff"
+
+    base = build_diff("a.ipynb", "x\n", "y\n")
+    derived = NotebookDiff(path=base.path, hunks=base.hunks, added=1, removed=1)
+    assert summary_line("done", derived, "") == "Updated a.ipynb with 1 addition and 1 removal"
+
+
+def test_no_display_at_all_is_the_results_first_line_or_the_state():
+    assert summary_line("done", None, "Found it\nmore") == "Found it (+1 lines)"
+    assert summary_line("done", None, "") == "Done"
+    assert summary_line("failed", None, "") == "Failed"

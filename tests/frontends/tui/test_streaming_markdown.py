@@ -1,0 +1,302 @@
+"""StreamingMarkdown shows what Textual's Markdown shows, at a flat cost per chunk.
+
+Renders are compared as the screen text a user sees: the same document in a
+stock `Markdown` (all at once) and in `StreamingMarkdown` (streamed in chunks).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+from textual.app import App, ComposeResult
+from textual.widget import Widget
+from textual.widgets import Markdown
+from textual.widgets.markdown import MarkdownFence
+
+from agentcli.frontends.tui.textual_private import screen_lines
+from agentcli.frontends.tui.widgets.markdown_baked import BakedBlocks
+from agentcli.frontends.tui.widgets.streaming_markdown import StreamingMarkdown
+
+SIZE = (70, 120)
+
+DOC_MIXED = """# Release notes
+
+Intro paragraph with `inline code`, **bold** and a [link](https://example.com).
+It wraps over a second line.
+
+## Changes
+
+- first item
+- second item
+  - nested item
+  - another nested
+- third item
+
+1. step one
+2. step two
+
+| Name | Value | Note |
+|------|-------|------|
+| a    | 1     | ok   |
+| b    | 2     | fine |
+
+```python
+def greet(name: str) -> str:
+    return f"hello {name}"
+```
+
+> A quote that spans
+> two lines.
+
+Closing words.
+"""
+
+DOC_LOOSE = """Intro:
+
+- item one
+
+- item two
+
+  continued in item two
+
+```bash
+echo one
+
+echo two
+```
+### Tail heading
+Text right after the heading.
+"""
+
+DOCS = [DOC_MIXED, DOC_LOOSE]
+
+
+class _Host(App[None]):
+    def __init__(self, widget: Widget) -> None:
+        super().__init__()
+        self.widget = widget
+
+    def compose(self) -> ComposeResult:
+        yield self.widget
+
+
+def _screen_text(app: App) -> list[str]:
+    # The composited screen, as text: what a user sees. (Call after
+    # `pilot.pause()`, which applies pending layout as the refresh timer does.)
+    return [strip.text.rstrip() for strip in screen_lines(app.screen)]
+
+
+async def _stock_render(source: str, size: tuple[int, int] = SIZE) -> list[str]:
+    app = _Host(Markdown(source))
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        return _screen_text(app)
+
+
+async def _stream(pilot, widget: StreamingMarkdown, source: str, chunk: int) -> None:
+    for index, start in enumerate(range(0, len(source), chunk)):
+        widget.append(source[start : start + chunk])
+        if index % 7 == 0:
+            await widget.flush()
+        if index % 23 == 0:
+            await pilot.pause()  # let frames happen, so finished blocks get baked
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=["mixed", "loose"])
+@pytest.mark.parametrize("chunk", [1, 3, 20, 10_000])
+async def test_streamed_render_matches_markdown(doc: str, chunk: int) -> None:
+    expected = await _stock_render(doc)
+    widget = StreamingMarkdown()
+    app = _Host(widget)
+    async with app.run_test(size=SIZE) as pilot:
+        await _stream(pilot, widget, doc, chunk)
+        await widget.finish()
+        await pilot.pause()
+        assert _screen_text(app) == expected
+        assert widget.source == doc
+        # After a few refreshes the finished blocks are baked, still the same.
+        await pilot.pause()
+        await pilot.pause()
+        assert _screen_text(app) == expected
+
+
+async def test_blocks_are_baked_into_one_widget() -> None:
+    widget = StreamingMarkdown()
+    app = _Host(widget)
+    async with app.run_test(size=SIZE) as pilot:
+        await _stream(pilot, widget, DOC_MIXED, 5)
+        await widget.finish()
+        for _ in range(4):
+            await pilot.pause()
+        baked = widget.query(BakedBlocks)
+        assert len(baked) == 1
+        # Nothing but the baked lines is left: frames no longer grow with the text.
+        assert len(widget.query("MarkdownBody > *")) <= 2
+
+
+async def test_finished_blocks_are_parsed_once() -> None:
+    widget = StreamingMarkdown()
+    parsed: Counter[tuple[str, int]] = Counter()
+    render_frozen = widget._render_frozen
+
+    def counting(source: str, first_line: int):
+        parsed[(source, first_line)] += 1
+        return render_frozen(source, first_line)
+
+    widget._render_frozen = counting  # type: ignore[method-assign]
+    app = _Host(widget)
+    async with app.run_test(size=SIZE) as pilot:
+        await _stream(pilot, widget, DOC_MIXED, 2)
+        frozen_before_finish = set(parsed)
+        await widget.finish()
+        await pilot.pause()
+    assert parsed, "finished blocks were rendered"
+    assert set(parsed.values()) == {1}
+    # The blocks frozen while streaming are a prefix of the document, in order.
+    first_lines = [first for _source, first in parsed]
+    assert first_lines == sorted(first_lines)
+    assert frozen_before_finish < set(parsed)
+    assert "".join(source for source, _ in parsed) == DOC_MIXED
+
+
+async def test_frozen_widgets_are_not_touched_by_later_chunks() -> None:
+    widget = StreamingMarkdown()
+    app = _Host(widget)
+    async with app.run_test(size=SIZE) as pilot:
+        widget.append("# Title\n\nFirst paragraph.\n\nSecond paragraph\n")
+        await widget.flush()
+        heading, first = widget._live_frozen[:2]
+        content = first.content
+        assert widget.frozen_block_count == 2
+        for word in ["is", "streamed", "in,", "word", "by", "word,", "for", "a", "while."]:
+            widget.append(word + " ")
+            await widget.flush()
+            await pilot.pause()
+        # No new block finished: nothing frozen was parsed again or changed;
+        # the frozen widgets are still shown, or were baked as they were.
+        assert widget.frozen_block_count == 2
+        assert first.content == content
+        assert widget._live_frozen[:2] == [heading, first] or widget.query(BakedBlocks)
+        assert "Second paragraph is streamed in, word by word, for a while." in "\n".join(
+            _screen_text(app)
+        )
+
+
+async def test_unclosed_fence_at_the_end_renders_as_code() -> None:
+    doc = "Here is the code:\n\n```python\ndef f():\n    return 1\n"
+    expected = await _stock_render(doc)
+    widget = StreamingMarkdown()
+    app = _Host(widget)
+    async with app.run_test(size=SIZE) as pilot:
+        await _stream(pilot, widget, doc, 4)
+        await widget.finish()
+        fences = widget.query(MarkdownFence)
+        assert len(fences) == 1 and fences.first().code == "def f():\n    return 1"
+        await pilot.pause()
+        assert _screen_text(app) == expected
+
+
+async def test_table_streamed_row_by_row() -> None:
+    rows = ["| a | b |\n", "|---|---|\n", "| 1 | 2 |\n", "| 3 | 4 |\n", "| 5 | 6 |\n"]
+    widget = StreamingMarkdown()
+    app = _Host(widget)
+    async with app.run_test(size=SIZE) as pilot:
+        for count, row in enumerate(rows, 1):
+            widget.append(row)
+            await widget.flush()
+            await pilot.pause()
+            assert _screen_text(app) == await _stock_render("".join(rows[:count]))
+        await widget.finish()
+
+
+async def test_crlf_input_renders_like_lf() -> None:
+    doc = DOC_MIXED.replace("\n", "\r\n")
+    expected = await _stock_render(DOC_MIXED)
+    widget = StreamingMarkdown()
+    app = _Host(widget)
+    async with app.run_test(size=SIZE) as pilot:
+        await _stream(pilot, widget, doc, 2)  # splits many "\r\n" pairs
+        await widget.finish()
+        await pilot.pause()
+        assert _screen_text(app) == expected
+        assert widget.source == doc
+
+
+async def test_resize_renders_baked_blocks_again_at_the_new_width() -> None:
+    widget = StreamingMarkdown()
+    app = _Host(widget)
+    async with app.run_test(size=SIZE) as pilot:
+        await _stream(pilot, widget, DOC_MIXED, 50)
+        await widget.finish()
+        for _ in range(3):
+            await pilot.pause()
+        assert widget.query(BakedBlocks)
+        await pilot.resize_terminal(50, 140)
+        for _ in range(4):
+            await pilot.pause()
+        assert _screen_text(app) == await _stock_render(DOC_MIXED, (50, 140))
+
+
+async def test_append_after_finish_is_refused() -> None:
+    widget = StreamingMarkdown()
+    app = _Host(widget)
+    async with app.run_test(size=SIZE):
+        widget.append("done")
+        await widget.finish()
+        with pytest.raises(RuntimeError):
+            widget.append("more")
+
+
+async def test_removed_answers_are_freed():
+    """Long sessions prune old answers; they must really leave memory.
+
+    (Textual may cache the last removed child list, so allow a couple.)
+    """
+    import gc
+    import weakref
+
+    from textual.app import App
+
+    app = App()
+    refs = []
+    async with app.run_test() as pilot:
+        for n in range(20):
+            answer = StreamingMarkdown(f"Answer number {n}, with *emphasis*.")
+            await app.mount(answer)
+            await answer.finish()
+            refs.append(weakref.ref(answer))
+            await answer.remove()
+            del answer
+        await pilot.pause()
+        gc.collect()
+        alive = sum(ref() is not None for ref in refs)
+        assert alive <= 2
+
+
+async def test_text_in_baked_blocks_can_be_selected_and_copied() -> None:
+    """A person drags over an old part of an answer and copies it."""
+    widget = StreamingMarkdown()
+    app = _Host(widget)
+    async with app.run_test(size=SIZE) as pilot:
+        await _stream(
+            pilot, widget, "First paragraph here.\n\nSecond paragraph follows.\n\nEnd.", 5
+        )
+        await widget.finish()
+        for _ in range(4):
+            await pilot.pause()
+        (baked,) = widget.query(BakedBlocks)
+        assert baked.line_count >= 3
+
+        baked.text_select_all()
+        await pilot.pause()
+        selected = app.screen.get_selected_text()
+        assert "First paragraph here." in selected and "Second paragraph follows." in selected
+
+        # A drag with the mouse selects just what it covers.
+        app.screen.clear_selection()
+        await pilot.mouse_down(baked, offset=(0, 0))
+        await pilot.hover(baked, offset=(4, 0))
+        await pilot.mouse_up(baked, offset=(4, 0))
+        await pilot.pause()
+        assert app.screen.get_selected_text() == "First"

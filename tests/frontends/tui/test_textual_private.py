@@ -1,0 +1,205 @@
+"""Each Textual private API agentcli uses, exercised against the installed Textual.
+
+`agentcli.frontends.tui.textual_private` is the only module that touches Textual's
+internals. If an upgrade renames or changes one of them, a test here fails and
+says which; read the module's docstring for what each one buys.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import sys
+import tomllib
+from importlib.metadata import version
+from pathlib import Path
+
+import pexpect
+from markdown_it import MarkdownIt
+from textual.app import App, ComposeResult
+from textual.drivers._writer_thread import MAX_QUEUED_WRITES, WriterThread
+from textual.drivers.linux_driver import LinuxDriver
+from textual.geometry import Size
+from textual.widgets import Markdown
+from textual.widgets.markdown import MarkdownFence
+
+from agentcli.frontends.tui.terminal_driver import TerminalStream
+from agentcli.frontends.tui.textual_private import (
+    blocks_from_tokens,
+    driver_output,
+    render_lines,
+    screen_lines,
+    set_driver_output,
+    update_block,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+H1, PARAGRAPH = Markdown.BLOCKS["h1"], Markdown.BLOCKS["paragraph_open"]  # not exported
+
+
+def parse(source: str):
+    return MarkdownIt("gfm-like").parse(source)
+
+
+class Host(App[None]):
+    def compose(self) -> ComposeResult:
+        yield Markdown()
+
+
+def screen_text(app: App) -> str:
+    return "\n".join(strip.text.rstrip() for strip in screen_lines(app.screen))
+
+
+def test_the_installed_textual_is_the_pinned_one():
+    """These tests vouch for one Textual: the exact version pyproject.toml pins."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    pins = [d for d in project["dependencies"] if re.match(r"textual(?![\w.-])", d)]
+    assert pins == [f"textual=={version('textual')}"]
+
+
+# -- Markdown._parse_markdown ------------------------------------------------------
+
+
+async def test_blocks_from_tokens_builds_textuals_block_widgets():
+    source = "# Title\n\nSome *text*.\n\n```python\nx = 1\n```\n"
+    app = Host()
+    async with app.run_test():
+        blocks = blocks_from_tokens(app.query_one(Markdown), parse(source))
+    assert [type(block) for block in blocks] == [H1, PARAGRAPH, MarkdownFence]
+    assert [block.source_range for block in blocks] == [(0, 1), (2, 3), (4, 7)]
+    assert not any(block.is_mounted for block in blocks)
+    # What StreamingMarkdown compares to decide whether the tail changed:
+    assert blocks[1].content.plain == "Some text."
+    assert (blocks[2].code, blocks[2].lexer) == ("x = 1", "python")
+
+
+# -- MarkdownBlock._update_from_block ----------------------------------------------
+
+
+async def test_update_block_changes_a_mounted_paragraph_and_fence_in_place():
+    app = Host()
+    async with app.run_test(size=(60, 20)) as pilot:
+        document = app.query_one(Markdown)
+        old = blocks_from_tokens(document, parse("Some text\n\n```\nx = 1\n```\n"))
+        await document.mount_all(old)
+        await pilot.pause()
+        new = blocks_from_tokens(document, parse("Some text, longer\n\n```\nx = 1\ny = 2\n```\n"))
+        for mounted, newer in zip(old, new, strict=True):
+            await update_block(mounted, newer)
+        await pilot.pause()
+        assert list(document.children) == old  # the same widgets, still mounted
+        assert old[0].content.plain == "Some text, longer"
+        assert old[1].code == "x = 1\ny = 2"
+        shown = screen_text(app)
+        assert "Some text, longer" in shown and "y = 2" in shown
+
+
+# -- textual._compositor.Compositor, Screen._compositor -----------------------------
+
+
+async def test_render_lines_renders_a_widget_alone_as_the_screen_shows_it():
+    app = Host()
+    async with app.run_test(size=(60, 20)) as pilot:
+        document = app.query_one(Markdown)
+        blocks = blocks_from_tokens(document, parse("Intro.\n\n- one\n- two\n\n```\ncode\n```\n"))
+        await document.mount_all(blocks)
+        await pilot.pause()
+        screen = screen_lines(app.screen)
+        assert "Intro." in screen[0].text
+        for block in blocks:
+            region = block.region
+            lines = render_lines(block, Size(region.width, region.height))
+            assert len(lines) == region.height > 0
+            on_screen = [
+                screen[y].crop(region.x, region.right).text for y in range(region.y, region.bottom)
+            ]
+            assert [line.text for line in lines] == on_screen
+
+
+# -- LinuxDriver._file -------------------------------------------------------------
+
+
+async def test_driver_output_is_the_linux_drivers_stream():
+    saved = {s: signal.getsignal(s) for s in (signal.SIGTSTP, signal.SIGCONT)}
+    try:
+        driver = LinuxDriver(App())
+    finally:
+        for signum, handler in saved.items():
+            signal.signal(signum, handler)
+    assert driver_output(driver) is sys.__stderr__
+    replacement = TerminalStream(sys.__stderr__)
+    set_driver_output(driver, replacement)  # type: ignore[arg-type]
+    assert driver_output(driver) is replacement
+
+
+COUNTING_APP = """
+from textual.app import App
+from textual.drivers.linux_driver import LinuxDriver
+from agentcli.frontends.tui.textual_private import driver_output, set_driver_output
+
+class Counting:
+    def __init__(self, stream):
+        self.stream, self.written = stream, 0
+    def write(self, text):
+        self.written += len(text)
+        return self.stream.write(text)
+    def flush(self):
+        self.stream.flush()
+    def fileno(self):
+        return self.stream.fileno()
+
+streams = []
+
+class Driver(LinuxDriver):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        streams.append(Counting(driver_output(self)))
+        set_driver_output(self, streams[0])
+
+class OneFrame(App):
+    def get_driver_class(self):
+        return Driver
+    def on_mount(self):
+        self.call_after_refresh(self.exit)
+
+OneFrame().run()
+print("written through our stream:", streams[0].written)
+"""
+
+
+def test_the_linux_driver_writes_the_screen_through_driver_output():
+    """In a real terminal, everything the driver writes goes through the stream set."""
+    child = pexpect.spawn(
+        sys.executable,
+        ["-c", COUNTING_APP],
+        env={**os.environ, "TERM": "xterm-256color"},
+        dimensions=(24, 80),
+        encoding="utf-8",
+        timeout=60,
+    )
+    try:
+        child.expect(r"written through our stream: (\d+)")
+        assert int(child.match.group(1)) > 100  # the alternate screen, a frame, the restore
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
+    assert child.exitstatus == 0
+
+
+def test_textuals_writer_thread_keeps_draining_after_the_terminal_closed():
+    """The driver's writer thread dies on a failed write; TerminalStream never fails."""
+
+    class ClosedTerminal:
+        def write(self, text: str) -> int:
+            raise OSError(5, "Input/output error")
+
+        def flush(self) -> None:
+            raise OSError(5, "Input/output error")
+
+    writer = WriterThread(TerminalStream(ClosedTerminal()))  # type: ignore[arg-type]
+    writer.start()
+    for _ in range(MAX_QUEUED_WRITES * 4):  # more than its queue holds: would block if it died
+        writer.write("frame")
+    writer.stop()
+    assert not writer.is_alive()
