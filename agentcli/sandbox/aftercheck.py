@@ -32,7 +32,7 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agentcli.sandbox.aside import move_aside
+from agentcli.sandbox.aside import move_aside, open_folder, owner_may
 from agentcli.sandbox.placeholders import is_placeholder
 from agentcli.sandbox.places import AGENT_PLACES
 
@@ -67,6 +67,7 @@ class Found:
 
     new: list[str] = field(default_factory=list)
     complete: bool = True
+    unreadable: list[str] = field(default_factory=list)  # folders it could not look into
 
 
 def folder_id(info: os.stat_result) -> FolderId:
@@ -112,17 +113,45 @@ class _Check:
             if seen is not None and self._unchanged(seen, info):
                 stack.extend(self._subfolders(folder, seen))
                 continue
-            try:
-                with os.scandir(folder) as listing:
-                    entries = list(listing)
-            except OSError:
-                continue  # cannot be listed now: nor could the command have
+            entries = self._list(root, folder, info)
+            if entries is None:
+                continue
             self.left -= len(entries)
             if self.left < 0:
                 return False
-            for entry in entries:
-                self._judge(folder, entry, stack)
+            for name, folder_info in entries:
+                self._judge(folder, name, folder_info, stack)
         return True
+
+    def _list(self, root: str, folder: str, info: os.stat_result) -> list[_Entry] | None:
+        """The folder's entries. One the command made unreadable (`chmod 300`: a place
+        can still be made in it and reached) is made readable to its owner for the look."""
+        try:
+            with os.scandir(folder) as listing:
+                return [_entry(item) for item in listing]
+        except PermissionError:
+            pass
+        except OSError:
+            return None  # gone meanwhile
+        try:
+            handle = open_folder(root, Path(os.path.relpath(folder, root)).parts)
+        except OSError:
+            return None  # replaced meanwhile (by a command still running): judged where it is
+        try:
+            if folder_id(os.fstat(handle)) != folder_id(info):
+                return None
+            with owner_may(handle, stat.S_IRUSR | stat.S_IXUSR):
+                fd = os.open(f"/proc/self/fd/{handle}", os.O_RDONLY | os.O_DIRECTORY)
+                try:
+                    with os.scandir(fd) as listing:
+                        return [_entry(item) for item in listing]
+                finally:
+                    os.close(fd)
+        except OSError:
+            self.found.unreadable.append(folder)
+            return None
+        finally:
+            os.close(handle)
 
     def _unchanged(self, seen: FolderSeen, info: os.stat_result) -> bool:
         return info.st_ctime_ns == seen.ctime_ns and seen.ctime_ns < self.settled_before
@@ -140,22 +169,36 @@ class _Check:
         return found
 
     def _judge(
-        self, folder: str, entry: os.DirEntry[str], stack: list[tuple[str, os.stat_result]]
+        self,
+        folder: str,
+        name: str,
+        folder_info: os.stat_result | None,
+        stack: list[tuple[str, os.stat_result]],
     ) -> None:
-        path = entry.path
+        path = os.path.join(folder, name)
         if path in self.tree.skip or path in self.root_set:
             return  # masked or hidden; another writable folder, judged on its own
-        if entry.name in AGENT_PLACES:
+        if name in AGENT_PLACES:
             if folder in self.root_set or path in self.tree.places:
                 return  # held at the top; or there before, and read-only since
             if not _empty_placeholder(path):
                 self.found.new.append(path)
             return
-        try:
-            if entry.is_dir(follow_symlinks=False):
-                stack.append((path, entry.stat(follow_symlinks=False)))
-        except OSError:
-            pass
+        if folder_info is not None:
+            stack.append((path, folder_info))
+
+
+_Entry = tuple[str, os.stat_result | None]  # a name, and its stat when it is a folder
+
+
+def _entry(item: os.DirEntry[str]) -> _Entry:
+    """Looked at while its listing is open (a listing by descriptor needs that)."""
+    try:
+        if item.is_dir(follow_symlinks=False):
+            return item.name, item.stat(follow_symlinks=False)
+    except OSError:
+        pass
+    return item.name, None
 
 
 def _empty_placeholder(path: str) -> bool:
@@ -202,6 +245,13 @@ def move_out(found: Found, roots: tuple[str, ...], folder: Path) -> list[str]:
             f"(This command created {', '.join(failed)}, and the sandbox could not move it "
             "out of the way. agentcli, Claude Code or git started in that folder would run "
             "or believe what it holds: move or delete it yourself before you start one "
+            "there.)"
+        )
+    if found.unreadable:
+        notes.append(
+            f"(The sandbox could not look into {', '.join(found.unreadable)}, which this "
+            "command changed: a .agentcli, .claude, .mcp.json, AGENTS.md, CLAUDE.md or .git "
+            "it made there may remain. Look before you start agentcli, Claude Code or git "
             "there.)"
         )
     if not found.complete:

@@ -17,12 +17,14 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
 LEFT_SUFFIX = ".left-by-a-sandboxed-command"
-_FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+# A handle on a folder that needs no permission on it (a command may have made it
+# `chmod 100`), never on a link: O_NOFOLLOW with O_DIRECTORY refuses one.
+_FOLDER = os.O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _OWNER_RWX = stat.S_IRWXU
 
 
@@ -33,7 +35,7 @@ def move_aside(root: str, path: str, target: Path) -> Path:
     parts = Path(os.path.relpath(path, root)).parts
     if not parts or parts[0] == ".." or os.path.isabs(parts[0]):
         raise OSError(errno.EINVAL, "not inside the writable folder", path)
-    parent = _open_folder(root, parts[:-1])
+    parent = open_folder(root, parts[:-1])
     try:
         return _rename(parent, parts[-1], Path(root, *parts[:-1]), target)
     finally:
@@ -49,7 +51,9 @@ def free_name(path: Path) -> Path:
     return candidate
 
 
-def _open_folder(root: str, names: tuple[str, ...]) -> int:
+def open_folder(root: str, names: Sequence[str]) -> int:
+    """A handle (O_PATH) on the folder `names` lead to from `root`, each one opened in the
+    one before without following a link; OSError when one is not a folder (any more)."""
     fd = os.open(root, _FOLDER)
     try:
         for name in names:
@@ -97,15 +101,28 @@ def _exists_at(parent: int, name: str) -> bool:
 def _owner_writable(fd: int) -> Iterator[None]:
     """The folder `fd` writable by its owner for the time of the `with` (a rename in or
     out of it needs that), its mode as it was after."""
+    with owner_may(fd, _OWNER_RWX):
+        yield
+
+
+@contextmanager
+def owner_may(fd: int, bits: int) -> Iterator[None]:
+    """The folder handle `fd` with the owner's permission `bits` added for the time of the
+    `with`, its mode as it was after."""
     mode = stat.S_IMODE(os.fstat(fd).st_mode)
-    changed = mode & _OWNER_RWX != _OWNER_RWX
+    changed = mode & bits != bits
     if changed:
-        os.chmod(fd, mode | _OWNER_RWX)
+        _chmod(fd, mode | bits)
     try:
         yield
     finally:
         if changed:
-            os.chmod(fd, mode)
+            _chmod(fd, mode)
+
+
+def _chmod(fd: int, mode: int) -> None:
+    """chmod through an O_PATH handle: the kernel's name for what it holds, no lookup."""
+    os.chmod(f"/proc/self/fd/{fd}", mode)
 
 
 @contextmanager

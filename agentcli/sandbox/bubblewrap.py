@@ -264,7 +264,7 @@ class Sandbox:
             self._forget(tree)
             for other in self._running:
                 other.places.difference_update(found.new)
-            notes = move_out(found, tree.roots, aside) if found.new or not found.complete else []
+            notes = move_out(found, tree.roots, aside)
             if not found.complete and self._known is not None:
                 gap = (
                     f"the last command made more than {surveying.WALK_LIMIT:,} files and "

@@ -213,6 +213,12 @@ CREATES = [
         ("sub/.claude",),
     ),
     Create(
+        "made-unreadable",
+        "mkdir -p sub/x/.claude/commands && echo x > sub/x/.claude/commands/x.md && "
+        "chmod 100 sub/x",
+        ("sub/x/.claude",),
+    ),
+    Create(
         "change-times-set-back",
         "mkdir sub/.agentcli && echo '{}' > sub/.agentcli/settings.json && "
         "touch -d 2001-01-01 sub/.agentcli sub .",
@@ -226,7 +232,9 @@ async def test_a_new_nested_place_is_moved_out_of_the_project(project, attack):
     root = project.root
     before = _places_below(root)
     output = await run_allowed(project, attack.command.replace("{origin}", str(project.origin)))
-    os.chmod(root / "sub", 0o755)  # the "locked" attack's, so that the test can look
+    for locked in ("sub", "sub/x"):  # the "locked" attacks', so that the test can look
+        if (root / locked).is_dir():
+            os.chmod(root / locked, 0o755)
     assert _places_below(root) == before, output
     moved = _moved(output)
     assert sorted(moved) == sorted(attack.made), output
@@ -330,6 +338,21 @@ async def test_a_command_that_runs_out_of_time_is_checked_too(project):
         ToolContext(project.workspace, AbortSignal()),
     )
     assert result.display.timed_out
+    assert not os.path.lexists(project.root / "sub/.claude")
+    assert "sub/.claude" in _moved(str(result.content))
+
+
+async def test_a_command_stopped_with_esc_is_checked_too(project):
+    abort = AbortSignal()
+    running = asyncio.create_task(
+        BashTool(kill_grace=0.2).run(
+            BashInput(command="mkdir -p sub/.claude/commands && sleep 30"),
+            ToolContext(project.workspace, abort),
+        )
+    )
+    await _until(lambda: (project.root / "sub/.claude/commands").is_dir())
+    abort.abort()
+    result = await asyncio.wait_for(running, 30)
     assert not os.path.lexists(project.root / "sub/.claude")
     assert "sub/.claude" in _moved(str(result.content))
 
