@@ -1,4 +1,4 @@
-"""The agent places a sandboxed command made below the top of a writable folder.
+"""The agent places a sandboxed command made below the top of a writable folder, moved out.
 
 At the top of each writable folder the protected names are held (mounted
 read-only, or by a placeholder when missing), so a command cannot make one
@@ -8,7 +8,8 @@ Claude Code or git started in that folder later would run what they hold
 (a folder inside a trusted one is trusted). So the look before the command
 (survey.py) keeps a `Tree`: each folder it listed, by identity (device and
 inode) with its change time (ctime) and subfolders, and the places it found.
-After the command, `new_places` compares.
+After the command, `new_places` compares, and `move_out` renames what is
+new out of the project (aside.py: never deleted) and says so in the result.
 
 One comparison, cheap: a folder whose ctime is what it was has the same
 entries (adding, removing or renaming an entry changes it, and no program
@@ -22,7 +23,9 @@ change in the same step as the look would leave the time as it was.
 
 Not judged: folders the look before did not list (it stopped at its bound:
 the survey's gap says so), what lies under a masked or hidden path or a
-protected place (read-only for the command), `.git` folders' insides.
+protected place (read-only for the command), `.git` folders' insides. Commands
+of one session that run at the same time share their trees through the
+Sandbox (a place one made is not another's "before"): see bubblewrap.py.
 """
 
 from __future__ import annotations
@@ -225,9 +228,10 @@ def move_out(found: Found, roots: tuple[str, ...], folder: Path) -> list[str]:
         try:
             where = move_aside(root, path, folder / below)
         except OSError as error:
-            failed.append(f"{shown} ({error.strerror or error})")
+            failed.append(f"{printable(shown)} ({error.strerror or error})")
             continue
-        moved.append(shown if where == folder / shown else f"{shown} (kept as {where})")
+        kept = "" if where == folder / shown else f" (kept as {printable(str(where))})"
+        moved.append(printable(shown) + kept)
     notes: list[str] = []
     if moved:
         listed = ", ".join(moved[:_LISTED])
@@ -249,7 +253,7 @@ def move_out(found: Found, roots: tuple[str, ...], folder: Path) -> list[str]:
         )
     if found.unreadable:
         notes.append(
-            f"(The sandbox could not look into {', '.join(found.unreadable)}, which this "
+            f"(The sandbox could not look into {', '.join(map(printable, found.unreadable))}, which this "
             "command changed: a .agentcli, .claude, .mcp.json, AGENTS.md, CLAUDE.md or .git "
             "it made there may remain. Look before you start agentcli, Claude Code or git "
             "there.)"
@@ -266,6 +270,15 @@ def move_out(found: Found, roots: tuple[str, ...], folder: Path) -> list[str]:
 
 
 _LISTED = 20
+
+
+def printable(path: str) -> str:
+    """A path a command chose, shown on one line: control characters and bytes that are
+    not UTF-8 (a line break could make it look like a note of agentcli's) escaped."""
+    return "".join(
+        c if c.isprintable() else c.encode("unicode_escape", "backslashreplace").decode()
+        for c in path
+    )
 
 
 def _names(path: str, root: str, project: str) -> tuple[str, Path]:

@@ -10,8 +10,10 @@ Bash tool refuses every command with it.
 Each command is set up from a fresh look at the disk (survey.py): what the
 session's Read deny rules and the always-protected list cover is masked, the
 agent configuration places are held read-only (placeholders.py holds the
-missing ones), and links at them are put back after (links.py). Where that
-look is incomplete, Bash calls are not auto-allowed.
+missing ones), and links at them are put back after (links.py). After the
+command, what it made at those names in subfolders is moved out of the
+project (aftercheck.py). Where a look is incomplete, Bash calls are not
+auto-allowed.
 
 bwrap's own process model keeps interrupting simple: the command's processes
 stay in the process group the Bash tool kills; with a pid namespace and
@@ -183,7 +185,10 @@ class Sandbox:
             ".mcp.json, AGENTS.md and CLAUDE.md are read-only (one that does not exist shows "
             "as an empty read-only folder and cannot be created), so git commands that write "
             "(commit, checkout, stash, init) fail: leave those to the user, and edit "
-            "AGENTS.md or CLAUDE.md with the Edit tool. Files a permission rule keeps from "
+            "AGENTS.md or CLAUDE.md with the Edit tool. One of those names that a command "
+            "creates in a subfolder (git init, git clone and archives included) is moved out "
+            "of the project after the command, as its result says: ask the user to create "
+            "repositories and agent settings there. Files a permission rule keeps from "
             "being read, and .env files, cannot be opened. The rest of the disk is read-only "
             "and credential folders are empty. /tmp is private to these commands: the user "
             "does not see what is written there, so put files the user needs in the project. "

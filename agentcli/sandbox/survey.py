@@ -19,7 +19,10 @@ last command is covered too):
   place, bound onto themselves so that they cannot be renamed (a command
   could otherwise move `vendor/` away and make a `vendor/dep/.git` of its own);
 - links: symbolic links at protected names or on the way to one (a mount
-  cannot hold a link itself): checked after the command, put back if changed.
+  cannot hold a link itself): checked after the command, put back if changed;
+- tree: each folder of the writable folders as the look found it, and the
+  agent places below their tops, for the look after the command
+  (aftercheck.py), which moves out the places the command made.
 
 The look is bounded (`WALK_LIMIT` entries, `MASK_LIMIT` masks; bwrap takes
 time for each mount). `.git` folders are not looked into. Beyond a bound,
