@@ -252,10 +252,11 @@ def move_out(found: Found, roots: tuple[str, ...], folder: Path) -> list[str]:
             "there.)"
         )
     if found.unreadable:
+        unreadable = ", ".join(map(printable, found.unreadable))
         notes.append(
-            f"(The sandbox could not look into {', '.join(map(printable, found.unreadable))}, which this "
-            "command changed: a .agentcli, .claude, .mcp.json, AGENTS.md, CLAUDE.md or .git "
-            "it made there may remain. Look before you start agentcli, Claude Code or git "
+            f"(The sandbox could not look into {unreadable}, which this command changed: "
+            "a .agentcli, .claude, .mcp.json, AGENTS.md, CLAUDE.md or .git it made there "
+            "may remain. Look before you start agentcli, Claude Code or git "
             "there.)"
         )
     if not found.complete:

@@ -67,7 +67,8 @@ def open_folder(root: str, names: Sequence[str]) -> int:
 
 
 def _rename(parent: int, name: str, parent_path: Path, target: Path) -> Path:
-    with _owner_writable(parent), _folder_writable_at(parent, name):
+    # A rename in or out of a folder needs its owner to be able to write it.
+    with owner_may(parent, _OWNER_RWX), _folder_writable_at(parent, name):
         target.parent.mkdir(parents=True, exist_ok=True)
         destination = free_name(target)
         try:
@@ -95,14 +96,6 @@ def _exists_at(parent: int, name: str) -> bool:
     except FileNotFoundError:
         return False
     return True
-
-
-@contextmanager
-def _owner_writable(fd: int) -> Iterator[None]:
-    """The folder `fd` writable by its owner for the time of the `with` (a rename in or
-    out of it needs that), its mode as it was after."""
-    with owner_may(fd, _OWNER_RWX):
-        yield
 
 
 @contextmanager
@@ -137,7 +130,7 @@ def _folder_writable_at(parent: int, name: str) -> Iterator[None]:
         return
     fd = os.open(name, _FOLDER, dir_fd=parent)
     try:
-        with _owner_writable(fd):
+        with owner_may(fd, _OWNER_RWX):
             yield
     finally:
         os.close(fd)

@@ -198,7 +198,8 @@ CREATES = [
     ),
     Create(
         "a-folder-replaced-by-one-of-the-commands",
-        "mv src/c src/c-old && mkdir -p src/c/.agentcli && echo '{}' > src/c/.agentcli/settings.json",
+        "mv src/c src/c-old && mkdir -p src/c/.agentcli && "
+        "echo '{}' > src/c/.agentcli/settings.json",
         ("src/c/.agentcli",),
     ),
     Create(
