@@ -10,8 +10,10 @@ Bash tool refuses every command with it.
 Each command is set up from a fresh look at the disk (survey.py): what the
 session's Read deny rules and the always-protected list cover is masked, the
 agent configuration places are held read-only (placeholders.py holds the
-missing ones), and links at them are put back after (links.py). Where that
-look is incomplete, Bash calls are not auto-allowed.
+missing ones), and links at them are put back after (links.py). After the
+command, what it made at those names in subfolders is moved out of the
+project (aftercheck.py). Where a look is incomplete, Bash calls are not
+auto-allowed.
 
 bwrap's own process model keeps interrupting simple: the command's processes
 stay in the process group the Bash tool kills; with a pid namespace and
@@ -27,6 +29,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -36,6 +39,7 @@ from pathlib import Path
 from agentcli.config.paths import agentcli_home, project_dir
 from agentcli.config.rules import Rule
 from agentcli.sandbox import survey as surveying
+from agentcli.sandbox.aftercheck import Tree, move_out, new_places
 from agentcli.sandbox.layout import (
     Layout,
     bwrap_args,
@@ -107,6 +111,10 @@ class Sandbox:
         self._probe_problem: str | None = None
         self._tmp: tempfile.TemporaryDirectory[str] | None = None
         self._known: tuple[tuple[tuple[Path, ...], tuple[str, ...]], list[str]] | None = None
+        # The looks of this session's commands that run now (a subagent's beside its
+        # parent's): what one of them made is no other one's "before".
+        self._running: list[Tree] = []
+        self._looking = threading.Lock()
 
     def follow(
         self,
@@ -177,7 +185,10 @@ class Sandbox:
             ".mcp.json, AGENTS.md and CLAUDE.md are read-only (one that does not exist shows "
             "as an empty read-only folder and cannot be created), so git commands that write "
             "(commit, checkout, stash, init) fail: leave those to the user, and edit "
-            "AGENTS.md or CLAUDE.md with the Edit tool. Files a permission rule keeps from "
+            "AGENTS.md or CLAUDE.md with the Edit tool. One of those names that a command "
+            "creates in a subfolder (git init, git clone and archives included) is moved out "
+            "of the project after the command, as its result says: ask the user to create "
+            "repositories and agent settings there. Files a permission rule keeps from "
             "being read, and .env files, cannot be opened. The rest of the disk is read-only "
             "and credential folders are empty. /tmp is private to these commands: the user "
             "does not see what is written there, so put files the user needs in the project. "
@@ -198,12 +209,34 @@ class Sandbox:
         places. LaunchRefused when that fails, or when the sandbox can no longer hide
         everything although the last look said it could (a call may have been auto-allowed
         on that word: it is refused once, and the next one is asked about)."""
-        if self._bwrap is None:
+        bwrap = self._bwrap
+        if bwrap is None:
             raise RuntimeError("prepare() without bwrap: check problem() first")
         roots = writable_roots(writable)
         key = self._key(roots)
         before = self._known[1] if self._known is not None and self._known[0] == key else None
-        found = self._survey(roots)
+        with self._looking:
+            found = self._survey(roots)
+            self._running.append(found.tree)
+        try:
+            held, layout = self._held(roots, cwd, found, before, read_files, write_files)
+        except BaseException:
+            with self._looking:
+                self._forget(found.tree)
+            raise
+        data_dir = project_dir(roots[0]) if roots else agentcli_home()
+        return Prepared(layout, _Finish(found, held, data_dir, self._after), bwrap)
+
+    def _held(
+        self,
+        roots: Sequence[Path],
+        cwd: Path,
+        found: Survey,
+        before: list[str] | None,
+        read_files: Sequence[Path],
+        write_files: Sequence[Path],
+    ) -> tuple[HeldPlaces, Layout]:
+        """The command's places held, and its mounts; LaunchRefused when it cannot run."""
         if found.gaps and before == [] and self._auto_allow:
             raise LaunchRefused(
                 "it can no longer hide everything the rules protect "
@@ -226,8 +259,28 @@ class Sandbox:
             read_files=tuple(read_files),
             write_files=tuple(write_files),
         )
-        data_dir = project_dir(roots[0]) if roots else agentcli_home()
-        return Prepared(layout, _Finish(found, held, data_dir), self._bwrap)
+        return held, layout
+
+    def _after(self, tree: Tree, aside: Path) -> list[str]:
+        """After one command: move out the agent places it made below the top of the
+        writable folders (aftercheck.py), and tell the other running commands."""
+        with self._looking:
+            found = new_places(tree, surveying.WALK_LIMIT)
+            self._forget(tree)
+            for other in self._running:
+                other.places.difference_update(found.new)
+            notes = move_out(found, tree.roots, aside)
+            if not found.complete and self._known is not None:
+                gap = (
+                    f"the last command made more than {surveying.WALK_LIMIT:,} files and "
+                    "folders to look through"
+                )
+                self._known = (self._known[0], [*self._known[1], gap])
+        return notes
+
+    def _forget(self, tree: Tree) -> None:
+        """No longer running (call it holding `_looking`)."""
+        self._running = [other for other in self._running if other is not tree]
 
     def _key(self, roots: Sequence[Path]) -> tuple[tuple[Path, ...], tuple[str, ...]]:
         deny, allow = read_rules(self._deny_rules()), read_rules(self._allow_rules())
@@ -259,12 +312,20 @@ class Sandbox:
 
 
 class _Finish:
-    """After one command: put back swapped links, release and remove placeholders (once)."""
+    """After one command: put back swapped links, release and remove placeholders, move
+    out the places it made (once)."""
 
-    def __init__(self, found: Survey, held: HeldPlaces, data_dir: Path) -> None:
+    def __init__(
+        self,
+        found: Survey,
+        held: HeldPlaces,
+        data_dir: Path,
+        after: Callable[[Tree, Path], list[str]],
+    ) -> None:
         self._found = found
         self._held = held
         self._data_dir = data_dir
+        self._after = after
         self._done = False
 
     def __call__(self) -> list[str]:
@@ -272,19 +333,19 @@ class _Finish:
             return []
         self._done = True
         found = self._found
-        notes = put_back(found.links, self._aside)
+        aside = self._data_dir / "sandbox-displaced" / time.strftime("%Y%m%d-%H%M%S")
+        notes = put_back(found.links, lambda: aside)
         stale = [p for p in [*found.protected, *found.missing] if is_placeholder(p)]
         self._held.release(stale)
+        notes += self._after(found.tree, aside)
         if found.gaps:
             notes.append(
                 f"(The sandbox could not look through everything ({'; '.join(found.gaps)}): "
                 "files a Read deny rule covers, and protected places, may not all be hidden "
-                "or read-only for this command. Bash calls are asked about until that changes.)"
+                "or read-only for this command, and agent places it made there may not all "
+                "be moved aside. Bash calls are asked about until that changes.)"
             )
         return notes
-
-    def _aside(self) -> Path:
-        return self._data_dir / "sandbox-displaced" / time.strftime("%Y%m%d-%H%M%S")
 
 
 def unavailable_message(problem: str) -> str:

@@ -15,6 +15,7 @@ import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from agentcli.sandbox.aside import LEFT_SUFFIX, free_name
 from agentcli.sandbox.survey import KeptLink
 
 
@@ -54,19 +55,11 @@ def _move_aside(path: Path, aside: Callable[[], Path]) -> Path:
     folder = aside()
     folder.mkdir(parents=True, exist_ok=True)
     try:
-        target = _free(folder / path.name)
+        target = free_name(folder / path.name)
         os.rename(path, target)
     except OSError as error:
         if error.errno != errno.EXDEV:
             raise
-        target = _free(path.with_name(f"{path.name}.left-by-a-sandboxed-command"))
+        target = free_name(path.with_name(path.name + LEFT_SUFFIX))
         os.rename(path, target)
     return target
-
-
-def _free(path: Path) -> Path:
-    count, candidate = 1, path
-    while os.path.lexists(candidate):
-        count += 1
-        candidate = path.with_name(f"{path.name}.{count}")
-    return candidate

@@ -19,7 +19,10 @@ last command is covered too):
   place, bound onto themselves so that they cannot be renamed (a command
   could otherwise move `vendor/` away and make a `vendor/dep/.git` of its own);
 - links: symbolic links at protected names or on the way to one (a mount
-  cannot hold a link itself): checked after the command, put back if changed.
+  cannot hold a link itself): checked after the command, put back if changed;
+- tree: each folder of the writable folders as the look found it, and the
+  agent places below their tops, for the look after the command
+  (aftercheck.py), which moves out the places the command made.
 
 The look is bounded (`WALK_LIMIT` entries, `MASK_LIMIT` masks; bwrap takes
 time for each mount). `.git` folders are not looked into. Beyond a bound,
@@ -34,6 +37,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+import time
 from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -42,6 +46,7 @@ from pathlib import Path
 from agentcli.config.rules import Rule
 from agentcli.permissions.path_rules import PathPattern, compile_path_pattern
 from agentcli.permissions.special_paths import secret_name
+from agentcli.sandbox.aftercheck import FolderSeen, Tree, folder_id
 from agentcli.sandbox.places import (
     AGENT_PLACES,
     GIT,
@@ -76,6 +81,7 @@ class Survey:
     pinned: list[Path] = field(default_factory=list)
     links: list[KeptLink] = field(default_factory=list)
     gaps: list[str] = field(default_factory=list)
+    tree: Tree = field(default_factory=lambda: Tree(roots=(), started_ns=0))
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,6 +147,7 @@ class _Surveyor:
         self.gaps: list[str] = []
         self.masks_cut = False
         self.allowed: list[PathPattern] = []
+        self.tree = Tree(roots=tuple(roots), started_ns=time.time_ns())
 
     def run(self) -> None:
         try:
@@ -159,17 +166,27 @@ class _Surveyor:
     # --- the writable folders -------------------------------------------------------
 
     def _walk_root(self, root: str) -> None:
-        """Every entry of a writable folder: secrets, Read-denied paths, nested places."""
+        """Every entry of a writable folder: secrets, Read-denied paths, nested places;
+        and, for the look after the command (aftercheck.py), each folder as it was."""
         active: list[_Matcher] = []
         for deny in self.denied:
             if deny.pattern.matches(Path(root)):
                 self.gaps.append(f"the rule {deny.rule} covers all of {root}")
             else:
                 active.append(_Matcher(deny.pattern))
-        stack = [root]
+        try:
+            stack = [(root, os.lstat(root))]
+        except OSError:
+            return
         while stack:
-            folder = stack.pop()
-            for entry in self._entries(folder):
+            folder, info = stack.pop()
+            try:
+                entries = self._entries(folder)
+            except _Budget:
+                self.tree.unlisted.update(folder_id(i) for _, i in [(folder, info), *stack])
+                raise
+            subfolders: list[str] = []
+            for entry in entries:
                 path = entry.path
                 if path in self.hidden or path in self.root_set:
                     continue  # hidden anyway; another writable folder, looked at on its own
@@ -178,12 +195,24 @@ class _Surveyor:
                 folder_entry = not link and entry.is_dir(follow_symlinks=False)
                 if name in AGENT_PLACES and folder != root:
                     self._protect(path)
+                    self.tree.places.add(path)
                 secret = not link and not folder_entry and secret_name(name)
                 secret = secret and not any(p.names_exactly(Path(path)) for p in self.allowed)
-                if secret or (not link and any(match(path) for match in active)):
+                masked = secret or (not link and any(match(path) for match in active))
+                if masked:
                     self._mask(path)
-                elif folder_entry and name != GIT:
-                    stack.append(path)
+                if not folder_entry or name == GIT:
+                    continue
+                try:
+                    seen = entry.stat(follow_symlinks=False)  # before it is listed
+                except OSError:
+                    continue
+                if masked:
+                    self.tree.unlisted.add(folder_id(seen))
+                else:
+                    stack.append((path, seen))
+                    subfolders.append(name)
+            self.tree.folders[folder_id(info)] = FolderSeen(info.st_ctime_ns, tuple(subfolders))
 
     # --- Read deny rules outside the writable folders ------------------------------------
 
@@ -363,6 +392,7 @@ class _Surveyor:
                 f"more than {PLACE_LIMIT} protected places (nested repositories and the "
                 "folders above them), which makes each command slow to start"
             )
+        self.tree.skip = frozenset([*masked, *self.hidden])
         return Survey(
             masked=[Path(p) for p in masked],
             protected=[Path(p) for p in protected],
@@ -370,6 +400,7 @@ class _Surveyor:
             pinned=[Path(p) for p in sorted(pinned)],
             links=list(self.links.values()),
             gaps=self.gaps,
+            tree=self.tree,
         )
 
 

@@ -189,11 +189,14 @@ class BashTool(Tool):
             raise
         finally:
             shell.close()
-            if shell.returncode is not None:  # bwrap is gone, and with it all it ran
-                notes.extend(finish())
-            throttle.push(buffer.finish())
-            throttle.close()
-            cwd_file.unlink(missing_ok=True)
+            try:
+                if shell.returncode is not None:  # bwrap is gone, and with it all it ran
+                    # Off the event loop: it looks through what the command changed.
+                    notes.extend(await asyncio.to_thread(finish))
+            finally:
+                throttle.push(buffer.finish())
+                throttle.close()
+                cwd_file.unlink(missing_ok=True)
         return _result(buffer, outcome, shell.returncode, timeout_ms, notes)
 
 
