@@ -27,7 +27,6 @@ from pathlib import Path
 
 import pytest
 
-from agentcli.bootstrap import connect_sandbox
 from agentcli.core.abort import AbortSignal
 from agentcli.engine.memory import load_memory
 from agentcli.permissions.policy import PermissionPolicy
@@ -35,6 +34,7 @@ from agentcli.permissions.types import PermissionMode
 from agentcli.sandbox import aftercheck, survey
 from agentcli.tools.base import ToolContext
 from agentcli.tools.bash import BashInput, BashTool
+from agentcli.wiring.bootstrap import connect_sandbox
 from tests.permissions.sandbox_scene import PY, Scene, run_allowed
 
 PLACES = (".agentcli", ".claude", ".mcp.json", "AGENTS.md", "CLAUDE.md", "CLAUDE.local.md", ".git")
