@@ -3,7 +3,8 @@
 The app module and everything it imports at the top, the command modules loaded
 right after the first frame, and the TUI's own MCP modules (the link to the
 servers, /mcp, the approval question) import neither `mcp` nor the client's
-modules that need it; only a manager starting its servers does (agentcli/mcp).
+modules (agentcli/mcp/*, beside the light configuration in agentcli/mcp/config);
+only a manager starting its servers does.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ import sys
 PROBE = """
 import sys
 import agentcli.frontends.tui.app
-before = sorted(m for m in sys.modules if m == "mcp" or m.startswith(("mcp.", "agentcli.mcp")))
+client = (m for m in sys.modules if m.startswith("agentcli.mcp.") and not m.startswith("agentcli.mcp.config"))
+before = sorted([m for m in sys.modules if m == "mcp" or m.startswith("mcp.")] + list(client))
 from agentcli.commands.registry import load_command_modules
 assert load_command_modules() == []
 import agentcli.frontends.tui.mcp.link, agentcli.frontends.tui.screens.mcp_servers, agentcli.frontends.tui.screens.mcp_approval

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 CHECKED = ("agentcli", "tests")
 EXEMPT = {
     "agentcli/frontends/tui/textual_private.py",
@@ -245,7 +245,9 @@ def _check(module: _Module) -> list[str]:
 
 
 def test_no_module_but_textual_private_touches_textual_internals():
-    findings = [finding for module in _our_modules() for finding in _check(module)]
+    modules = list(_our_modules())
+    assert len(modules) > 200, f"only {len(modules)} modules found under {ROOT}: wrong root?"
+    findings = [finding for module in modules for finding in _check(module)]
     assert not findings, (
         "Textual private API outside agentcli/frontends/tui/textual_private.py:\n"
         + "\n".join(findings)
