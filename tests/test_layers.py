@@ -294,9 +294,7 @@ KNOWN_PACKAGE_CIRCLES = {
 def test_no_package_circle(layer: str):
     """Between the packages of LAYERS: peers may use each other, but one way only."""
     (mine,) = [set(group) for name, group in LAYERS if name == layer]
-    found = [
-        c for c in circles(arrows_once(), package_of) if any(m in mine for m in c.members)
-    ]
+    found = [c for c in circles(arrows_once(), package_of) if any(m in mine for m in c.members)]
     _fail_on("package circles", found)
 
 
