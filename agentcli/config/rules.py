@@ -3,7 +3,7 @@
 Settings files and `--allowedTools` speak this syntax, so it lives with the
 settings; the permission layer decides what a rule means for a call.
 `Bash(...)` specifiers are commands (see permissions/shell/specifiers.py);
-the specifiers of file tools are paths (see permissions/path_rules.py),
+the specifiers of file tools are paths (see config/path_rules.py),
 relative to `base`, the project root of the settings file the rule came
 from. A bare `Read` covers every call of the tool. `Edit(...)` rules speak for every tool that edits files,
 and `Read(...)` rules with a path for every tool that reads them.

@@ -31,9 +31,9 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
+from agentcli.config.path_rules import PathPattern, compile_path_pattern
 from agentcli.config.rules import Rule
 from agentcli.permissions.hardlinks import LinkScanner
-from agentcli.permissions.path_rules import PathPattern, compile_path_pattern
 from agentcli.permissions.session_rules import SessionRules
 from agentcli.permissions.special_paths import secret_name, ssh_folder
 from agentcli.permissions.types import PermissionMode

@@ -43,8 +43,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from agentcli.config.path_rules import PathPattern, compile_path_pattern
 from agentcli.config.rules import Rule
-from agentcli.permissions.path_rules import PathPattern, compile_path_pattern
 from agentcli.permissions.special_paths import secret_name
 from agentcli.sandbox.aftercheck import FolderSeen, Tree, folder_id
 from agentcli.sandbox.places import (

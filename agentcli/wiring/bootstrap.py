@@ -41,7 +41,7 @@ from agentcli.hooks.callbacks import CallbackHook
 from agentcli.mcp.config.servers import load_mcp_servers
 from agentcli.mcp.manager import McpManager
 from agentcli.mcp.timeouts import McpTimeouts
-from agentcli.permissions.policy import LOCKED, PermissionPolicy
+from agentcli.permissions.policy import LOCKED, PermissionPolicy, only_reads
 from agentcli.permissions.types import PermissionMode
 from agentcli.providers.base import Provider
 from agentcli.providers.registry import api_key_variables, model_catalog, providers_of
@@ -52,6 +52,7 @@ from agentcli.session.loader import LoadedSession
 from agentcli.skills.loader import load_skills, read_rules
 from agentcli.skills.tool import skill_tools
 from agentcli.tools.base import EditorFiles, Terminals, Tool, Workspace
+from agentcli.tools.bash import BashTool
 from agentcli.tools.exit_plan_mode import ExitPlanModeTool
 from agentcli.tools.registry import ToolRegistry, builtin_tools
 from agentcli.tools.structured_output import INSTRUCTION as STRUCTURED_INSTRUCTION
@@ -219,11 +220,18 @@ def offered_tools(options: Options, extra: Sequence[Tool] = ()) -> list[Tool]:
     """The built-in tools (ExitPlanMode always, so the tool list, a cached prefix, stays
     stable) and `extra` ones (the Skill tool); `--tools`: only those named ("default":
     all); `--json-schema`: StructuredOutput."""
-    tools: list[Tool] = [*builtin_tools(), ExitPlanModeTool(), *extra]
+    tools: list[Tool] = [*session_builtin_tools(), ExitPlanModeTool(), *extra]
     tools = [tool for tool in tools if offers(options, tool.name)]
     if options.json_schema is not None:
         tools.append(StructuredOutputTool(options.json_schema))
     return tools
+
+
+def session_builtin_tools() -> list[Tool]:
+    """The built-in tools, the Bash tool given the permission analysis' judgement of
+    which command lines only read (tools/bash.py `read_only_lines`)."""
+    bash = BashTool(read_only_lines=only_reads)
+    return [bash if tool.name == bash.name else tool for tool in builtin_tools()]
 
 
 def chosen_system(options: Options, system: list[Block]) -> list[Block]:
