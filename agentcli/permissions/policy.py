@@ -43,9 +43,9 @@ from typing import TYPE_CHECKING, Any
 from agentcli.config.credentials import child_env
 from agentcli.config.path_rules import PathPattern, compile_path_pattern, real_path
 from agentcli.config.rules import EDIT_TOOLS, READ_TOOLS, Rule, is_mcp_tool
+from agentcli.config.special_paths import special_path_reason
 from agentcli.permissions.hardlinks import LinkScanner, OtherNames, link_scanner
 from agentcli.permissions.search_filter import RuleSearchFilter
-from agentcli.permissions.special_paths import special_path_reason
 from agentcli.permissions.types import Decision, PermissionMode
 from agentcli.permissions.web_rules import WEB_TOOLS, decide_web
 from agentcli.tools.base import SearchFilter, Tool, Workspace

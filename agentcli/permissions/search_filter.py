@@ -33,9 +33,9 @@ from pathlib import Path
 
 from agentcli.config.path_rules import PathPattern, compile_path_pattern
 from agentcli.config.rules import Rule
+from agentcli.config.special_paths import secret_name, ssh_folder
 from agentcli.permissions.hardlinks import LinkScanner
 from agentcli.permissions.session_rules import SessionRules
-from agentcli.permissions.special_paths import secret_name, ssh_folder
 from agentcli.permissions.types import PermissionMode
 
 NAMES_ONLY_TOOLS = frozenset({"Glob"})
