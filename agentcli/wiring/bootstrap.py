@@ -31,6 +31,7 @@ from agentcli.config.notices import Notice, startup_notices
 from agentcli.config.paths import project_dir
 from agentcli.config.settings import CliSettings, Settings, Sourced, load_settings
 from agentcli.config.trust import is_trusted
+from agentcli.config.untrusted import Withheld
 from agentcli.core.messages import Block
 from agentcli.engine.compaction import Compactor
 from agentcli.engine.context import Environment, system_prompt
@@ -39,6 +40,7 @@ from agentcli.engine.parts import DEFAULT_MODEL, EngineConfig
 from agentcli.engine.query_engine import QueryEngine
 from agentcli.hooks.callbacks import CallbackHook
 from agentcli.mcp.config.servers import load_mcp_servers
+from agentcli.mcp.config.withheld import project_servers_withheld
 from agentcli.mcp.manager import McpManager
 from agentcli.mcp.timeouts import McpTimeouts
 from agentcli.permissions.policy import LOCKED, PermissionPolicy, only_reads
@@ -277,13 +279,28 @@ def settings_for(options: Options) -> Settings:
         sandbox=options.sandbox,
     )
     flag_file = Path(options.settings_file) if options.settings_file else None
-    return load_settings(
+    settings = load_settings(
         options.cwd,
         cli,
         trusted=_trusted(options),
         sources=options.setting_sources,
         flag_file=flag_file,
     )
+    return with_project_servers(settings, options.cwd)
+
+
+def project_withheld(project: Path) -> list[Withheld]:
+    """What the project's own files (its settings files and `.mcp.json`) would enable if
+    the folder were trusted: what `/trust` asks about."""
+    return with_project_servers(load_settings(project, trusted=False), project).withheld
+
+
+def with_project_servers(settings: Settings, project: Path) -> Settings:
+    """In a folder not trusted, the servers of its `.mcp.json` are withheld too: they
+    wait for trust, then for their own yes (mcp/config/approval.py)."""
+    if not settings.trusted:
+        settings.withheld += project_servers_withheld(project)
+    return settings
 
 
 def _trusted(options: Options) -> bool:
