@@ -164,19 +164,27 @@ def test_only_the_app_imports_textual():
     assert found == []
 
 
-def test_the_walk_sees_imports_inside_functions_and_relative_ones(tmp_path):
-    """The checker itself: a late import counts, and so does `from . import x`."""
+def test_the_walk_sees_imports_inside_functions_under_type_checking_and_relative_ones(tmp_path):
+    """The checker itself: a late import counts, one under `TYPE_CHECKING` too, and so
+    does `from . import x`."""
     module = tmp_path / "sample.py"
     module.write_text(
         "def late():\n    from agentcli.cli.main import build_parser\n"
         "from . import loop\nfrom .. import cli\n"
+        "if TYPE_CHECKING:\n    from agentcli.frontends.tui.app import AgentApp\n"
     )
-    modules = {"agentcli.engine.loop": module, "agentcli.cli": module, "agentcli.cli.main": module}
+    modules = {
+        "agentcli.engine.loop": module,
+        "agentcli.cli": module,
+        "agentcli.cli.main": module,
+        "agentcli.frontends.tui.app": module,
+    }
     arrows = imports_of("agentcli.engine.sample", module, modules)
     assert [(a.target, a.line) for a in arrows] == [
         ("agentcli.cli.main", 2),
         ("agentcli.engine.loop", 3),
         ("agentcli.cli", 4),
+        ("agentcli.frontends.tui.app", 6),
     ]
 
 
