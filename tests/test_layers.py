@@ -14,8 +14,12 @@ allowed here. docs/architecture.md draws the same picture.
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
+
+import pytest
 
 import agentcli
 
@@ -160,17 +164,170 @@ def test_only_the_app_imports_textual():
     assert found == []
 
 
-def test_the_walk_sees_imports_inside_functions_and_relative_ones(tmp_path):
-    """The checker itself: a late import counts, and so does `from . import x`."""
+def test_the_walk_sees_imports_inside_functions_under_type_checking_and_relative_ones(tmp_path):
+    """The checker itself: a late import counts, one under `TYPE_CHECKING` too, and so
+    does `from . import x`."""
     module = tmp_path / "sample.py"
     module.write_text(
         "def late():\n    from agentcli.cli.main import build_parser\n"
         "from . import loop\nfrom .. import cli\n"
+        "if TYPE_CHECKING:\n    from agentcli.frontends.tui.app import AgentApp\n"
     )
-    modules = {"agentcli.engine.loop": module, "agentcli.cli": module, "agentcli.cli.main": module}
+    modules = {
+        "agentcli.engine.loop": module,
+        "agentcli.cli": module,
+        "agentcli.cli.main": module,
+        "agentcli.frontends.tui.app": module,
+    }
     arrows = imports_of("agentcli.engine.sample", module, modules)
     assert [(a.target, a.line) for a in arrows] == [
         ("agentcli.cli.main", 2),
         ("agentcli.engine.loop", 3),
         ("agentcli.cli", 4),
+        ("agentcli.frontends.tui.app", 6),
     ]
+
+
+# -- circles ------------------------------------------------------------------------
+#
+# Down-pointing arrows are not enough: two modules of one layer (or two packages, the
+# prefixes of LAYERS) that import each other cannot be read, tested or moved apart.
+# So the import graph, every import counted as above, has no circle: between modules,
+# and between packages (services are peers, but permissions -> tools -> sandbox ->
+# permissions would be a circle of packages with no circle of modules in it). A
+# circle is broken where it starts: the shared thing moves down, or the lower module
+# declares what it needs (a Protocol) and the concrete thing is passed in from above.
+
+
+@dataclass(frozen=True)
+class Circle:
+    """Nodes that all reach each other, and the arrows between them that close it."""
+
+    members: tuple[str, ...]
+    arrows: tuple[Arrow, ...]
+
+    def within(self, prefix: str) -> bool:
+        return all(m == prefix or m.startswith(prefix + ".") for m in self.members)
+
+    def report(self, modules: dict[str, Path]) -> str:
+        lines = [f"circle of {len(self.members)}: {', '.join(self.members)}"]
+        for arrow in self.arrows:
+            where = modules[arrow.source].relative_to(PACKAGE.parent)
+            lines.append(f"  {where}:{arrow.line} imports {arrow.target}")
+        return "\n".join(lines)
+
+
+@cache
+def arrows_once() -> tuple[Arrow, ...]:
+    """Every arrow, the tree parsed once for all the circle checks."""
+    return tuple(all_arrows())
+
+
+def circles(arrows: Iterable[Arrow], node_of: Callable[[str], str]) -> list[Circle]:
+    """The circles of the graph whose nodes are `node_of(module)`: each strongly
+    connected set of two or more nodes, with every arrow between two of its nodes
+    (each such arrow lies on a loop: its end reaches its start)."""
+    edges: dict[str, list[Arrow]] = {}
+    graph: dict[str, set[str]] = {}
+    for arrow in arrows:
+        source, target = node_of(arrow.source), node_of(arrow.target)
+        if source != target:
+            edges.setdefault(source, []).append(arrow)
+            graph.setdefault(source, set()).add(target)
+    reach = {node: _reachable(graph, node) for node in graph}
+    found: dict[tuple[str, ...], Circle] = {}
+    for node in sorted(graph):
+        members = tuple(sorted(other for other in reach[node] if node in reach.get(other, ())))
+        if len(members) < 2 or members in found:
+            continue
+        inside = set(members)
+        closing = sorted(
+            (a for m in members for a in edges.get(m, ()) if node_of(a.target) in inside),
+            key=lambda a: (a.source, a.line, a.target),
+        )
+        found[members] = Circle(members, tuple(closing))
+    return list(found.values())
+
+
+def _reachable(graph: dict[str, set[str]], start: str) -> set[str]:
+    """Every node a path from `start` reaches, `start` itself only through a loop."""
+    seen: set[str] = set()
+    todo = list(graph.get(start, ()))
+    while todo:
+        node = todo.pop()
+        if node not in seen:
+            seen.add(node)
+            todo.extend(graph.get(node, ()))
+    return seen
+
+
+def package_of(module: str) -> str:
+    """The package of LAYERS a module belongs to: its longest prefix there."""
+    prefixes = [p for _name, group in LAYERS for p in group]
+    matches = [p for p in prefixes if module == p or module.startswith(p + ".")]
+    return max(matches, key=len) if matches else module
+
+
+TUI = "agentcli.frontends.tui"
+# The app's helpers (startup, sessions, turns, ...) each import the app back, and the
+# slash commands reach into the app: issue 24 part 1 (the `tui` helper's) breaks both.
+# Delete this and the marks that use it once that work is merged.
+TUI_CIRCLE = pytest.mark.xfail(
+    strict=True, reason="issue 24 part 1: the app's helpers and the slash commands, in the tui"
+)
+
+
+def test_no_import_circle():
+    """Between modules; the one circle left inside the app is the next test's."""
+    found = [c for c in circles(arrows_once(), lambda m: m) if not c.within(TUI)]
+    _fail_on("import circles", found)
+
+
+@TUI_CIRCLE
+def test_no_import_circle_in_the_app():
+    found = [c for c in circles(arrows_once(), lambda m: m) if c.within(TUI)]
+    _fail_on("import circles", found)
+
+
+# Package circles of one layer known today, each with what breaking it takes.
+KNOWN_PACKAGE_CIRCLES = {
+    "front ends": TUI_CIRCLE,  # commands -> frontends.tui -> commands
+}
+
+
+@pytest.mark.parametrize(
+    "layer",
+    [pytest.param(name, marks=KNOWN_PACKAGE_CIRCLES.get(name, ())) for name, _ in LAYERS],
+)
+def test_no_package_circle(layer: str):
+    """Between the packages of LAYERS: peers may use each other, but one way only."""
+    (mine,) = [set(group) for name, group in LAYERS if name == layer]
+    found = [c for c in circles(arrows_once(), package_of) if any(m in mine for m in c.members)]
+    _fail_on("package circles", found)
+
+
+def _fail_on(what: str, found: list[Circle]) -> None:
+    if found:
+        modules = known_modules()
+        pytest.fail(f"{what}:\n" + "\n".join(c.report(modules) for c in found), pytrace=False)
+
+
+def test_the_circle_check_finds_each_loop_and_its_lines():
+    """The checker itself: a loop through three modules and one of two, apart; an
+    arrow into a loop that does not come back is not part of it."""
+    arrows = [
+        Arrow("a", "b", 1),
+        Arrow("b", "c", 2),
+        Arrow("c", "a", 3),
+        Arrow("d", "a", 4),  # into the loop, not on it
+        Arrow("e", "f", 5),
+        Arrow("f", "e", 6),
+        Arrow("f", "f", 7),  # a module naming itself is no circle
+    ]
+    found = circles(arrows, lambda m: m)
+    assert [(c.members, [a.line for a in c.arrows]) for c in found] == [
+        (("a", "b", "c"), [1, 2, 3]),
+        (("e", "f"), [5, 6]),
+    ]
+    by_package = circles([Arrow("p.x", "q.y", 1), Arrow("q.z", "p.w", 2)], lambda m: m[0])
+    assert [(c.members, len(c.arrows)) for c in by_package] == [(("p", "q"), 2)]

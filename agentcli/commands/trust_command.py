@@ -16,7 +16,8 @@ from agentcli.commands.registry import CommandContext, command
 
 @command("trust", "Review what this folder's settings would enable, and trust it or not")
 async def trust_command(ctx: CommandContext) -> None:
-    from agentcli.config.trust_question import project_withheld, remember_trust
+    from agentcli.config.trust_question import remember_trust
+    from agentcli.wiring.bootstrap import project_withheld
 
     app = ctx.app
     project = app.cwd

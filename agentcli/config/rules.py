@@ -3,12 +3,12 @@
 Settings files and `--allowedTools` speak this syntax, so it lives with the
 settings; the permission layer decides what a rule means for a call.
 `Bash(...)` specifiers are commands (see permissions/shell/specifiers.py);
-the specifiers of file tools are paths (see permissions/path_rules.py),
+the specifiers of file tools are paths (see config/path_rules.py),
 relative to `base`, the project root of the settings file the rule came
 from. A bare `Read` covers every call of the tool. `Edit(...)` rules speak for every tool that edits files,
 and `Read(...)` rules with a path for every tool that reads them.
 
-MCP tools are named `mcp__<server>__<tool>` (agentcli/mcp/names.py). As in
+MCP tools are named `mcp__<server>__<tool>` (agentcli/mcp/names.py builds the names). As in
 Claude Code, `mcp__server` and `mcp__server__*` speak for every tool of that
 server, `mcp__server__tool` for one; `*` is taken nowhere else. The server is
 what comes before the first `__` after `mcp__`, in a rule as in a tool's
@@ -23,11 +23,12 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agentcli.mcp.config.names import PREFIX, SEPARATOR
-
 EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
 READ_TOOLS = frozenset({"Read", "Grep", "Glob", "NotebookRead"})
-MCP_PREFIX = PREFIX
+# How an MCP tool is named, `mcp__<server>__<tool>`: the rule syntax's, which
+# mcp/config/names.py (the server names that keep it exact) and mcp/names.py share.
+MCP_PREFIX = "mcp__"
+MCP_SEPARATOR = "__"
 _SERVER = re.compile(r"[\w-]+")
 
 _RULE = re.compile(r"^\s*([A-Za-z_][\w-]*(?:__\*)?)\s*(?:\((.*)\))?\s*$", re.DOTALL)
@@ -42,7 +43,7 @@ def mcp_server_of(tool_name: str) -> str | None:
     """The server part of `mcp__server__tool` (or of a rule's `mcp__server`)."""
     if not is_mcp_tool(tool_name):
         return None
-    server = tool_name[len(MCP_PREFIX) :].split(SEPARATOR, 1)[0]
+    server = tool_name[len(MCP_PREFIX) :].split(MCP_SEPARATOR, 1)[0]
     return server if _SERVER.fullmatch(server) else None
 
 

@@ -20,7 +20,10 @@ closed (wiring/bootstrap.py `locked_reason`; config/notices.py words it).
 The project's own files come with the folder, so in a folder the person has
 not trusted (config/trust.py) only what protects in them applies, and what
 they would enable is listed in `withheld` (config/untrusted.py). The user
-file and the command line are the person's own and always apply.
+file and the command line are the person's own and always apply. The servers
+of the project's `.mcp.json` are MCP's configuration, not settings: the
+session's loader (wiring/bootstrap.py `settings_for`) adds them to `withheld`
+(mcp/config/withheld.py).
 """
 
 from __future__ import annotations
@@ -38,13 +41,7 @@ from agentcli.config.paths import agentcli_home
 from agentcli.config.rules import Rule, RuleSyntaxError
 from agentcli.config.salvage import Salvage, salvage
 from agentcli.config.settings_schema import SettingsFile, describe_errors
-from agentcli.config.untrusted import (
-    Withheld,
-    mcp_servers_withheld,
-    protective_parts,
-    withheld,
-)
-from agentcli.mcp.config.files import PROJECT_FILE
+from agentcli.config.untrusted import Withheld, protective_parts, withheld
 
 
 @dataclass
@@ -157,8 +154,6 @@ def load_settings(
             _merge(settings, layer.data, name, base)
         elif kept is not None:
             _merge_salvage(settings, kept, name, base)
-    if not trusted:  # its servers wait for trust, then for their own yes (mcp_approval.py)
-        settings.withheld += mcp_servers_withheld(project / PROJECT_FILE)
     if cli is not None:
         _merge_cli(settings, cli, project)
     return settings

@@ -3,7 +3,9 @@
 `Options.trusted` (wiring/bootstrap.py) says whether the project's own settings files
 apply in full; None means "as remembered" (trust.py). `-p` passes True (trust
 is implied, as in Claude Code); the app asks first when `trust_question()`
-lists something, then builds the engine with the answer. `/trust` asks again.
+lists something, then builds the engine with the answer. `/trust` asks again
+(about wiring/bootstrap.py `project_withheld()`: the settings files' and the
+`.mcp.json` servers').
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from agentcli.config.json_store import JsonStoreError
-from agentcli.config.settings import Settings, load_settings
+from agentcli.config.settings import Settings
 from agentcli.config.trust import declined, fingerprint, remember
 from agentcli.config.untrusted import Withheld
 
@@ -25,11 +27,6 @@ def trust_question(settings: Settings, project: Path) -> list[Withheld]:
     if declined(project) == _fingerprint(settings.withheld):
         return []
     return settings.withheld
-
-
-def project_withheld(project: Path) -> list[Withheld]:
-    """What the project's own settings files would enable if the folder were trusted."""
-    return load_settings(project, trusted=False).withheld
 
 
 def remember_trust(project: Path, trusted: bool, items: list[Withheld]) -> str | None:

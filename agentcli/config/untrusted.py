@@ -13,13 +13,14 @@ any other key, so a key added to the settings later is withheld until someone
 decides it is safe. `withheld()` lists each of those, as the trust question
 shows them. The project's `.mcp.json` comes with the folder too: each of its
 servers is a program (or a remote endpoint) that trusting would let the person
-approve, so `mcp_servers_withheld()` lists them for the same question.
+approve; MCP's configuration lists them for the same question
+(mcp/config/withheld.py), and the settings the session loads include them
+(wiring/bootstrap.py `settings_for`, `project_withheld`).
 """
 
 from __future__ import annotations
 
 import json
-import shlex
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,8 +29,6 @@ from agentcli.config.hooks import HooksConfig
 from agentcli.config.provider_settings import ProviderSettings
 from agentcli.config.salvage import Salvage
 from agentcli.config.settings_schema import SettingsFile
-from agentcli.mcp.config.files import read_server_file
-from agentcli.mcp.config.specs import ServerSpec, StdioServer
 
 # The keys an untrusted project file may still set (besides permissions' deny and ask);
 # `disabledMcpjsonServers` only ever turns a server off.
@@ -92,22 +91,7 @@ def withheld(
         items += _other_keys(data)
     elif kept is not None and kept.hooks is not None:
         items += _hooks(kept.hooks)
-    return [Withheld(key, _shown(value), source, path) for key, value in items]
-
-
-def mcp_servers_withheld(path: Path) -> list[Withheld]:
-    """The servers of a project's `.mcp.json` at `path`, each as what it would run."""
-    found = read_server_file(path)
-    return [
-        Withheld("mcpServers", _shown(f"{name}: {_endpoint(spec)}"), "project (.mcp.json)", path)
-        for name, spec in found.servers.items()
-    ]
-
-
-def _endpoint(spec: ServerSpec) -> str:
-    if isinstance(spec, StdioServer):
-        return shlex.join([spec.command, *spec.args])
-    return spec.url
+    return [Withheld(key, shown_in_full(value), source, path) for key, value in items]
 
 
 def _provider(name: str, provider: ProviderSettings) -> str:
@@ -133,7 +117,7 @@ def _other_keys(data: SettingsFile) -> list[tuple[str, str]]:
     ]
 
 
-def _shown(text: str) -> str:
+def shown_in_full(text: str) -> str:
     """`text` with control and format characters (a carriage return, an escape
     sequence, a right-to-left override) written as escapes, so what is shown
     is what would run, in full."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from agentcli.core.pricing import Price
+from agentcli.core.price import Price
 
 
 @dataclass(frozen=True, slots=True)

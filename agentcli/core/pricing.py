@@ -1,38 +1,18 @@
 """Dollars per million tokens, by model family, and the cost of a usage.
 
-Cache writes cost 1.25x the input price and cache reads 0.1x (5-minute
-cache), as the API bills them. A Claude model we do not know is priced like
-its family; an unknown family like Sonnet, and `is_estimate()` says so.
-Another vendor's model (`provider/model`) is priced only from its settings
+A price is core/price.py's `Price` (which also says what a cache write and
+read cost). A Claude model we do not know is priced like its family; an
+unknown family like Sonnet, and `is_estimate()` says so. Another vendor's
+model (`provider/model`) is priced only from its settings
 (core/model_catalog.py): without them its cost is unknown (None), never a
 guess, and once one request's cost is unknown so is the session's.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
-
+from agentcli.core.model_catalog import DEFAULT_CATALOG, ModelCatalog
+from agentcli.core.price import Price
 from agentcli.core.usage import Usage
-
-if TYPE_CHECKING:
-    from agentcli.core.model_catalog import ModelCatalog
-
-
-@dataclass(frozen=True, slots=True)
-class Price:
-    input: float
-    output: float
-    cached_input: float | None = None  # a cache read's price, where the settings give it
-
-    @property
-    def cache_write(self) -> float:
-        return self.input * 1.25
-
-    @property
-    def cache_read(self) -> float:
-        return self.input * 0.1 if self.cached_input is None else self.cached_input
-
 
 # Most specific prefix first.
 _PRICES: tuple[tuple[str, Price], ...] = (
@@ -62,8 +42,6 @@ def is_estimate(model: str) -> bool:
 
 def model_price(model: str, catalog: ModelCatalog | None = None) -> Price | None:
     """The settings' price for `model`, else Claude's; None when nobody knows it."""
-    from agentcli.core.model_catalog import DEFAULT_CATALOG
-
     catalog = catalog or DEFAULT_CATALOG
     configured = catalog.spec(model).price
     if configured is not None:

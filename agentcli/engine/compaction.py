@@ -11,6 +11,10 @@ the summary followed by the most recent messages, kept verbatim. `/compact
 The transcript keeps everything: the writer records a compact boundary, the
 summary and the kept messages after it. A compaction that fails (a model
 error, an interruption, an empty summary) changes nothing.
+
+The compactor works on what `Compactable` lists (a QueryEngine is one): the
+conversation (engine/conversation.py), the model provider, and where the
+summary's cost and the new messages are told.
 """
 
 from __future__ import annotations
@@ -18,19 +22,22 @@ from __future__ import annotations
 import os
 from collections.abc import AsyncGenerator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from agentcli.core.abort import AbortSignal
 from agentcli.core.messages import Message, normalize_for_api, user_message
 from agentcli.core.usage import Usage
+from agentcli.engine.conversation import Conversation, MessageMeta
 from agentcli.engine.events import Event, Notice
 from agentcli.engine.model_stream import stream_model
-from agentcli.engine.parts import MessageMeta
 from agentcli.engine.windows import context_window, estimate_tokens
-from agentcli.providers.base import BlockCompleted, MessageCompleted, ModelError, ModelRequest
-
-if TYPE_CHECKING:
-    from agentcli.engine.query_engine import QueryEngine
+from agentcli.providers.base import (
+    BlockCompleted,
+    MessageCompleted,
+    ModelError,
+    ModelRequest,
+    Provider,
+)
 
 DEFAULT_THRESHOLD = 0.85
 KEEP_RATIO = 0.15  # of the window, kept verbatim after the summary
@@ -65,6 +72,23 @@ def threshold_from_env(default: float = DEFAULT_THRESHOLD) -> float:
     except ValueError:
         return default
     return value if 0 < value <= 1 else default
+
+
+class Compactable(Conversation, Protocol):
+    """A conversation the compactor may summarise the older part of."""
+
+    @property
+    def provider(self) -> Provider | None:
+        """Where the summary is asked for; None: no model is configured yet."""
+
+    def account(self, usage: Usage, model: str) -> None:
+        """Add the summary request's tokens and cost to the session's totals."""
+
+    def notify(self, message: Message, meta: MessageMeta) -> None:
+        """Tell the transcript of a message of the compacted conversation."""
+
+    def conversation_compacted(self) -> None:
+        """The older messages were replaced by a summary (earlier counts are void)."""
 
 
 @dataclass
@@ -113,39 +137,40 @@ class Compactor:
         self._anchor = None
         self.failures = 0
 
-    def window(self, engine: QueryEngine) -> int:
-        return self._window or context_window(engine.config.model, engine.config.models)
+    def window(self, conversation: Conversation) -> int:
+        config = conversation.config
+        return self._window or context_window(config.model, config.models)
 
-    def keep_tokens(self, engine: QueryEngine) -> int:
-        return self._keep_tokens or int(self.window(engine) * KEEP_RATIO)
+    def keep_tokens(self, conversation: Conversation) -> int:
+        return self._keep_tokens or int(self.window(conversation) * KEEP_RATIO)
 
     # -- measuring --------------------------------------------------------------
 
-    def estimate_request_tokens(self, engine: QueryEngine) -> int:
+    def estimate_request_tokens(self, conversation: Conversation) -> int:
         """The next request's input tokens: the API's count plus an estimate of the rest."""
-        messages = engine.messages
+        messages = conversation.messages
         anchor = self._anchor
         if anchor is not None and anchor[0] <= len(messages):
             tail = messages[anchor[0] :]
-            return anchor[1] + (estimate_tokens(_shaped(engine, tail)) if tail else 0)
+            return anchor[1] + (estimate_tokens(_shaped(conversation, tail)) if tail else 0)
         return (
-            estimate_tokens(engine.system)
-            + estimate_tokens(engine.visible_tools().schemas())
-            + estimate_tokens(_shaped(engine, normalize_for_api(messages)))
+            estimate_tokens(conversation.system)
+            + estimate_tokens(conversation.visible_tools().schemas())
+            + estimate_tokens(_shaped(conversation, normalize_for_api(messages)))
         )
 
-    def limit(self, engine: QueryEngine) -> int:
-        return int(self.window(engine) * self.threshold)
+    def limit(self, conversation: Conversation) -> int:
+        return int(self.window(conversation) * self.threshold)
 
-    def should_compact(self, engine: QueryEngine) -> bool:
-        if not self.auto or self.failures >= MAX_AUTO_FAILURES or len(engine.messages) < 2:
+    def should_compact(self, conversation: Conversation) -> bool:
+        if not self.auto or self.failures >= MAX_AUTO_FAILURES or len(conversation.messages) < 2:
             return False
-        return self.estimate_request_tokens(engine) >= self.limit(engine)
+        return self.estimate_request_tokens(conversation) >= self.limit(conversation)
 
     # -- the hook at the loop's checkpoint ---------------------------------------
 
     async def before_request(
-        self, engine: QueryEngine, abort: AbortSignal
+        self, engine: Compactable, abort: AbortSignal
     ) -> AsyncGenerator[Event, None]:
         if not self.should_compact(engine):
             return
@@ -164,14 +189,15 @@ class Compactor:
 
     async def compact(
         self,
-        engine: QueryEngine,
+        engine: Compactable,
         *,
         focus: str = "",
         trigger: str = "manual",
         abort: AbortSignal | None = None,
     ) -> CompactionOutcome:
         """Summarise the older messages; on any failure leave the conversation as it was."""
-        if engine.provider is None:
+        provider = engine.provider
+        if provider is None:
             return CompactionOutcome(False, "no model provider is configured")
         messages = list(engine.messages)
         split = choose_split(messages, self.keep_tokens(engine))
@@ -189,7 +215,7 @@ class Compactor:
             tools=engine.visible_tools().schemas(),
             max_tokens=self.summary_max_tokens,
         )
-        summary, usage, problem = await _summarize(engine, request, abort or AbortSignal())
+        summary, usage, problem = await _summarize(provider, request, abort or AbortSignal())
         if usage is not None:
             engine.account(usage, engine.config.model)
         if problem is not None:
@@ -222,8 +248,8 @@ class Compactor:
         )
 
 
-def _shaped(engine: QueryEngine, messages: list[Message]) -> list[Message]:
-    shape = engine.parts.shape_request
+def _shaped(conversation: Conversation, messages: list[Message]) -> list[Message]:
+    shape = conversation.shape_request
     return shape(messages) if shape is not None else messages
 
 
@@ -260,14 +286,13 @@ def choose_split(messages: list[Message], keep_tokens: int) -> int:
 
 
 async def _summarize(
-    engine: QueryEngine, request: ModelRequest, abort: AbortSignal
+    provider: Provider, request: ModelRequest, abort: AbortSignal
 ) -> tuple[str, Usage | None, str | None]:
     """(summary text, usage, problem); problem is None on success."""
-    assert engine.provider is not None
     texts: dict[int, str] = {}
     usage: Usage | None = None
     complete = False
-    async for event in stream_model(engine.provider, request, abort):
+    async for event in stream_model(provider, request, abort):
         match event:
             case BlockCompleted(index=index, block=block) if block.get("type") == "text":
                 texts[index] = block.get("text", "")

@@ -18,14 +18,15 @@ prompt the same way in the app, `--rewind-to` and the SDK.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from agentcli.core.messages import Block, Message
 from agentcli.core.model_catalog import DEFAULT_CATALOG, ModelCatalog
 from agentcli.core.usage import SessionTotals, Usage
+from agentcli.engine.conversation import MessageMeta, RequestShaper
 
 if TYPE_CHECKING:
     from agentcli.config.settings import Settings
@@ -38,11 +39,6 @@ if TYPE_CHECKING:
     from agentcli.tools.registry import ToolRegistry
 
 DEFAULT_MODEL = "claude-sonnet-5-5"
-
-# What a listener hears with each message: its model and usage, a compaction's facts.
-MessageMeta = dict[str, Any]
-# Shapes each request's copy of the messages (cache breakpoints, the tool-result budget).
-RequestShaper = Callable[[list[Message]], list[Message]]
 
 
 def new_session_id() -> str:

@@ -39,6 +39,7 @@ from agentcli.core.messages import (
 from agentcli.core.pricing import add_cost, cost_usd
 from agentcli.core.usage import Usage
 from agentcli.engine.compaction import CompactionOutcome, Compactor
+from agentcli.engine.conversation import MessageMeta, RequestShaper
 from agentcli.engine.events import (
     AssistantMessage,
     EndReason,
@@ -49,14 +50,7 @@ from agentcli.engine.events import (
     UserMessage,
 )
 from agentcli.engine.loop import INTERRUPT_MARKER, QueryParams, query
-from agentcli.engine.parts import (
-    Checkpoints,
-    EngineConfig,
-    EngineParts,
-    MessageMeta,
-    SessionStart,
-    Transcript,
-)
+from agentcli.engine.parts import Checkpoints, EngineConfig, EngineParts, SessionStart, Transcript
 from agentcli.engine.server_tools import offered
 from agentcli.engine.windows import context_usage
 from agentcli.hooks.events import Hooks
@@ -126,6 +120,10 @@ class QueryEngine:
     @property
     def compactor(self) -> Compactor | None:
         return self._parts.compactor
+
+    @property
+    def shape_request(self) -> RequestShaper | None:
+        return self._parts.shape_request
 
     @property
     def settings(self) -> Settings | None:
@@ -243,7 +241,7 @@ class QueryEngine:
             max_turns=self.config.max_turns,
             abort=abort,
             start_tools_while_streaming=self.config.start_tools_while_streaming,
-            shape_request=self._parts.shape_request,
+            shape_request=self.shape_request,
             before_request=None if compactor is None else partial(compactor.before_request, self),
             hooks=self.hooks,
             checkpoints=self.checkpoints,

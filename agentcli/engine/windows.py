@@ -7,6 +7,9 @@ do not know gets 200k, the common case. Another vendor's model
 a small one that every current model holds, so compaction comes early
 rather than too late. AGENTCLI_CONTEXT_WINDOW overrides (for trying
 compaction on a small window).
+
+`context_usage()` measures a conversation (engine/conversation.py) with the
+compactor that watches it, if any: what it needs of each, not the engine.
 """
 
 from __future__ import annotations
@@ -14,12 +17,12 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
+from agentcli.core.messages import normalize_for_api
 from agentcli.core.model_catalog import DEFAULT_CATALOG, ModelCatalog
-
-if TYPE_CHECKING:
-    from agentcli.engine.query_engine import QueryEngine
+from agentcli.engine.conversation import Conversation
+from agentcli.engine.memory import MEMORY_HEADER
 
 DEFAULT_WINDOW = 200_000
 LARGE_WINDOW = 1_000_000
@@ -61,28 +64,45 @@ class ContextUsage:
         return self.total / self.window if self.window else 0.0
 
 
-def context_usage(engine: QueryEngine) -> ContextUsage:
+class RequestMeasure(Protocol):
+    """How the compactor measures the next request (engine/compaction.py `Compactor`)."""
+
+    def estimate_request_tokens(self, conversation: Conversation) -> int: ...
+
+    def window(self, conversation: Conversation) -> int: ...
+
+    def limit(self, conversation: Conversation) -> int:
+        """The size at which it compacts."""
+
+
+class WatchedConversation(Conversation, Protocol):
+    """A conversation and the compactor that watches it, if any (a QueryEngine)."""
+
+    @property
+    def compactor(self) -> RequestMeasure | None: ...
+
+
+def context_usage(conversation: WatchedConversation) -> ContextUsage:
     """The next request's size: the API's count of the last request (from its
     usage) plus an estimate of what was added since, split by part. The split
     of the counted part is estimated; messages get what the others do not."""
-    from agentcli.core.messages import normalize_for_api
-    from agentcli.engine.memory import MEMORY_HEADER
-
-    memory_blocks = [b for b in engine.system if b.get("text", "").startswith(MEMORY_HEADER)]
-    other_blocks = [b for b in engine.system if b not in memory_blocks]
+    system = conversation.system
+    memory_blocks = [b for b in system if b.get("text", "").startswith(MEMORY_HEADER)]
+    other_blocks = [b for b in system if b not in memory_blocks]
     parts = {
         "system": estimate_tokens(other_blocks) if other_blocks else 0,
-        "tools": estimate_tokens(engine.visible_tools().schemas()),
+        "tools": estimate_tokens(conversation.visible_tools().schemas()),
         "memory": estimate_tokens(memory_blocks) if memory_blocks else 0,
     }
-    compactor = engine.compactor
+    compactor = conversation.compactor
     if compactor is not None:
-        total = compactor.estimate_request_tokens(engine)
-        window, compact_at = compactor.window(engine), compactor.limit(engine)
+        total = compactor.estimate_request_tokens(conversation)
+        window, compact_at = compactor.window(conversation), compactor.limit(conversation)
     else:
-        messages = normalize_for_api(engine.messages)
+        messages = normalize_for_api(conversation.messages)
         total = sum(parts.values()) + (estimate_tokens(messages) if messages else 0)
-        window, compact_at = context_window(engine.config.model, engine.config.models), None
+        config = conversation.config
+        window, compact_at = context_window(config.model, config.models), None
     fixed = sum(parts.values())
     parts["messages"] = max(total - fixed, 0)
     return ContextUsage(window, max(total, fixed), parts, compact_at)

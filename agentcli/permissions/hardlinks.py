@@ -30,7 +30,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agentcli.permissions.special_paths import SHELL_STARTUP_FILES, settings_paths, ssh_folder
+from agentcli.config.special_paths import SHELL_STARTUP_FILES, settings_paths, ssh_folder
 
 MAX_SCAN_ENTRIES = 50_000
 

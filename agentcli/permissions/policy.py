@@ -41,11 +41,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agentcli.config.credentials import child_env
+from agentcli.config.path_rules import PathPattern, compile_path_pattern, real_path
 from agentcli.config.rules import EDIT_TOOLS, READ_TOOLS, Rule, is_mcp_tool
+from agentcli.config.special_paths import special_path_reason
 from agentcli.permissions.hardlinks import LinkScanner, OtherNames, link_scanner
-from agentcli.permissions.path_rules import PathPattern, compile_path_pattern, real_path
 from agentcli.permissions.search_filter import RuleSearchFilter
-from agentcli.permissions.special_paths import special_path_reason
 from agentcli.permissions.types import Decision, PermissionMode
 from agentcli.permissions.web_rules import WEB_TOOLS, decide_web
 from agentcli.tools.base import SearchFilter, Tool, Workspace
@@ -336,6 +336,15 @@ def _specifiers(rules: list[Rule], tool_name: str) -> _BashRules:
     mine = [r for r in rules if r.applies_to(tool_name)]
     bare = next((r for r in mine if r.specifier is None), None)
     return _BashRules(bare, [r.specifier for r in mine if r.specifier])
+
+
+def only_reads(command: str) -> bool:
+    """Whether a Bash line only reads, paths aside (shell/check.py `line_is_read_only`):
+    what the Bash tool's `is_read_only` says, given it by the composition root
+    (tools/bash.py). The parser is loaded on first use."""
+    from agentcli.permissions.shell.check import line_is_read_only
+
+    return line_is_read_only(command)
 
 
 def shell_analysis(policy: PermissionPolicy, command: str) -> Analysis:

@@ -30,16 +30,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from agentcli.config.path_rules import PathPattern, compile_path_pattern
 from agentcli.config.rules import Rule
+from agentcli.config.special_paths import secret_name, ssh_folder
 from agentcli.permissions.hardlinks import LinkScanner
-from agentcli.permissions.path_rules import PathPattern, compile_path_pattern
-from agentcli.permissions.special_paths import secret_name, ssh_folder
+from agentcli.permissions.session_rules import SessionRules
 from agentcli.permissions.types import PermissionMode
-
-if TYPE_CHECKING:
-    from agentcli.permissions.policy import PermissionPolicy
 
 NAMES_ONLY_TOOLS = frozenset({"Glob"})
 
@@ -96,7 +93,7 @@ class RuleSearchFilter:
     and once allowed shows docs/; a search of the project still hides it).
     """
 
-    def __init__(self, policy: PermissionPolicy, tool_name: str) -> None:
+    def __init__(self, policy: SessionRules, tool_name: str) -> None:
         self._policy = policy
         self._tool = tool_name
         self._contents = tool_name not in NAMES_ONLY_TOOLS

@@ -19,10 +19,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from agentcli.config.path_rules import real_path
 from agentcli.config.rules import Rule
-from agentcli.permissions.path_rules import real_path
+from agentcli.config.special_paths import special_path_reason
 from agentcli.permissions.policy import PermissionPolicy, shell_analysis
-from agentcli.permissions.special_paths import special_path_reason
 from agentcli.permissions.web_rules import WEB_TOOLS, suggest_domain_rules
 from agentcli.tools.base import Tool
 

@@ -39,15 +39,13 @@ from __future__ import annotations
 
 import ipaddress
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from agentcli.config.rules import Rule
+from agentcli.permissions.session_rules import SessionRules
 from agentcli.permissions.types import Decision, PermissionMode
 from agentcli.tools.base import Tool
 from agentcli.tools.web.hosts import Host, UrlError, address_kind, parse_host, parse_url
-
-if TYPE_CHECKING:
-    from agentcli.permissions.policy import PermissionPolicy
 
 WEB_TOOLS = frozenset({"WebFetch"})
 DOMAIN = "domain:"
@@ -104,7 +102,7 @@ def _names(rule: Rule, host: Host) -> bool:
     return rule.specifier is not None and bool(_matches(rule, host, broad=False))
 
 
-def decide_web(policy: PermissionPolicy, tool: Tool, inp: Any) -> Decision:
+def decide_web(policy: SessionRules, tool: Tool, inp: Any) -> Decision:
     name = tool.name
     host, unreadable = _host_of(tool, inp)
     for rule in policy.deny:
@@ -132,7 +130,7 @@ def decide_web(policy: PermissionPolicy, tool: Tool, inp: Any) -> Decision:
     return Decision("ask", f"{name} wants to fetch from {host.name}")
 
 
-def suggest_domain_rules(tool: Tool, inp: Any, policy: PermissionPolicy) -> list[Rule]:
+def suggest_domain_rules(tool: Tool, inp: Any, policy: SessionRules) -> list[Rule]:
     """ "Don't ask again" for a web tool: the call's host, in its canonical spelling."""
     host, _ = _host_of(tool, inp)
     if host is None:
@@ -144,7 +142,7 @@ class RuleWebReach:
     """`WebReach` (tools/base.py) from the session's rules: what the permission
     question could not see, judged when the fetch connects."""
 
-    def __init__(self, policy: PermissionPolicy) -> None:
+    def __init__(self, policy: SessionRules) -> None:
         self._policy = policy
 
     def refusal(
@@ -193,7 +191,7 @@ def _through(reached: Host, address: Host) -> str:
     return f"{reached.name} (at {address.name})"
 
 
-def server_tool_decision(policy: PermissionPolicy, name: str) -> Decision:
+def server_tool_decision(policy: SessionRules, name: str) -> Decision:
     """May a tool the API runs itself (WebSearch) be offered to the model?
 
     Nobody can be asked in the middle of the API's turn, so the answer is

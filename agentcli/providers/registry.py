@@ -24,7 +24,7 @@ from agentcli.config.provider_settings import ProviderSettings
 from agentcli.config.settings import Settings
 from agentcli.core.abort import AbortSignal
 from agentcli.core.model_catalog import ModelCatalog, ModelSpec
-from agentcli.core.pricing import Price
+from agentcli.core.price import Price
 from agentcli.providers.base import (
     ModelError,
     ModelRequest,

@@ -43,9 +43,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from agentcli.config.path_rules import PathPattern, compile_path_pattern
 from agentcli.config.rules import Rule
-from agentcli.permissions.path_rules import PathPattern, compile_path_pattern
-from agentcli.permissions.special_paths import secret_name
+from agentcli.config.special_paths import secret_name
 from agentcli.sandbox.aftercheck import FolderSeen, Tree, folder_id
 from agentcli.sandbox.places import (
     AGENT_PLACES,
@@ -108,7 +108,7 @@ def read_rules(rules: Sequence[Rule]) -> list[Rule]:
 
 def exact_read_allows(rules: Sequence[Rule], base: Path) -> list[PathPattern]:
     """The `Read(path)` allow rules that name one file (no wildcard): the only ones that
-    let an always-protected file through (permissions/special_paths.py)."""
+    let an always-protected file through (config/special_paths.py)."""
     patterns = [compile_path_pattern(str(r.specifier), r.base or base) for r in read_rules(rules)]
     return [pattern for pattern in patterns if pattern.literal]
 

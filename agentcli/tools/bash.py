@@ -17,6 +17,11 @@ call with the reason, never runs it unsandboxed.
 When the workspace has terminals (an editor's, over ACP) and no sandbox, the
 same `bash -c`, with the same environment and working-directory file, runs
 in one of them, so the person watches it there; its output comes back whole.
+
+Which command lines only read is the permission analysis' knowledge
+(agentcli/permissions/shell/): the composition root hands the tool that
+judgement (`read_only_lines`) for `is_read_only()`; a tool built without it
+calls no line read-only (a false "no" costs one question).
 """
 
 from __future__ import annotations
@@ -50,7 +55,6 @@ from agentcli.tools.base import (
     Workspace,
 )
 from agentcli.tools.display import CommandDisplay, LiveOutput
-from agentcli.tools.readonly_commands import is_read_only_command
 from agentcli.tools.shell_output import MAX_OUTPUT_CHARS, OutputBuffer, ProgressThrottle
 
 _log = logging.getLogger(__name__)
@@ -66,6 +70,8 @@ _POLL_SECONDS = 0.01
 _SETTLE_SECONDS = 1.0
 
 Outcome = Literal["exited", "timed_out", "interrupted"]
+# Does this command line only read? (permissions/policy.py `only_reads`)
+ReadOnlyLines = Callable[[str], bool]
 
 _RC_NAME = "bash-env.sh"
 _RC_SCRIPT = """\
@@ -109,13 +115,16 @@ class BashTool(Tool):
         kill_grace: float = KILL_GRACE_SECONDS,
         max_output_chars: int = MAX_OUTPUT_CHARS,
         progress_interval: float = 0.05,
+        read_only_lines: ReadOnlyLines | None = None,
     ) -> None:
         self.kill_grace = kill_grace
         self.max_output_chars = max_output_chars
         self.progress_interval = progress_interval
+        self.read_only_lines = read_only_lines
 
     def is_read_only(self, inp: BashInput) -> bool:
-        return is_read_only_command(inp.command)
+        judge = self.read_only_lines
+        return judge is not None and judge(inp.command)
 
     def is_concurrency_safe(self, inp: BashInput) -> bool:
         return False  # even a read-only command may depend on what another one changes

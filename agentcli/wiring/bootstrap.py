@@ -31,6 +31,7 @@ from agentcli.config.notices import Notice, startup_notices
 from agentcli.config.paths import project_dir
 from agentcli.config.settings import CliSettings, Settings, Sourced, load_settings
 from agentcli.config.trust import is_trusted
+from agentcli.config.untrusted import Withheld
 from agentcli.core.messages import Block
 from agentcli.engine.compaction import Compactor
 from agentcli.engine.context import Environment, system_prompt
@@ -39,9 +40,10 @@ from agentcli.engine.parts import DEFAULT_MODEL, EngineConfig
 from agentcli.engine.query_engine import QueryEngine
 from agentcli.hooks.callbacks import CallbackHook
 from agentcli.mcp.config.servers import load_mcp_servers
+from agentcli.mcp.config.withheld import project_servers_withheld
 from agentcli.mcp.manager import McpManager
 from agentcli.mcp.timeouts import McpTimeouts
-from agentcli.permissions.policy import LOCKED, PermissionPolicy
+from agentcli.permissions.policy import LOCKED, PermissionPolicy, only_reads
 from agentcli.permissions.types import PermissionMode
 from agentcli.providers.base import Provider
 from agentcli.providers.registry import api_key_variables, model_catalog, providers_of
@@ -52,6 +54,7 @@ from agentcli.session.loader import LoadedSession
 from agentcli.skills.loader import load_skills, read_rules
 from agentcli.skills.tool import skill_tools
 from agentcli.tools.base import EditorFiles, Terminals, Tool, Workspace
+from agentcli.tools.bash import BashTool
 from agentcli.tools.exit_plan_mode import ExitPlanModeTool
 from agentcli.tools.registry import ToolRegistry, builtin_tools
 from agentcli.tools.structured_output import INSTRUCTION as STRUCTURED_INSTRUCTION
@@ -219,11 +222,18 @@ def offered_tools(options: Options, extra: Sequence[Tool] = ()) -> list[Tool]:
     """The built-in tools (ExitPlanMode always, so the tool list, a cached prefix, stays
     stable) and `extra` ones (the Skill tool); `--tools`: only those named ("default":
     all); `--json-schema`: StructuredOutput."""
-    tools: list[Tool] = [*builtin_tools(), ExitPlanModeTool(), *extra]
+    tools: list[Tool] = [*session_builtin_tools(), ExitPlanModeTool(), *extra]
     tools = [tool for tool in tools if offers(options, tool.name)]
     if options.json_schema is not None:
         tools.append(StructuredOutputTool(options.json_schema))
     return tools
+
+
+def session_builtin_tools() -> list[Tool]:
+    """The built-in tools, the Bash tool given the permission analysis' judgement of
+    which command lines only read (tools/bash.py `read_only_lines`)."""
+    bash = BashTool(read_only_lines=only_reads)
+    return [bash if tool.name == bash.name else tool for tool in builtin_tools()]
 
 
 def chosen_system(options: Options, system: list[Block]) -> list[Block]:
@@ -269,13 +279,28 @@ def settings_for(options: Options) -> Settings:
         sandbox=options.sandbox,
     )
     flag_file = Path(options.settings_file) if options.settings_file else None
-    return load_settings(
+    settings = load_settings(
         options.cwd,
         cli,
         trusted=_trusted(options),
         sources=options.setting_sources,
         flag_file=flag_file,
     )
+    return with_project_servers(settings, options.cwd)
+
+
+def project_withheld(project: Path) -> list[Withheld]:
+    """What the project's own files (its settings files and `.mcp.json`) would enable if
+    the folder were trusted: what `/trust` asks about."""
+    return with_project_servers(load_settings(project, trusted=False), project).withheld
+
+
+def with_project_servers(settings: Settings, project: Path) -> Settings:
+    """In a folder not trusted, the servers of its `.mcp.json` are withheld too: they
+    wait for trust, then for their own yes (mcp/config/approval.py)."""
+    if not settings.trusted:
+        settings.withheld += project_servers_withheld(project)
+    return settings
 
 
 def _trusted(options: Options) -> bool:

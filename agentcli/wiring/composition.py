@@ -42,13 +42,8 @@ from agentcli.core.usage import SessionTotals
 from agentcli.engine.budget import ToolResultBudget
 from agentcli.engine.caching import request_shaper
 from agentcli.engine.compaction import Compactor
-from agentcli.engine.parts import (
-    EngineConfig,
-    EngineParts,
-    RequestShaper,
-    SessionStart,
-    new_session_id,
-)
+from agentcli.engine.conversation import RequestShaper
+from agentcli.engine.parts import EngineConfig, EngineParts, SessionStart, new_session_id
 from agentcli.engine.query_engine import QueryEngine
 from agentcli.hooks.callbacks import CallbackHook
 from agentcli.hooks.events import Hooks

@@ -15,6 +15,7 @@ from agentcli.mcp.config.servers import (
     StdioServer,
     load_mcp_servers,
 )
+from agentcli.wiring.bootstrap import Options, project_withheld, settings_for
 
 
 def _write(path: Path, data) -> Path:
@@ -282,10 +283,21 @@ def test_an_untrusted_folders_mcp_json_is_something_trusting_would_enable(projec
             ("api", {"type": "http", "url": "https://mcp.example/mcp"}),
         ),
     )
-    settings = load_settings(project, trusted=False)
-    asked = trust_question(settings, project)
-    assert [(item.key, item.value, item.path) for item in asked] == [
+    expected = [
         ("mcpServers", "db: run-db --port 5432", project / ".mcp.json"),
         ("mcpServers", "api: https://mcp.example/mcp", project / ".mcp.json"),
     ]
-    assert load_settings(project, trusted=True).withheld == []
+    asked = trust_question(settings_for(Options(project, trusted=False)), project)
+    assert [(item.key, item.value, item.path) for item in asked] == expected
+    # /trust asks about the same, whatever the session started with
+    assert [(item.key, item.value, item.path) for item in project_withheld(project)] == expected
+    assert settings_for(Options(project, trusted=True)).withheld == []
+
+
+def test_the_servers_shown_for_trust_are_what_would_run_in_full(project):
+    """A server's command with a carriage return or an escape sequence in it is shown
+    escaped, so the question shows what would run, not what the terminal draws."""
+    _write(project / ".mcp.json", servers(("db", {"command": "ok\rrm -rf ~", "args": ["\x1b[2K"]})))
+    (item,) = project_withheld(project)
+    assert item.value == "db: 'ok\\rrm -rf ~' '\\x1b[2K'"
+    assert "\r" not in item.value and "\x1b" not in item.value

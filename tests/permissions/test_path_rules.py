@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from agentcli.config.path_rules import compile_path_pattern
 from agentcli.config.rules import Rule, parse_tool_list
-from agentcli.permissions.path_rules import compile_path_pattern
 from agentcli.permissions.policy import PermissionPolicy
 from agentcli.permissions.types import PermissionMode
 from agentcli.tools.base import Workspace

@@ -17,11 +17,12 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from agentcli.core.abort import AbortSignal
+from agentcli.permissions.policy import only_reads
 from agentcli.tools.base import ToolContext, Workspace, input_schema
 from agentcli.tools.bash import BashInput, BashTool, format_ms
 from agentcli.tools.display import CommandDisplay, LiveOutput
-from agentcli.tools.readonly_commands import is_read_only_command
 from agentcli.tools.shell_output import OutputBuffer, ProgressThrottle
+from agentcli.wiring.bootstrap import session_builtin_tools
 
 
 @pytest.fixture
@@ -33,7 +34,7 @@ def workspace(tmp_path: Path) -> Workspace:
 
 @pytest.fixture
 def tool() -> BashTool:
-    return BashTool(kill_grace=0.5)
+    return BashTool(kill_grace=0.5, read_only_lines=only_reads)
 
 
 class Recorder:
@@ -552,7 +553,7 @@ READ_ONLY_TABLE = [
 
 @pytest.mark.parametrize(("command", "expected"), READ_ONLY_TABLE)
 def test_read_only_commands(command: str, expected: bool) -> None:
-    assert is_read_only_command(command) is expected
+    assert only_reads(command) is expected
 
 
 async def test_failing_progress_consumer_does_not_break_the_command(
@@ -581,7 +582,17 @@ _ATTACKS += [
 
 @given(st.sampled_from(_SAFE), st.sampled_from(_ATTACKS))
 def test_shell_syntax_after_a_safe_command_is_never_read_only(base: str, attack: str) -> None:
-    assert not is_read_only_command(base + attack)
+    assert not only_reads(base + attack)
+
+
+def test_which_lines_only_read_is_the_permission_analysis_handed_to_the_tool() -> None:
+    """The Bash tool does not know which commands only read: built without the permission
+    analysis' judgement it calls no line read-only (a false "no" costs one question),
+    and the session's Bash tool, which the composition root builds, has it."""
+    ls, rm = BashInput(command="ls -la"), BashInput(command="rm -rf build")
+    assert not BashTool().is_read_only(ls)
+    (bash,) = [tool for tool in session_builtin_tools() if tool.name == "Bash"]
+    assert bash.is_read_only(ls) and not bash.is_read_only(rm)
 
 
 def test_descriptions_load(tool: BashTool) -> None:

@@ -25,8 +25,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-PREFIX = "mcp__"
-SEPARATOR = "__"
+from agentcli.config.rules import MCP_PREFIX, MCP_SEPARATOR
+
+PREFIX = MCP_PREFIX  # `mcp__`, and `__` between server and tool: the rule syntax's
+SEPARATOR = MCP_SEPARATOR
 MAX_NAME = 64  # what the API takes
 HASH_CHARS = 8  # the hash a cut name ends with, after a `_`
 # Room left in a cut name for at least one character of the tool's own name.

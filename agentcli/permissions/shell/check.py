@@ -136,7 +136,10 @@ class Analysis:
 
 
 def line_is_read_only(command: str) -> bool:
-    """For the Bash tool's `is_read_only`: every command only reads, all of it understood."""
+    """The whole line only reads: every command on the read-only list
+    (readonly_commands.py), no file written, nothing hidden, all of it understood.
+    Paths are not judged here (that needs the project: see `Analysis`). The Bash
+    tool's `is_read_only` asks this (permissions/policy.py `only_reads`)."""
     cwd = Path.cwd()
     ctx = ShellContext(cwd=cwd, roots=(Path("/"),), env=dict(os.environ), project=cwd)
     return analyse(command, ctx).read_only

@@ -27,12 +27,12 @@ from agentcli.permissions.shell.reading import (
     names_no_files,
     read_problem,
 )
+from agentcli.permissions.shell.readonly_commands import is_read_only_argv
 from agentcli.permissions.shell.secrets import HARMLESS_PREFIX, secret_problem
 from agentcli.permissions.shell.specifiers import matches
 from agentcli.permissions.shell.suggest import suggest_rule
 from agentcli.permissions.shell.text import short
 from agentcli.permissions.shell.words import Word
-from agentcli.tools.readonly_commands import is_read_only_argv
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,7 +19,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from agentcli.tools.readonly_commands import find_own_args
+from agentcli.permissions.shell.readonly_commands import find_own_args
 
 
 @dataclass(slots=True)

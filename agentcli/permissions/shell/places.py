@@ -2,7 +2,7 @@
 
 A path is joined to every folder the command may run in, normalised as
 written and resolved with every link followed; then: is it outside the
-project (and added folders), one of the always-asked places (special_paths.py),
+project (and added folders), one of the always-asked places (config/special_paths.py),
 covered by a Read deny rule? A folder read recursively is walked (bounded)
 for covered files, `.env*` files and links out of the project.
 
@@ -15,9 +15,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from agentcli.config.special_paths import SpecialPlaces
 from agentcli.permissions.hardlinks import link_scanner
 from agentcli.permissions.shell.context import ShellContext
-from agentcli.permissions.special_paths import SpecialPlaces
 
 MAX_TREE_ENTRIES = 20_000
 QUIET = frozenset(

@@ -20,8 +20,8 @@ from agentcli.permissions.shell.gitreads import GitCall, git_call, history_reach
 from agentcli.permissions.shell.model import Command, Walk
 from agentcli.permissions.shell.paths import Reads, reads_of
 from agentcli.permissions.shell.places import Places
+from agentcli.permissions.shell.readonly_commands import is_read_only_argv
 from agentcli.permissions.shell.text import short
-from agentcli.tools.readonly_commands import is_read_only_argv
 
 NO_PATHS = frozenset(
     {"echo", "printf", "tr", "true", "false", ":", "pwd", "whoami", "uname", "[[", "((", "test"}

@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from agentcli.permissions.shell.arithmetic import literal_value
+from agentcli.permissions.shell.readonly_commands import is_read_only_argv
 from agentcli.permissions.shell.testexpr import TEST_BUILTINS, fields_of, test_builtin_problem
 from agentcli.permissions.shell.words import Word
 from agentcli.permissions.shell.wrappers import Arg
-from agentcli.tools.readonly_commands import is_read_only_argv
 
 # Builtins that change the shell itself: what runs after them is no longer what we see.
 SHELL_STATE = {

@@ -26,7 +26,7 @@ import shlex
 from collections.abc import Sequence
 
 from agentcli.permissions.shell.options import Arg
-from agentcli.tools.readonly_commands import SIMPLE_COMMANDS
+from agentcli.permissions.shell.readonly_commands import SIMPLE_COMMANDS
 
 SUBCOMMAND = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
 _INTERPRETER = re.compile(

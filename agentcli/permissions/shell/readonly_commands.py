@@ -4,9 +4,10 @@ A command qualifies when its name is listed below and none of its options
 makes it write or execute (`find -delete`, `sort -o`, `rg --pre`, `git -c`).
 This module judges one simple command's words (after the shell has expanded
 them); what the shell itself does around it (redirects, substitutions, the
-paths named, the folder it runs in) is judged by the permission check in
-agentcli/permissions/shell/. Anything unusual is "not read-only": the cost of
-a false "no" is one permission prompt, the cost of a false "yes" is unbounded.
+paths named, the folder it runs in) is judged by the rest of the analysis
+(check.py `line_is_read_only()` for a whole line). Anything unusual is "not
+read-only": the cost of a false "no" is one permission prompt, the cost of a
+false "yes" is unbounded.
 """
 
 from __future__ import annotations
@@ -115,16 +116,6 @@ def is_read_only_argv(argv: Sequence[str]) -> bool:
     if forbidden is None:
         return False
     return not any(forbidden.hits(arg) for arg in args)
-
-
-def is_read_only_command(command: str) -> bool:
-    """The whole line only reads: every command on the list, no file written, nothing hidden.
-
-    Paths are not judged here (that needs the project; see the permission check).
-    """
-    from agentcli.permissions.shell.check import line_is_read_only
-
-    return line_is_read_only(command)
 
 
 def find_own_args(args: Sequence[str]) -> list[str]:

@@ -6,6 +6,11 @@ Code's (`.claude/`, `.mcp.json`: an agent that can edit them can grant
 itself anything), shell start-up files (they run in every new shell), and
 `.env` files (secrets: even reading one asks). Only bypassPermissions or an allow rule naming the
 exact file (no wildcard) lets such a call through without a question.
+
+The permission policy (agentcli/permissions/) asks on these; the sandbox's
+survey (agentcli/sandbox/survey.py) masks the secret files from a sandboxed
+command. Both read this list, so it lives below them, beside the settings
+whose files it names.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ def special_path_reason(path: Path, root: Path, *, writing: bool) -> str | None:
     """Why touching `path` (already resolved) must be asked about, or None.
 
     Reading asks only under `ssh_folder()` and for a `secret_name()`; the
-    search filter (search_filter.py) applies the same two tests to every file
+    search filter (permissions/search_filter.py) applies the same two tests to every file
     a search finds.
     """
     return SpecialPlaces(root).reason(path, writing=writing)
