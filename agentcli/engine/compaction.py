@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from agentcli.core.abort import AbortSignal
-from agentcli.core.messages import Message, normalize_for_api, user_message
+from agentcli.core.messages import Message, is_text, normalize_for_api, user_message
 from agentcli.core.usage import Usage
 from agentcli.engine.events import Event, Notice
 from agentcli.engine.model_stream import stream_model
@@ -269,7 +269,7 @@ async def _summarize(
     complete = False
     async for event in stream_model(engine.provider, request, abort):
         match event:
-            case BlockCompleted(index=index, block=block) if block.get("type") == "text":
+            case BlockCompleted(index=index, block=block) if is_text(block):
                 texts[index] = block.get("text", "")
             case MessageCompleted(usage=final):
                 usage, complete = final, True

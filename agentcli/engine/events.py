@@ -1,9 +1,9 @@
 """The events `query()` yields, one small frozen class per kind.
 
 Consumers (the Textual app, headless output) dispatch with `match event:`.
-Messages travel in the Messages API's own shape (plain dicts), because that is
-what goes back to the model and into the transcript; no conversion layer sits
-between what the UI shows and what the model sees.
+Messages travel in the Messages API's own shape (core/messages.py: typed
+dicts), because that is what goes back to the model and into the transcript;
+no conversion layer sits between what the UI shows and what the model sees.
 
 The loop's termination reason is the *last* event, `TurnEnded`, since Python
 async generators cannot return a value.
@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from agentcli.core.messages import Message, ToolResultBlock
 from agentcli.core.usage import Usage
 from agentcli.permissions.question import PermissionQuestion
 from agentcli.providers.retry import format_seconds
@@ -76,7 +77,7 @@ class ApiRetry:
 class AssistantMessage:
     """A complete assistant message, as appended to the conversation."""
 
-    message: dict[str, Any]
+    message: Message
     usage: Usage
     stop_reason: str | None
     model: str
@@ -132,7 +133,7 @@ class ToolCallFinished:
 
     tool_use_id: str
     name: str
-    result: dict[str, Any]
+    result: ToolResultBlock
     is_error: bool
     status: str  # "done" | "failed" | "denied" | "interrupted"
     display: ToolDisplay | None = None  # for the person: tools/display.py
@@ -143,7 +144,7 @@ class UserMessage:
     """A user-role message the loop added: the tool results of a turn (in call order,
     in one message), or the marker that the person interrupted."""
 
-    message: dict[str, Any]
+    message: Message
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from agentcli.core.messages import Block
 from agentcli.core.usage import Usage
 from agentcli.providers.base import (
     BlockCompleted,
@@ -135,13 +136,15 @@ class ChatStreamReader:
             return []
         kind, index = self._open
         self._open = None
+        block: Block
         if kind == "call":
             assert self._open_call is not None
             call = self._calls[self._open_call]
             block = tool_use_block(call.id, call.name, "".join(call.arguments))
+        elif kind == "thinking":
+            block = {"type": "thinking", "thinking": "".join(self._texts.pop(index))}
         else:
-            field_name = "thinking" if kind == "thinking" else "text"
-            block = {"type": kind, field_name: "".join(self._texts.pop(index))}
+            block = {"type": "text", "text": "".join(self._texts.pop(index))}
         return [BlockCompleted(index, block)]
 
     def _finish(self) -> list[ProviderEvent]:

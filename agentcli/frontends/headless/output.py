@@ -24,6 +24,7 @@ import re
 import sys
 import time
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
@@ -289,7 +290,7 @@ class Output:
             self._line({**line, "uuid": prompt_id, "isReplay": True})
 
     def _message_line(
-        self, kind: str, message: dict[str, Any], parent: str | None = None
+        self, kind: str, message: Mapping[str, Any], parent: str | None = None
     ) -> dict[str, Any]:
         """An `assistant` or `user` line: the message in API shape, with an id of its own,
         and `parent_tool_use_id`: the Task call whose subagent said it (None: the main
@@ -326,7 +327,7 @@ class Output:
         if summary.is_error and not self.out.gone:  # a reader that left needs no reason
             report(f"error: {describe_failure(summary)}")
 
-    def _message(self, role: str, message: dict[str, Any], parent: str | None) -> None:
+    def _message(self, role: str, message: Mapping[str, Any], parent: str | None) -> None:
         if self.fmt == "stream-json":
             self._line(self._message_line(role, message, parent))
 

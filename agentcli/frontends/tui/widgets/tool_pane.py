@@ -16,6 +16,7 @@ label shows any control in its input as a symbol (a command is read exactly).
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
@@ -65,7 +66,8 @@ def tool_label(name: str, summary: str, inp: dict[str, Any]) -> str:
     return visible_controls(f"{name}({detail})" if detail else name)
 
 
-def result_text(result: dict[str, Any]) -> str:
+def result_text(result: Mapping[str, Any]) -> str:
+    """A tool_result's content as text (the `!` shell's pane gives only a `content`)."""
     content = result.get("content", "")
     if isinstance(content, str):
         return content
@@ -155,7 +157,7 @@ class ToolPane(Vertical, can_focus=True):
         self._lines.extend(self._decoder.feed(chunk))
         self._show_body()
 
-    def finish(self, status: str, result: dict[str, Any], display: ToolDisplay | None) -> None:
+    def finish(self, status: str, result: Mapping[str, Any], display: ToolDisplay | None) -> None:
         from agentcli.frontends.tui.renderers import body_of
 
         self._result = terminal_text(result_text(result))
