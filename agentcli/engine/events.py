@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, Literal
 
 from agentcli.core.messages import Message, ToolResultBlock
 from agentcli.core.usage import Usage
@@ -32,6 +32,13 @@ class EndReason(StrEnum):
     MODEL_ERROR = "model_error"
     HOOK_STOPPED = "hook_stopped"
     STOP_HOOK_PREVENTED = "stop_hook_prevented"
+
+
+# How a tool call ended: it ran and succeeded, ran and failed (or could not run: an
+# unknown tool, bad input), was refused (a rule, the person, a hook), or was stopped.
+ToolStatus = Literal["done", "failed", "denied", "interrupted"]
+# How much a notice matters to the person (front ends show warnings and errors always).
+NoticeLevel = Literal["info", "warning", "error"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,7 +142,7 @@ class ToolCallFinished:
     name: str
     result: ToolResultBlock
     is_error: bool
-    status: str  # "done" | "failed" | "denied" | "interrupted"
+    status: ToolStatus
     display: ToolDisplay | None = None  # for the person: tools/display.py
 
 
@@ -152,7 +159,7 @@ class Notice:
     """Something the person should know that is not part of the conversation."""
 
     text: str
-    level: str = "info"  # "info" | "warning" | "error"
+    level: NoticeLevel = "info"
 
 
 @dataclass(frozen=True, slots=True)

@@ -49,6 +49,7 @@ from agentcli.engine.events import (
     ToolCallRunning,
     ToolCallStarted,
     ToolPermissionRequested,
+    ToolStatus,
 )
 from agentcli.engine.parts import Checkpoints
 from agentcli.hooks.events import Hooks
@@ -330,7 +331,7 @@ class ToolRunner:
     def _notice(self, text: str) -> None:
         self._emit(Notice(text, "warning"))
 
-    def _finish(self, call: ToolCall, result: ToolResult, status: str) -> None:
+    def _finish(self, call: ToolCall, result: ToolResult, status: ToolStatus) -> None:
         if call.result is not None:
             return
         call.result = tool_result_block(call.id, result)

@@ -26,6 +26,7 @@ from agentcli.core.messages import (
     is_tool_result,
     is_tool_use,
 )
+from agentcli.engine.events import ToolStatus
 from agentcli.engine.loop import INTERRUPT_MARKER
 from agentcli.frontends.tui.widgets.conversation import Conversation
 from agentcli.frontends.tui.widgets.tool_pane import ToolPane
@@ -66,7 +67,9 @@ def _add_pane(
     return conversation.add_tool(block["id"], name, inp, _summary(tools, name, inp, workspace))
 
 
-def _outcome(tool_use_id: str, result: ToolResultBlock | None) -> tuple[str, ToolResultBlock]:
+def _outcome(
+    tool_use_id: str, result: ToolResultBlock | None
+) -> tuple[ToolStatus, ToolResultBlock]:
     """The pane's final state and the result block it shows."""
     if result is None:
         result = {"type": "tool_result", "tool_use_id": tool_use_id, "content": "(no result)"}
