@@ -1,6 +1,9 @@
 """The events `query()` yields, one small frozen class per kind.
 
-Consumers (the Textual app, headless output) dispatch with `match event:`.
+`Event` is the closed union of them all. Consumers (the Textual app, headless
+and stream-json output, ACP) dispatch with `match event:` and end it with
+`case _: assert_never(event)` (or list the kinds they leave alone), so adding a
+kind here makes mypy name every dispatcher that does not handle it yet.
 Messages travel in the Messages API's own shape (core/messages.py: typed
 dicts), because that is what goes back to the model and into the transcript;
 no conversion layer sits between what the UI shows and what the model sees.

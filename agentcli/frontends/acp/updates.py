@@ -14,17 +14,24 @@ list of a TodoWrite call the tool accepted also becomes the session's
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from typing import Any
+from typing import Any, assert_never
 
 from agentcli.engine.events import (
+    ApiRetry,
+    AssistantMessage,
     Event,
     Notice,
+    RequestStarted,
+    SubagentEvent,
     TextDelta,
     ThinkingDelta,
     ToolCallFinished,
     ToolCallProgress,
     ToolCallRunning,
     ToolCallStarted,
+    ToolPermissionRequested,
+    TurnEnded,
+    UserMessage,
 )
 from agentcli.frontends.acp.link import Update
 from agentcli.tools.base import Tool, Workspace
@@ -92,7 +99,20 @@ class UpdateMapper:
                 return [_progress(call_id, content=[text_content(self._output[call_id])])]
             case ToolCallFinished(tool_use_id=call_id, result=result, status=status, display=shown):
                 return self.finished(call_id, result, status == "done", shown)
-        return []
+            case Notice():
+                return []  # an info notice goes to the agent's log (session.py)
+            case (
+                RequestStarted()
+                | ApiRetry()
+                | AssistantMessage()
+                | ToolPermissionRequested()
+                | UserMessage()
+                | TurnEnded()
+                | SubagentEvent()
+            ):
+                return []  # streamed as chunks, asked by session.py, or the stop reason
+            case _:
+                assert_never(event)
 
     def started(self, call_id: str, name: str, inp: dict[str, Any], summary: str) -> list[Update]:
         self._inputs[call_id] = inp

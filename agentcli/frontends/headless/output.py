@@ -26,7 +26,7 @@ import time
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, TextIO
+from typing import Any, TextIO, assert_never
 
 from agentcli import __version__
 from agentcli.core.messages import text_of
@@ -42,7 +42,10 @@ from agentcli.engine.events import (
     TextDelta,
     ThinkingDelta,
     ToolCallFinished,
+    ToolCallProgress,
+    ToolCallRunning,
     ToolCallStarted,
+    ToolPermissionRequested,
     TurnEnded,
     UserMessage,
 )
@@ -281,6 +284,20 @@ class Output:
             case Notice(text=text, level=level):
                 if level != "info" or self.verbose:
                     report(text)
+            case TextDelta() | ThinkingDelta() | SubagentEvent():
+                pass  # streamed with --include-partial-messages; a subagent's other events
+            case (
+                RequestStarted()
+                | ToolCallStarted()
+                | ToolPermissionRequested()
+                | ToolCallRunning()
+                | ToolCallProgress()
+                | ToolCallFinished()
+                | TurnEnded()
+            ):
+                pass  # in the result line (RunSummary.observe); a question is the driver's
+            case _:
+                assert_never(event)
 
     def user_replay(self, message: dict[str, Any], prompt_id: str) -> None:
         """A user message the client sent, echoed with its id (`--replay-user-messages`):
