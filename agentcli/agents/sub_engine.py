@@ -28,9 +28,10 @@ import platform
 from collections.abc import Sequence
 from datetime import date
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from agentcli.agents.definitions import AgentCatalog, AgentDefinition
+from agentcli.core.messages import SystemBlock
 from agentcli.engine.caching import mark_system
 from agentcli.tools.registry import ToolRegistry
 
@@ -64,7 +65,7 @@ def subagent_max_turns(agent: AgentDefinition, run_limit: int | None) -> int:
     return own if run_limit is None else min(own, run_limit)
 
 
-def subagent_system(agent: AgentDefinition, root: Path) -> list[dict[str, Any]]:
+def subagent_system(agent: AgentDefinition, root: Path) -> list[SystemBlock]:
     """The agent's own prompt, then where it works (byte-stable for the run)."""
     where = (
         "Environment:\n"

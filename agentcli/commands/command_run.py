@@ -34,6 +34,7 @@ from pydantic import ValidationError
 from agentcli.commands.command_files import PROJECT, CommandFile
 from agentcli.commands.expansion import Blocks, Expansion, ExpansionError, expand
 from agentcli.core.abort import AbortSignal
+from agentcli.core.messages import ResultPart, is_text
 from agentcli.frontends.tui.attachments import attach
 from agentcli.permissions.question import PermissionQuestion
 from agentcli.permissions.types import Decision, PermissionAnswer
@@ -168,10 +169,10 @@ def _valid(model: type[ToolInput], raw: dict[str, Any], what: str) -> ToolInput:
         raise ExpansionError(f"{what}: {exc.errors()[0]['msg']}") from None
 
 
-def _text(content: str | list[dict[str, Any]]) -> str:
+def _text(content: str | list[ResultPart]) -> str:
     if isinstance(content, str):
         return content
-    return "\n".join(block.get("text", "") for block in content if block.get("type") == "text")
+    return "\n".join(block.get("text", "") for block in content if is_text(block))
 
 
 def _call_id() -> str:

@@ -33,11 +33,12 @@ import re
 import shlex
 from collections.abc import Awaitable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
+from agentcli.core.messages import Block
 from agentcli.frontends.tui.attachments import find_mentions
 
-Blocks = list[dict[str, Any]]
+Blocks = list[Block]
 
 # One pass over the prose: `$ARGUMENTS[0]` before `$ARGUMENTS`, `$1` but not `$12`'s `$1`.
 _PLACEHOLDER = re.compile(r"\$ARGUMENTS\[(\d+)\]|\$ARGUMENTS|\$(\d+)(?!\d)")

@@ -21,11 +21,12 @@ from __future__ import annotations
 import re
 import shlex
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from agentcli.commands.registry import Command, CommandContext, CommandRegistry
 
 if TYPE_CHECKING:
+    from agentcli.core.messages import Block
     from agentcli.mcp.manager import McpManager
     from agentcli.mcp.status import PromptInfo
 
@@ -93,9 +94,10 @@ def prompt_command(prompt: PromptInfo, manager: McpManager) -> Command:
 
 async def prompt_content(
     manager: McpManager, prompt: PromptInfo, arguments: dict[str, str], command: str
-) -> list[dict[str, Any]]:
+) -> list[Block]:
     """The prompt's messages, fetched now, as one user message's content blocks.
     Raises NotSent (frontends/tui/outgoing.py) with the reason."""
+    from agentcli.core.messages import as_blocks
     from agentcli.frontends.tui.mcp.actions import fetch_prompt
     from agentcli.frontends.tui.outgoing import NotSent
     from agentcli.mcp.errors import McpCallError
@@ -104,7 +106,7 @@ async def prompt_content(
         messages = await fetch_prompt(manager, prompt.server, prompt.name, arguments)
     except McpCallError as problem:
         raise NotSent(f"{command}: {problem}") from None
-    content = [block for message in messages for block in message["content"]]
+    content = [block for message in messages for block in as_blocks(message["content"])]
     if not content:
         raise NotSent(f"{command}: the server's prompt {prompt.name} has no content")
     return content

@@ -241,9 +241,9 @@ def _extended_color(codes: Iterable[int]) -> Color | None:
         number = next(codes, None)
         return Color.from_ansi(number) if number is not None else None
     if kind == 2:
-        rgb = [next(codes, None) for _ in range(3)]
-        if None not in rgb:
-            return Color.from_rgb(*rgb)  # type: ignore[arg-type]
+        red, green, blue = (next(codes, None) for _ in range(3))
+        if red is not None and green is not None and blue is not None:
+            return Color.from_rgb(red, green, blue)
     return None
 
 

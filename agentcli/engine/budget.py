@@ -12,9 +12,17 @@ The file is private (0600): a command's output may hold secrets.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TypeGuard
 
 from agentcli.config.private_files import write_private_atomic
+from agentcli.core.messages import (
+    Block,
+    Message,
+    ResultPart,
+    ToolResultBlock,
+    is_text,
+    is_tool_result,
+)
 from agentcli.tools.base import RESULT_BUDGET_CHARS
 
 MAX_RESULT_CHARS = RESULT_BUDGET_CHARS
@@ -37,7 +45,7 @@ class ToolResultBudget:
         self.tail = min(tail, max(max_chars - self.head, 0))
         self._notes: dict[str, str] = {}  # tool_use_id -> the note, once saved
 
-    def __call__(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    def __call__(self, messages: list[Message]) -> list[Message]:
         out = list(messages)
         for i, message in enumerate(out):
             content = message.get("content")
@@ -49,10 +57,10 @@ class ToolResultBudget:
             out[i] = {**message, "content": blocks}
         return out
 
-    def _too_big(self, block: dict[str, Any]) -> bool:
-        return block.get("type") == "tool_result" and len(_text(block)) > self.max_chars
+    def _too_big(self, block: Block) -> TypeGuard[ToolResultBlock]:
+        return is_tool_result(block) and len(_text(block)) > self.max_chars
 
-    def _cut(self, block: dict[str, Any]) -> dict[str, Any]:
+    def _cut(self, block: ToolResultBlock) -> ToolResultBlock:
         full = _text(block)
         tool_id = str(block.get("tool_use_id", "result"))
         note = self._notes.get(tool_id)
@@ -65,7 +73,7 @@ class ToolResultBudget:
             f"\n\n{note}"
         )
         others = [b for b in _blocks(block) if b.get("type") != "text"]
-        new = {**block, "content": [{"type": "text", "text": text}, *others]}
+        new: ToolResultBlock = {**block, "content": [{"type": "text", "text": text}, *others]}
         return new
 
     def _save(self, tool_id: str, full: str) -> str:
@@ -87,15 +95,15 @@ class ToolResultBudget:
         return note
 
 
-def _blocks(block: dict[str, Any]) -> list[dict[str, Any]]:
+def _blocks(block: ToolResultBlock) -> list[ResultPart]:
     content = block.get("content")
     if isinstance(content, str):
         return [{"type": "text", "text": content}]
     return [b for b in content or [] if isinstance(b, dict)]
 
 
-def _text(block: dict[str, Any]) -> str:
+def _text(block: ToolResultBlock) -> str:
     content = block.get("content")
     if isinstance(content, str):
         return content
-    return "".join(b.get("text", "") for b in _blocks(block) if b.get("type") == "text")
+    return "".join(b.get("text", "") for b in _blocks(block) if is_text(b))

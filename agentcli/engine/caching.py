@@ -20,22 +20,50 @@ in the conversation or the transcript, so moving them changes no stored byte.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TypeGuard
 
-EPHEMERAL: dict[str, str] = {"type": "ephemeral"}
+from agentcli.core.messages import (
+    Block,
+    CacheControl,
+    DocumentBlock,
+    ImageBlock,
+    Message,
+    ServerToolResultBlock,
+    ServerToolUseBlock,
+    SystemBlock,
+    TextBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+)
+
+EPHEMERAL: CacheControl = {"type": "ephemeral"}
 _NOT_CACHEABLE = ("thinking", "redacted_thinking")
+# The blocks that may carry a breakpoint: all but thinking.
+_Cacheable = (
+    TextBlock
+    | ImageBlock
+    | DocumentBlock
+    | ToolUseBlock
+    | ToolResultBlock
+    | ServerToolUseBlock
+    | ServerToolResultBlock
+)
 
 
-def mark_system(system: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def mark_system(system: list[SystemBlock]) -> list[SystemBlock]:
     """A copy of the system blocks with a breakpoint on the last one."""
     if not system:
         return []
-    blocks = [{k: v for k, v in b.items() if k != "cache_control"} for b in system]
-    blocks[-1]["cache_control"] = dict(EPHEMERAL)
+    blocks: list[SystemBlock] = []
+    for block in system:
+        copy = block.copy()
+        copy.pop("cache_control", None)
+        blocks.append(copy)
+    blocks[-1]["cache_control"] = EPHEMERAL.copy()
     return blocks
 
 
-def add_cache_breakpoints(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def add_cache_breakpoints(messages: list[Message]) -> list[Message]:
     """The request's messages with breakpoints on the latest message and on the
     user message before it (copies of those two; the rest shared as is)."""
     out = list(messages)
@@ -49,7 +77,7 @@ def add_cache_breakpoints(messages: list[dict[str, Any]]) -> list[dict[str, Any]
     return out
 
 
-def _mark_message(message: dict[str, Any]) -> dict[str, Any]:
+def _mark_message(message: Message) -> Message:
     content = message.get("content")
     if isinstance(content, str):
         if not content:
@@ -60,22 +88,28 @@ def _mark_message(message: dict[str, Any]) -> dict[str, Any]:
     blocks = list(content)
     for i in range(len(blocks) - 1, -1, -1):
         block = blocks[i]
-        if block.get("type") in _NOT_CACHEABLE:
+        if not _cacheable(block):
             continue
         if block.get("type") == "text" and not block.get("text"):
             continue
-        blocks[i] = {**block, "cache_control": dict(EPHEMERAL)}
+        marked = block.copy()
+        marked["cache_control"] = EPHEMERAL.copy()
+        blocks[i] = marked
         return {**message, "content": blocks}
     return message
 
 
+def _cacheable(block: Block) -> TypeGuard[_Cacheable]:
+    return block.get("type") not in _NOT_CACHEABLE
+
+
 def request_shaper(
-    *steps: Callable[[list[dict[str, Any]]], list[dict[str, Any]]],
-) -> Callable[[list[dict[str, Any]]], list[dict[str, Any]]]:
+    *steps: Callable[[list[Message]], list[Message]],
+) -> Callable[[list[Message]], list[Message]]:
     """The engine's `shape_request` part (engine/parts.py): the given steps (e.g. the
     tool-result budget), then the cache breakpoints, which must see the final bytes."""
 
-    def shape(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    def shape(messages: list[Message]) -> list[Message]:
         for step in steps:
             messages = step(messages)
         return add_cache_breakpoints(messages)

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from agentcli.core.abort import AbortSignal
-from agentcli.core.messages import Message, normalize_for_api, user_message
+from agentcli.core.messages import Message, is_text, normalize_for_api, user_message
 from agentcli.core.usage import Usage
 from agentcli.engine.conversation import Conversation, MessageMeta
 from agentcli.engine.events import Event, Notice
@@ -294,7 +294,7 @@ async def _summarize(
     complete = False
     async for event in stream_model(provider, request, abort):
         match event:
-            case BlockCompleted(index=index, block=block) if block.get("type") == "text":
+            case BlockCompleted(index=index, block=block) if is_text(block):
                 texts[index] = block.get("text", "")
             case MessageCompleted(usage=final):
                 usage, complete = final, True

@@ -17,8 +17,8 @@ import subprocess
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
-from typing import Any
 
+from agentcli.core.messages import SystemBlock
 from agentcli.engine.caching import mark_system
 from agentcli.engine.memory import Memory, render_memory
 from agentcli.permissions.types import PermissionMode
@@ -122,7 +122,7 @@ def system_prompt(
     mode: PermissionMode,
     memory: Memory | None = None,
     sandbox_note: str | None = None,
-) -> list[dict[str, Any]]:
+) -> list[SystemBlock]:
     """The system prompt as content blocks (a list, so cache breakpoints can be placed).
 
     `sandbox_note`: what sandboxed commands can do (agentcli/sandbox), when it is on.
@@ -142,7 +142,7 @@ def system_prompt(
         parts.append(sandbox_note)
     if mode is PermissionMode.PLAN:
         parts.append(PLAN_MODE)
-    blocks = [{"type": "text", "text": "\n\n".join(parts)}]
+    blocks: list[SystemBlock] = [{"type": "text", "text": "\n\n".join(parts)}]
     if memory is not None and not memory.empty:
         blocks.append({"type": "text", "text": render_memory(memory)})
     return mark_system(blocks)

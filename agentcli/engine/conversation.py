@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from agentcli.core.messages import Block, Message
+from agentcli.core.messages import Message, SystemBlock
 from agentcli.core.model_catalog import ModelCatalog
 from agentcli.tools.registry import ToolRegistry
 
@@ -41,7 +41,7 @@ class Conversation(Protocol):
         """The conversation, API-shaped; a compaction replaces its older part in place."""
 
     @property
-    def system(self) -> list[Block]: ...
+    def system(self) -> list[SystemBlock]: ...
 
     @property
     def config(self) -> ModelChoice: ...

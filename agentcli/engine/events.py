@@ -1,9 +1,12 @@
 """The events `query()` yields, one small frozen class per kind.
 
-Consumers (the Textual app, headless output) dispatch with `match event:`.
-Messages travel in the Messages API's own shape (plain dicts), because that is
-what goes back to the model and into the transcript; no conversion layer sits
-between what the UI shows and what the model sees.
+`Event` is the closed union of them all. Consumers (the Textual app, headless
+and stream-json output, ACP) dispatch with `match event:` and end it with
+`case _: assert_never(event)` (or list the kinds they leave alone), so adding a
+kind here makes mypy name every dispatcher that does not handle it yet.
+Messages travel in the Messages API's own shape (core/messages.py: typed
+dicts), because that is what goes back to the model and into the transcript;
+no conversion layer sits between what the UI shows and what the model sees.
 
 The loop's termination reason is the *last* event, `TurnEnded`, since Python
 async generators cannot return a value.
@@ -13,8 +16,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, Literal
 
+from agentcli.core.messages import Message, ToolResultBlock
 from agentcli.core.usage import Usage
 from agentcli.permissions.question import PermissionQuestion
 from agentcli.providers.retry import format_seconds
@@ -31,6 +35,13 @@ class EndReason(StrEnum):
     MODEL_ERROR = "model_error"
     HOOK_STOPPED = "hook_stopped"
     STOP_HOOK_PREVENTED = "stop_hook_prevented"
+
+
+# How a tool call ended: it ran and succeeded, ran and failed (or could not run: an
+# unknown tool, bad input), was refused (a rule, the person, a hook), or was stopped.
+ToolStatus = Literal["done", "failed", "denied", "interrupted"]
+# How much a notice matters to the person (front ends show warnings and errors always).
+NoticeLevel = Literal["info", "warning", "error"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,7 +87,7 @@ class ApiRetry:
 class AssistantMessage:
     """A complete assistant message, as appended to the conversation."""
 
-    message: dict[str, Any]
+    message: Message
     usage: Usage
     stop_reason: str | None
     model: str
@@ -132,9 +143,9 @@ class ToolCallFinished:
 
     tool_use_id: str
     name: str
-    result: dict[str, Any]
+    result: ToolResultBlock
     is_error: bool
-    status: str  # "done" | "failed" | "denied" | "interrupted"
+    status: ToolStatus
     display: ToolDisplay | None = None  # for the person: tools/display.py
 
 
@@ -143,7 +154,7 @@ class UserMessage:
     """A user-role message the loop added: the tool results of a turn (in call order,
     in one message), or the marker that the person interrupted."""
 
-    message: dict[str, Any]
+    message: Message
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,7 +162,7 @@ class Notice:
     """Something the person should know that is not part of the conversation."""
 
     text: str
-    level: str = "info"  # "info" | "warning" | "error"
+    level: NoticeLevel = "info"
 
 
 @dataclass(frozen=True, slots=True)

@@ -38,6 +38,10 @@ from agentcli.core.messages import (
     INTERRUPTED_MESSAGE,
     Block,
     Message,
+    SystemBlock,
+    TextBlock,
+    as_blocks,
+    is_tool_use,
     normalize_for_api,
     user_message,
 )
@@ -97,7 +101,7 @@ class QueryParams:
     gate: PermissionGate
     workspace: Workspace
     model: str
-    system: list[Block] = field(default_factory=list)
+    system: list[SystemBlock] = field(default_factory=list)
     max_tokens: int = 32000
     max_turns: int | None = None
     abort: AbortSignal = field(default_factory=AbortSignal)
@@ -197,7 +201,9 @@ class _Run:
 
     def add_results(self, runner: ToolRunner, *, interrupted: bool) -> UserMessage:
         """One user message: a result per call of the turn (and the marker, if interrupted)."""
-        content = runner.results_message()["content"] if runner.calls else []
+        content: list[Block] = (
+            as_blocks(runner.results_message()["content"]) if runner.calls else []
+        )
         if interrupted:
             content.append(_marker())
         return self.add_user(user_message(content))
@@ -274,7 +280,7 @@ def _receive(event: ProviderEvent | ModelError, reply: Reply, runner: ToolRunner
             return ThinkingDelta(text, index)
         case BlockCompleted(index=index, block=block):
             reply.complete_block(index, block)
-            return runner.add(block) if block.get("type") == "tool_use" else None
+            return runner.add(block) if is_tool_use(block) else None
         case StreamStarted(message_id=message_id, model=model, usage=usage):
             reply.message_id, reply.model, reply.usage = message_id, model, usage
         case MessageCompleted(stop_reason=stop_reason, usage=usage):
@@ -365,7 +371,7 @@ def _build_request(params: QueryParams) -> ModelRequest:
     )
 
 
-def _marker() -> Block:
+def _marker() -> TextBlock:
     return {"type": "text", "text": INTERRUPT_MARKER}
 
 

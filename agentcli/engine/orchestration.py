@@ -33,7 +33,13 @@ from typing import Any
 from pydantic import ValidationError
 
 from agentcli.core.abort import AbortSignal
-from agentcli.core.messages import INTERRUPTED_MESSAGE
+from agentcli.core.messages import (
+    INTERRUPTED_MESSAGE,
+    Message,
+    ResultPart,
+    ToolResultBlock,
+    ToolUseBlock,
+)
 from agentcli.core.wellformed import has_lone_surrogate, scrub
 from agentcli.engine.events import (
     Event,
@@ -43,6 +49,7 @@ from agentcli.engine.events import (
     ToolCallRunning,
     ToolCallStarted,
     ToolPermissionRequested,
+    ToolStatus,
 )
 from agentcli.engine.parts import Checkpoints
 from agentcli.hooks.events import Hooks
@@ -73,7 +80,7 @@ class ToolCall:
     invalid: str | None = None  # why it cannot run at all (unknown tool, bad input)
     decision: Decision | None = None
     task: asyncio.Task[None] | None = None
-    result: dict[str, Any] | None = None
+    result: ToolResultBlock | None = None
     started: bool = field(default=False)
     safe: bool = False  # concurrency-safe; decided once, in `_prepare`
 
@@ -107,7 +114,7 @@ class ToolRunner:
 
     # -- intake ---------------------------------------------------------------
 
-    def add(self, block: dict[str, Any]) -> ToolCallStarted:
+    def add(self, block: ToolUseBlock) -> ToolCallStarted:
         """Register a complete tool_use block; start it now if that is safe.
 
         The input is the model's own JSON: anything may be in it. Whatever it
@@ -324,7 +331,7 @@ class ToolRunner:
     def _notice(self, text: str) -> None:
         self._emit(Notice(text, "warning"))
 
-    def _finish(self, call: ToolCall, result: ToolResult, status: str) -> None:
+    def _finish(self, call: ToolCall, result: ToolResult, status: ToolStatus) -> None:
         if call.result is not None:
             return
         call.result = tool_result_block(call.id, result)
@@ -353,19 +360,21 @@ class ToolRunner:
 
     # -- outcome --------------------------------------------------------------
 
-    def results_message(self) -> dict[str, Any]:
+    def results_message(self) -> Message:
         """The user message with every result, in call order."""
-        assert all(c.result is not None for c in self.calls), "a tool_use has no result yet"
-        return {"role": "user", "content": [c.result for c in self.calls]}
+        results = [c.result for c in self.calls if c.result is not None]
+        assert len(results) == len(self.calls), "a tool_use has no result yet"
+        return {"role": "user", "content": [*results]}
 
 
-def tool_result_block(tool_use_id: str, result: ToolResult) -> dict[str, Any]:
-    content = scrub(result.content)  # a file name that is not UTF-8, echoed in a message
+def tool_result_block(tool_use_id: str, result: ToolResult) -> ToolResultBlock:
+    # A file name that is not UTF-8, echoed in a message, is scrubbed.
+    content: str | list[ResultPart] = scrub(result.content)
     if isinstance(content, list):  # the API rejects empty and whitespace-only text blocks
         content = [b for b in content if b.get("type") != "text" or str(b.get("text", "")).strip()]
     if content == "" or content == []:
         content = EMPTY_OUTPUT
-    block: dict[str, Any] = {"type": "tool_result", "tool_use_id": tool_use_id, "content": content}
+    block: ToolResultBlock = {"type": "tool_result", "tool_use_id": tool_use_id, "content": content}
     if result.is_error:
         block["is_error"] = True
     return block

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from agentcli.core.messages import Block, Message
+from agentcli.core.messages import Message, SystemBlock
 from agentcli.core.model_catalog import DEFAULT_CATALOG, ModelCatalog
 from agentcli.core.usage import SessionTotals, Usage
 from agentcli.engine.conversation import MessageMeta, RequestShaper
@@ -101,7 +101,7 @@ class EngineParts:
     gate: PermissionGate  # the policy, and how a person's answer is asked for
     workspace: Workspace
     config: EngineConfig = field(default_factory=EngineConfig)
-    system: list[Block] = field(default_factory=list)
+    system: list[SystemBlock] = field(default_factory=list)
     hooks: Hooks | None = None  # the settings' hooks; None when there are none
     compactor: Compactor | None = None  # auto-compaction at the checkpoint; `/compact`
     shape_request: RequestShaper | None = None

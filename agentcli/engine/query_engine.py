@@ -32,6 +32,7 @@ from agentcli.core.messages import (
     INTERRUPTED_MESSAGE,
     Block,
     Message,
+    SystemBlock,
     answer_dangling_tool_uses,
     text_of,
     user_message,
@@ -110,7 +111,7 @@ class QueryEngine:
         return self._parts.config
 
     @property
-    def system(self) -> list[Block]:
+    def system(self) -> list[SystemBlock]:
         return self._parts.system
 
     @property

@@ -7,7 +7,7 @@ has no input to run, and a thinking block needs its signature).
 
 from __future__ import annotations
 
-from agentcli.core.messages import Block, Message
+from agentcli.core.messages import Block, Message, is_text
 from agentcli.core.usage import Usage
 from agentcli.core.wellformed import scrub
 from agentcli.providers.base import ModelError
@@ -59,9 +59,8 @@ def _kept(found: dict[int, Block]) -> list[Block]:
 
 
 def _keep_block(block: Block) -> bool:
-    kind = block.get("type")
-    if kind == "text":  # the API rejects empty and whitespace-only text blocks
+    if is_text(block):  # the API rejects empty and whitespace-only text blocks
         return bool(block.get("text", "").strip())
-    if kind == "thinking":
+    if block.get("type") == "thinking":
         return bool(block.get("signature"))
     return True

@@ -9,19 +9,19 @@ prompt. Context from SessionStart travels with the first prompt.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
+from agentcli.core.messages import Block, is_text
 from agentcli.hooks.events import Hooks
 
 
 @dataclass
 class PromptVerdict:
-    prompt: str | list[dict[str, Any]]
+    prompt: str | list[Block]
     blocked: str | None = None  # why the prompt was refused (for the person)
     notices: list[str] = field(default_factory=list)
 
 
-async def check_prompt(hooks: Hooks, prompt: str | list[dict[str, Any]]) -> PromptVerdict:
+async def check_prompt(hooks: Hooks, prompt: str | list[Block]) -> PromptVerdict:
     text = prompt if isinstance(prompt, str) else _text_of(prompt)
     outcome = await hooks.user_prompt_submit(text)
     verdict = PromptVerdict(prompt, notices=list(outcome.notices))
@@ -32,7 +32,9 @@ async def check_prompt(hooks: Hooks, prompt: str | list[dict[str, Any]]) -> Prom
     context = [*hooks.session_context, *outcome.context]
     hooks.session_context.clear()
     if context:
-        blocks = [{"type": "text", "text": prompt}] if isinstance(prompt, str) else list(prompt)
+        blocks: list[Block] = (
+            [{"type": "text", "text": prompt}] if isinstance(prompt, str) else list(prompt)
+        )
         blocks += [{"type": "text", "text": c} for c in context]
         verdict.prompt = blocks
     return verdict
@@ -53,5 +55,5 @@ async def end_session(hooks: Hooks, reason: str = "other") -> list[str]:
     return list(outcome.notices)
 
 
-def _text_of(blocks: list[dict[str, Any]]) -> str:
-    return "\n".join(b.get("text", "") for b in blocks if b.get("type") == "text")
+def _text_of(blocks: list[Block]) -> str:
+    return "\n".join(b.get("text", "") for b in blocks if is_text(b))

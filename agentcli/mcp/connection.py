@@ -52,6 +52,7 @@ from mcp_types import (
 )
 
 from agentcli import __version__
+from agentcli.core.messages import Message, ResultPart
 from agentcli.mcp import listings
 from agentcli.mcp.errors import McpCallError
 from agentcli.mcp.results import content_blocks, resource_blocks, tool_result
@@ -326,7 +327,7 @@ class Connection:
         await self._catch_up()
         return tool_result(self.name, tool, result)
 
-    async def read_resource(self, uri: str) -> list[dict[str, Any]]:
+    async def read_resource(self, uri: str) -> list[ResultPart]:
         """The resource's contents as content blocks. Raises McpCallError."""
         client = self._client
         if client is None:
@@ -339,7 +340,7 @@ class Connection:
             raise McpCallError(f"MCP server {self.name}: {describe_failure(exc)}") from None
         return [block for item in result.contents for block in resource_blocks(self.name, item)]
 
-    async def get_prompt(self, name: str, arguments: dict[str, str]) -> list[dict[str, Any]]:
+    async def get_prompt(self, name: str, arguments: dict[str, str]) -> list[Message]:
         """The prompt's messages, API-shaped ({role, content: blocks}). Raises McpCallError."""
         client = self._client
         if client is None:
@@ -351,7 +352,7 @@ class Connection:
         except Exception as exc:
             raise McpCallError(f"MCP server {self.name}: {describe_failure(exc)}") from None
         return [
-            {"role": message.role, "content": content_blocks(self.name, [message.content])}
+            {"role": message.role, "content": [*content_blocks(self.name, [message.content])]}
             for message in result.messages
         ]
 

@@ -23,8 +23,9 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from agentcli.core.messages import Message, ResultPart
 from agentcli.mcp.errors import McpCallError
 from agentcli.mcp.names import api_names
 from agentcli.mcp.status import PromptInfo, ResourceInfo, ServerStatus, State
@@ -171,13 +172,13 @@ class McpManager:
     def resources(self) -> list[ResourceInfo]:
         return [resource for c in self._connected() for resource in c.resources]
 
-    async def read_resource(self, server: str, uri: str) -> list[dict[str, Any]]:
+    async def read_resource(self, server: str, uri: str) -> list[ResultPart]:
         """The resource's contents as API content blocks. Raises McpCallError."""
         return await self._connection(server).read_resource(uri)
 
     async def get_prompt(
         self, server: str, name: str, arguments: dict[str, str] | None = None
-    ) -> list[dict[str, Any]]:
+    ) -> list[Message]:
         """The prompt's messages, API-shaped ({role, content}). Raises McpCallError."""
         return await self._connection(server).get_prompt(name, arguments or {})
 

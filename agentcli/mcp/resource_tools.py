@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any, ClassVar, Protocol
 
+from agentcli.core.messages import ResultPart
 from agentcli.mcp.errors import McpCallError
 from agentcli.mcp.status import ResourceInfo
 from agentcli.tools.base import Tool, ToolContext, ToolError, ToolInput, ToolResult, Workspace
@@ -22,7 +23,7 @@ class ResourceSource(Protocol):
 
     def resources(self) -> list[ResourceInfo]: ...
 
-    async def read_resource(self, server: str, uri: str) -> list[dict[str, Any]]: ...
+    async def read_resource(self, server: str, uri: str) -> list[ResultPart]: ...
 
 
 class ListResourcesInput(ToolInput):

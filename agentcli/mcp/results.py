@@ -34,7 +34,6 @@ import base64
 import binascii
 import json
 from collections.abc import Iterable
-from typing import Any
 
 from mcp_types import (
     AudioContent,
@@ -48,13 +47,15 @@ from mcp_types import (
     TextResourceContents,
 )
 
+from agentcli.core.messages import ResultPart, TextBlock
 from agentcli.tools.base import ToolResult
 from agentcli.tools.display import McpCallDisplay
 
 API_IMAGE_TYPES = frozenset({"image/jpeg", "image/png", "image/gif", "image/webp"})
 MAX_IMAGE_BYTES = 5 * 1024 * 1024  # the API's limit for one image
 
-Block = dict[str, Any]
+# What MCP content becomes: blocks a tool result (or a prompt) can hold.
+Block = ResultPart
 
 
 def tool_result(server: str, tool: str, result: CallToolResult) -> ToolResult:
@@ -136,7 +137,7 @@ def _image(data: str, mime: str, what: str) -> Block:
     return {"type": "image", "source": {"type": "base64", "media_type": mime, "data": data}}
 
 
-def _text(text: str) -> Block:
+def _text(text: str) -> TextBlock:
     return {"type": "text", "text": text}
 
 

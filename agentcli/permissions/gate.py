@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Literal
 
 from agentcli.config.rules import Rule
 from agentcli.permissions.persist import remember_allow_rules
@@ -44,7 +44,7 @@ class GateResult:
     message: str = ""  # for the model when refused
     interrupt: bool = False  # the person stopped the whole turn at the question
     notice: str | None = None  # for the person: where an "always" rule was saved, or why not
-    notice_level: str = "info"
+    notice_level: Literal["info", "warning"] = "info"  # a saved rule; one not saved
     updated_input: dict[str, Any] | None = None  # the answer changed the call's input
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from agentcli.core.messages import as_block
 from agentcli.core.usage import Usage
 from agentcli.providers.base import (
     BlockCompleted,
@@ -28,7 +29,8 @@ _JSON_INPUT_BLOCKS = ("tool_use", "server_tool_use")
 
 
 class StreamState:
-    """Accumulates one response's events into blocks."""
+    """Accumulates one response's events into blocks (the API's JSON as it comes; each
+    is handed over as a typed `Block` once complete)."""
 
     def __init__(self) -> None:
         self.blocks: dict[int, dict[str, Any]] = {}
@@ -86,7 +88,7 @@ class StreamState:
         block = self.blocks[index]
         if index in self.json_parts:
             block["input"] = parse_tool_input("".join(self.json_parts.pop(index)))
-        return BlockCompleted(index, block)
+        return BlockCompleted(index, as_block(block))
 
     def _merge_usage(self, delta: dict[str, Any]) -> None:
         # message_delta carries cumulative counts; fields it omits keep their value.

@@ -16,14 +16,19 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from agentcli.core.abort import AbortSignal
+from agentcli.core.messages import Block, Message, SystemBlock
 from agentcli.core.usage import Usage
 
 
 @dataclass(frozen=True, slots=True)
 class ModelRequest:
+    """One request: the conversation as the API takes it (core/messages.py, the
+    Messages API's shape, which the OpenAI providers translate), the system prompt's
+    blocks and the tools' schemas (JSON, as the tools give them)."""
+
     model: str
-    messages: list[dict[str, Any]]
-    system: list[dict[str, Any]] = field(default_factory=list)
+    messages: list[Message]
+    system: list[SystemBlock] = field(default_factory=list)
     tools: list[dict[str, Any]] = field(default_factory=list)
     max_tokens: int = 32000
     extra: dict[str, Any] = field(default_factory=dict)
@@ -53,7 +58,7 @@ class BlockCompleted:
     """A content block is complete: tool_use input is parsed JSON by now."""
 
     index: int
-    block: dict[str, Any]
+    block: Block
 
 
 @dataclass(frozen=True, slots=True)

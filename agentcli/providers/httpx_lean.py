@@ -16,6 +16,7 @@ import sys
 _CLI = "httpx._main"
 
 if "httpx" not in sys.modules and _CLI not in sys.modules:
+    # typeshed types sys.modules as modules only; None is the documented import blocker.
     sys.modules[_CLI] = None  # type: ignore[assignment]
     try:
         import httpx

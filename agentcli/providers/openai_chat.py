@@ -17,8 +17,9 @@ reply ends, so a safe tool can start while later calls still stream.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
+from agentcli.core.messages import Block
 from agentcli.core.usage import Usage
 from agentcli.providers.base import (
     BlockCompleted,
@@ -35,6 +36,8 @@ from agentcli.providers.openai_shared import as_int, tool_use_block, usage_from
 from agentcli.providers.sse import SseEvent, event_json
 
 STOP_REASONS = {"stop": "end_turn", "tool_calls": "tool_use", "length": "max_tokens"}
+# What an open block receives: the answer's text, reasoning, or a tool call's arguments.
+_Kind = Literal["text", "thinking", "call"]
 
 
 @dataclass
@@ -55,7 +58,7 @@ class ChatStreamReader:
         self.finished = False
         self._started = False
         self._blocks = 0  # block indexes given out so far
-        self._open: tuple[str, int] | None = None  # ("text" | "thinking" | "call", index)
+        self._open: tuple[_Kind, int] | None = None  # the open block's kind and index
         self._texts: dict[int, list[str]] = {}
         self._calls: dict[int, _Call] = {}  # by the API's tool call index
         self._open_call: int | None = None
@@ -100,7 +103,7 @@ class ChatStreamReader:
             out += self._call_piece(piece)
         return out
 
-    def _into(self, kind: str) -> tuple[int, list[ProviderEvent]]:
+    def _into(self, kind: _Kind) -> tuple[int, list[ProviderEvent]]:
         """The open block of `kind`, opening it (and closing another) if needed."""
         if self._open is not None and self._open[0] == kind:
             return self._open[1], []
@@ -123,7 +126,7 @@ class ChatStreamReader:
         call.arguments.append(function.get("arguments") or "")
         return out
 
-    def _new_block(self, kind: str) -> int:
+    def _new_block(self, kind: _Kind) -> int:
         self.content_started = True
         index, self._blocks = self._blocks, self._blocks + 1
         self._open = (kind, index)
@@ -135,13 +138,15 @@ class ChatStreamReader:
             return []
         kind, index = self._open
         self._open = None
+        block: Block
         if kind == "call":
             assert self._open_call is not None
             call = self._calls[self._open_call]
             block = tool_use_block(call.id, call.name, "".join(call.arguments))
+        elif kind == "thinking":
+            block = {"type": "thinking", "thinking": "".join(self._texts.pop(index))}
         else:
-            field_name = "thinking" if kind == "thinking" else "text"
-            block = {"type": kind, field_name: "".join(self._texts.pop(index))}
+            block = {"type": "text", "text": "".join(self._texts.pop(index))}
         return [BlockCompleted(index, block)]
 
     def _finish(self) -> list[ProviderEvent]:

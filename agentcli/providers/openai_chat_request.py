@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from agentcli.core.messages import Block, is_image, is_text, is_tool_result, is_tool_use
 from agentcli.providers.base import ModelRequest
 from agentcli.providers.openai_shared import (
     arguments_json,
@@ -48,13 +49,13 @@ def chat_body(request: ModelRequest, max_tokens: int | None) -> dict[str, Any]:
     return body
 
 
-def _user(content: str | list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _user(content: str | list[Block]) -> list[dict[str, Any]]:
     if isinstance(content, str):
         return [{"role": "user", "content": content}]
     out: list[dict[str, Any]] = [
         {"role": "tool", "tool_call_id": b["tool_use_id"], "content": result_text(b)}
         for b in content
-        if b.get("type") == "tool_result"
+        if is_tool_result(b)
     ]
     parts = [part for b in content if (part := _user_part(b)) is not None]
     if parts:
@@ -64,21 +65,20 @@ def _user(content: str | list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def _user_part(block: dict[str, Any]) -> dict[str, Any] | None:
-    kind = block.get("type")
-    if kind == "text" and block.get("text"):
+def _user_part(block: Block) -> dict[str, Any] | None:
+    if is_text(block) and block.get("text"):
         return {"type": "text", "text": block["text"]}
-    if kind == "image" and (url := image_url(block)) is not None:
+    if is_image(block) and (url := image_url(block)) is not None:
         return {"type": "image_url", "image_url": {"url": url}}
-    if kind == "document":
+    if block.get("type") == "document":
         return {"type": "text", "text": "[a document was attached; this model API takes none]"}
     return None
 
 
-def _assistant(content: str | list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _assistant(content: str | list[Block]) -> list[dict[str, Any]]:
     if isinstance(content, str):
         return [{"role": "assistant", "content": content}]
-    text = "".join(b.get("text", "") for b in content if b.get("type") == "text")
+    text = "".join(b.get("text", "") for b in content if is_text(b))
     calls = [
         {
             "id": b["id"],
@@ -86,7 +86,7 @@ def _assistant(content: str | list[dict[str, Any]]) -> list[dict[str, Any]]:
             "function": {"name": b["name"], "arguments": arguments_json(b)},
         }
         for b in content
-        if b.get("type") == "tool_use"
+        if is_tool_use(b)
     ]
     if not text and not calls:
         return []  # only thinking or server-tool blocks: nothing this API understands

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from agentcli.core.messages import Block
 from agentcli.core.usage import Usage
 from agentcli.providers.base import (
     BlockCompleted,
@@ -72,7 +73,7 @@ class ResponsesStreamReader:
             raise stream_error({"error": {"type": data.get("code"), **data}})
         return []
 
-    def _block(self, item: dict[str, Any], streamed: str) -> dict[str, Any] | None:
+    def _block(self, item: dict[str, Any], streamed: str) -> Block | None:
         kind = item.get("type")
         if kind == "function_call":
             self._calls = True

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from agentcli.core.messages import Block, is_image, is_text, is_tool_result, is_tool_use
 from agentcli.providers.base import ModelRequest
 from agentcli.providers.openai_shared import (
     arguments_json,
@@ -48,31 +49,29 @@ def responses_body(request: ModelRequest, max_tokens: int | None) -> dict[str, A
     return body
 
 
-def _user(content: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _user(content: list[Block]) -> list[dict[str, Any]]:
     items: list[dict[str, Any]] = [
         {"type": "function_call_output", "call_id": b["tool_use_id"], "output": result_text(b)}
         for b in content
-        if b.get("type") == "tool_result"
+        if is_tool_result(b)
     ]
     parts: list[dict[str, Any]] = []
     for block in content:
-        kind = block.get("type")
-        if kind == "text" and block.get("text"):
+        if is_text(block) and block.get("text"):
             parts.append({"type": "input_text", "text": block["text"]})
-        elif kind == "image" and (url := image_url(block)) is not None:
+        elif is_image(block) and (url := image_url(block)) is not None:
             parts.append({"type": "input_image", "image_url": url})
     if parts:
         items.append({"type": "message", "role": "user", "content": parts})
     return items
 
 
-def _assistant(content: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _assistant(content: list[Block]) -> list[dict[str, Any]]:
     items: list[dict[str, Any]] = []
     for block in content:
-        kind = block.get("type")
-        if kind == "text" and block.get("text"):
+        if is_text(block) and block.get("text"):
             items.append({"type": "message", "role": "assistant", "content": block["text"]})
-        elif kind == "tool_use":
+        elif is_tool_use(block):
             items.append(
                 {
                     "type": "function_call",

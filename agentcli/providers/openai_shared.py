@@ -11,8 +11,16 @@ from __future__ import annotations
 
 import re
 import uuid
+from collections.abc import Mapping
 from typing import Any
 
+from agentcli.core.messages import (
+    ImageBlock,
+    SystemBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+    is_text,
+)
 from agentcli.core.usage import Usage
 from agentcli.providers.schema_refs import inline_refs
 from agentcli.providers.tool_input import arguments_text, parse_tool_input
@@ -22,7 +30,7 @@ from agentcli.providers.tool_input import arguments_text, parse_tool_input
 _ID_UNSAFE = re.compile(r"[^a-zA-Z0-9_-]")
 
 
-def system_text(system: list[dict[str, Any]]) -> str:
+def system_text(system: list[SystemBlock]) -> str:
     """The system prompt's text blocks as one string."""
     return "\n\n".join(b["text"] for b in system if b.get("type") == "text" and b.get("text"))
 
@@ -41,7 +49,7 @@ def function_tools(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
     ]
 
 
-def result_text(block: dict[str, Any]) -> str:
+def result_text(block: ToolResultBlock) -> str:
     """A tool_result's content as text (an image in it is named, not sent)."""
     content = block.get("content", "")
     if isinstance(content, str):
@@ -49,7 +57,7 @@ def result_text(block: dict[str, Any]) -> str:
     else:
         parts = []
         for part in content:
-            if part.get("type") == "text":
+            if is_text(part):
                 parts.append(part.get("text", ""))
             elif part.get("type") == "image":
                 parts.append("[image omitted: this model API takes no images in tool results]")
@@ -59,9 +67,9 @@ def result_text(block: dict[str, Any]) -> str:
     return text
 
 
-def image_url(block: dict[str, Any]) -> str | None:
+def image_url(block: ImageBlock) -> str | None:
     """An image block's source as a URL (a data: URL for base64 images)."""
-    source = block.get("source", {})
+    source: Mapping[str, Any] = block.get("source", {})
     if source.get("type") == "base64":
         return f"data:{source.get('media_type', 'image/png')};base64,{source.get('data', '')}"
     if source.get("type") == "url":
@@ -69,14 +77,14 @@ def image_url(block: dict[str, Any]) -> str | None:
     return None
 
 
-def arguments_json(block: dict[str, Any]) -> str:
+def arguments_json(block: ToolUseBlock) -> str:
     """A tool_use block's input as the arguments string a later request replays: always
     one JSON object, `{}` for input the model wrote that was not one (its error result
     says what was wrong), so strict servers take the history back."""
     return arguments_text(block.get("input", {}))
 
 
-def tool_use_block(call_id: str | None, name: str, arguments: str) -> dict[str, Any]:
+def tool_use_block(call_id: str | None, name: str, arguments: str) -> ToolUseBlock:
     """A tool call as our tool_use block: a safe id, the arguments parsed once."""
     safe = _ID_UNSAFE.sub("_", call_id or "") or f"call_{uuid.uuid4().hex[:24]}"
     return {"type": "tool_use", "id": safe, "name": name, "input": parse_tool_input(arguments)}

@@ -32,9 +32,16 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, TypeGuard
+from typing import IO, Any, TypeGuard, cast
 
-from agentcli.core.messages import INTERRUPTED_MESSAGE, user_message
+from agentcli.core.messages import (
+    INTERRUPTED_MESSAGE,
+    Block,
+    Message,
+    Role,
+    ToolUseBlock,
+    user_message,
+)
 from agentcli.core.pricing import add_cost, cost_usd
 from agentcli.core.usage import SessionTotals, Usage
 from agentcli.session import records
@@ -49,8 +56,8 @@ class TranscriptError(Exception):
 class LoadedSession:
     path: Path
     session_id: str
-    messages: list[dict[str, Any]] = field(default_factory=list)
-    history: list[dict[str, Any]] = field(default_factory=list)
+    messages: list[Message] = field(default_factory=list)
+    history: list[Message] = field(default_factory=list)
     displays: dict[str, ToolDisplay] = field(default_factory=dict)
     notices: list[str] = field(default_factory=list)
     meta: dict[str, Any] = field(default_factory=dict)
@@ -58,9 +65,9 @@ class LoadedSession:
     # Lines dropped as unreadable (1-based) that no earlier resume recorded.
     dropped_lines: list[int] = field(default_factory=list)
     # Messages the repair added at the end of `messages` (results of dangling calls).
-    synthetic: list[dict[str, Any]] = field(default_factory=list)
+    synthetic: list[Message] = field(default_factory=list)
     compactions: int = 0
-    prompts: dict[str, dict[str, Any]] = field(default_factory=dict)  # prompt id -> message
+    prompts: dict[str, Message] = field(default_factory=dict)  # prompt id -> message
     last_usage: Usage = field(default_factory=Usage)
     totals: SessionTotals = field(default_factory=SessionTotals)
     # The claim on the file (claim.py): the transcript, locked and open for
@@ -147,14 +154,14 @@ class _Parser:
             if isinstance(record.get("sessionId"), str):
                 loaded.session_id = record["sessionId"]
         elif kind in records.MESSAGE_TYPES:
-            message = record.get("message")
-            if not _valid_message(message, kind):
+            recorded_message = record.get("message")
+            if not _valid_message(recorded_message, kind):
                 self.bad_lines.append(number)
                 return
             recorded = record.get("meta")
             meta: dict[str, Any] = recorded if isinstance(recorded, dict) else {}
             used = self.count(kind, meta)
-            message = {"role": kind, "content": message["content"]}
+            message = _as_message(kind, recorded_message["content"])
             prompt_id = meta.get("promptId") if isinstance(meta.get("promptId"), str) else None
             loaded.messages.append(message)
             self.message_prompts.append(prompt_id)
@@ -248,6 +255,8 @@ class _Parser:
 
 
 def _valid_message(message: object, role: str) -> TypeGuard[dict[str, Any]]:
+    """A recorded message the conversation can hold: the record's role, and content that
+    is a string or blocks that each say their `type`."""
     if not isinstance(message, dict) or message.get("role", role) != role:
         return False
     content = message.get("content")
@@ -258,11 +267,19 @@ def _valid_message(message: object, role: str) -> TypeGuard[dict[str, Any]]:
     )
 
 
+def _as_message(role: Role, content: str | list[dict[str, Any]]) -> Message:
+    """A checked record's message (`_valid_message`), its blocks taken as the kinds
+    their `type` says (as core/messages.py `as_block` does), the list kept as read."""
+    if isinstance(content, str):
+        return {"role": role, "content": content}
+    return {"role": role, "content": cast("list[Block]", content)}
+
+
 def _repair(loaded: LoadedSession) -> None:
     """Make `messages` a conversation the API accepts, saying what was changed."""
     name = loaded.path.name
     messages = loaded.messages
-    fixed: list[dict[str, Any]] = []
+    fixed: list[Message] = []
     open_ids: list[str] = []  # tool_use ids of the last assistant message awaiting results
     dropped_results = 0
     interrupted = 0
@@ -275,7 +292,7 @@ def _repair(loaded: LoadedSession) -> None:
             fixed.append(message)
             continue
         blocks = _blocks(message)
-        kept = []
+        kept: list[Block] = []
         for block in blocks:
             if block.get("type") == "tool_result":
                 answered = block.get("tool_use_id")
@@ -313,7 +330,7 @@ def _repair(loaded: LoadedSession) -> None:
     loaded.messages = fixed
 
 
-def _interrupted(ids: list[str]) -> dict[str, Any]:
+def _interrupted(ids: list[str]) -> Message:
     return user_message(
         [
             {
@@ -327,10 +344,10 @@ def _interrupted(ids: list[str]) -> dict[str, Any]:
     )
 
 
-def _is_tool_use_with_id(block: dict[str, Any]) -> bool:
+def _is_tool_use_with_id(block: Block) -> TypeGuard[ToolUseBlock]:
     return block.get("type") == "tool_use" and isinstance(block.get("id"), str)
 
 
-def _blocks(message: dict[str, Any]) -> list[dict[str, Any]]:
+def _blocks(message: Message) -> list[Block]:
     content = message.get("content")
     return content if isinstance(content, list) else []

@@ -28,6 +28,7 @@ import uuid
 from datetime import UTC, datetime
 from typing import Any
 
+from agentcli.core.messages import Message
 from agentcli.core.wellformed import json_line
 
 FORMAT_VERSION = 1
@@ -76,7 +77,7 @@ def session_record(session_id: str, *, cwd: str, model: str) -> dict[str, Any]:
 
 
 def message_record(
-    message: dict[str, Any],
+    message: Message,
     *,
     session_id: str,
     parent: str | None,

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from agentcli.config.paths import project_dir
+from agentcli.core.messages import Message
 from agentcli.session import records
 from agentcli.session.jsonl import ends_with_newline
 from agentcli.session.loader import LoadedSession
@@ -78,7 +79,7 @@ class TranscriptWriter:
 
     # -- the listener -----------------------------------------------------------
 
-    def __call__(self, message: dict[str, Any], meta: dict[str, Any]) -> None:
+    def __call__(self, message: Message, meta: dict[str, Any]) -> None:
         """The engine tells it `(message, meta)` as each message completes."""
         compact = meta.get("compact")
         batch: list[dict[str, Any]] = []
@@ -104,7 +105,7 @@ class TranscriptWriter:
         self.last_uuid = record["uuid"]
         self._write([record], sync=True)
 
-    def _message_record(self, message: dict[str, Any], meta: dict[str, Any]) -> dict[str, Any]:
+    def _message_record(self, message: Message, meta: dict[str, Any]) -> dict[str, Any]:
         full = {"cwd": self.cwd, **meta}
         if self.permission_mode is not None:
             full["permissionMode"] = self.permission_mode()
@@ -166,7 +167,7 @@ class TranscriptWriter:
             self._file = None
 
 
-def _is_turn_boundary(message: dict[str, Any]) -> bool:
+def _is_turn_boundary(message: Message) -> bool:
     """A user message (prompt, tool results) or a final answer ends a step worth syncing."""
     if message.get("role") == "user":
         return True

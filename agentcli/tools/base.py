@@ -23,6 +23,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict
 from pydantic_core import PydanticCustomError
 
 from agentcli.core.abort import AbortSignal
+from agentcli.core.messages import ResultPart
 from agentcli.tools.display import LiveOutput, ToolDisplay
 
 if TYPE_CHECKING:
@@ -87,7 +88,7 @@ class ToolResult:
     sent to the model.
     """
 
-    content: str | list[dict[str, Any]]
+    content: str | list[ResultPart]
     is_error: bool = False
     display: ToolDisplay | None = None  # tools/display.py
 

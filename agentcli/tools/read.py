@@ -21,6 +21,7 @@ from typing import Any, BinaryIO, ClassVar, TextIO
 
 from pydantic import Field
 
+from agentcli.core.messages import ImageBlock
 from agentcli.tools.base import (
     RESULT_BUDGET_CHARS,
     FileTool,
@@ -258,7 +259,7 @@ def _read_image(
     data = head + handle.read(MAX_IMAGE_BYTES + 1 - len(head))
     if len(data) > MAX_IMAGE_BYTES:  # grew since stat
         raise ToolError(f"{display} is larger than the {MAX_IMAGE_BYTES} bytes Read can return.")
-    block = {
+    block: ImageBlock = {
         "type": "image",
         "source": {
             "type": "base64",

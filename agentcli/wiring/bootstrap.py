@@ -32,7 +32,7 @@ from agentcli.config.paths import project_dir
 from agentcli.config.settings import CliSettings, Settings, Sourced, load_settings
 from agentcli.config.trust import is_trusted
 from agentcli.config.untrusted import Withheld
-from agentcli.core.messages import Block
+from agentcli.core.messages import SystemBlock
 from agentcli.engine.compaction import Compactor
 from agentcli.engine.context import Environment, system_prompt
 from agentcli.engine.memory import load_memory
@@ -236,14 +236,15 @@ def session_builtin_tools() -> list[Tool]:
     return [bash if tool.name == bash.name else tool for tool in builtin_tools()]
 
 
-def chosen_system(options: Options, system: list[Block]) -> list[Block]:
+def chosen_system(options: Options, system: list[SystemBlock]) -> list[SystemBlock]:
     """`--system-prompt` replaces agentcli's prompt (empty: none at all);
     `--append-system-prompt` adds to whichever is in force; `--json-schema` asks for
     the StructuredOutput call."""
     if options.system_prompt is not None:
         system = [{"type": "text", "text": options.system_prompt}] if options.system_prompt else []
     appended = [options.append_system_prompt, options.json_schema and STRUCTURED_INSTRUCTION]
-    return [*system, *({"type": "text", "text": text} for text in appended if text)]
+    added: list[SystemBlock] = [{"type": "text", "text": text} for text in appended if text]
+    return [*system, *added]
 
 
 def mcp_manager(options: Options, settings: Settings, workspace: Workspace) -> McpManager:

@@ -37,7 +37,7 @@ from agentcli.agents.task_tool import TaskTool
 from agentcli.config.hooks import HooksConfig
 from agentcli.config.paths import project_dir
 from agentcli.config.settings import Settings
-from agentcli.core.messages import Block
+from agentcli.core.messages import SystemBlock
 from agentcli.core.usage import SessionTotals
 from agentcli.engine.budget import ToolResultBudget
 from agentcli.engine.caching import request_shaper
@@ -65,7 +65,7 @@ def assemble(
     tools: ToolRegistry,
     policy: PermissionPolicy,
     config: EngineConfig,
-    system: Sequence[Block] = (),
+    system: Sequence[SystemBlock] = (),
     settings: Settings | None = None,
     hooks: HooksConfig | None = None,
     resumed: LoadedSession | None = None,

@@ -8,7 +8,7 @@ URI. An image goes as an image block.
 
 from __future__ import annotations
 
-from agentcli.core.messages import Block
+from agentcli.core.messages import Base64Source, Block, is_image, is_text
 from agentcli.frontends.acp.rpc import INVALID_PARAMS, RpcError
 from agentcli.frontends.acp.schema import ContentBlock
 
@@ -18,7 +18,7 @@ IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
 def prompt_blocks(prompt: list[ContentBlock]) -> list[Block]:
     """Messages API blocks for the prompt; RpcError for a block it cannot take."""
     blocks = [_block(item) for item in prompt]
-    if not any(block.get("text", "").strip() or block["type"] == "image" for block in blocks):
+    if not any((is_text(block) and block["text"].strip()) or is_image(block) for block in blocks):
         raise RpcError(INVALID_PARAMS, "the prompt is empty")
     return blocks
 
@@ -38,7 +38,11 @@ def _block(item: ContentBlock) -> Block:
             uri = resource.get("uri", "")
             return {"type": "text", "text": f'<context ref="{uri}">\n{text}\n</context>'}
         case "image" if item.data and item.mime_type in IMAGE_TYPES:
-            source = {"type": "base64", "media_type": item.mime_type, "data": item.data}
+            source: Base64Source = {
+                "type": "base64",
+                "media_type": item.mime_type,
+                "data": item.data,
+            }
             return {"type": "image", "source": source}
     raise RpcError(INVALID_PARAMS, f"unsupported prompt content: {item.type}")
 

@@ -13,18 +13,25 @@ list of a TodoWrite call the tool accepted also becomes the session's
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import Any, assert_never
 
 from agentcli.engine.events import (
+    ApiRetry,
+    AssistantMessage,
     Event,
     Notice,
+    RequestStarted,
+    SubagentEvent,
     TextDelta,
     ThinkingDelta,
     ToolCallFinished,
     ToolCallProgress,
     ToolCallRunning,
     ToolCallStarted,
+    ToolPermissionRequested,
+    TurnEnded,
+    UserMessage,
 )
 from agentcli.frontends.acp.link import Update
 from agentcli.tools.base import Tool, Workspace
@@ -92,7 +99,20 @@ class UpdateMapper:
                 return [_progress(call_id, content=[text_content(self._output[call_id])])]
             case ToolCallFinished(tool_use_id=call_id, result=result, status=status, display=shown):
                 return self.finished(call_id, result, status == "done", shown)
-        return []
+            case Notice():
+                return []  # an info notice goes to the agent's log (session.py)
+            case (
+                RequestStarted()
+                | ApiRetry()
+                | AssistantMessage()
+                | ToolPermissionRequested()
+                | UserMessage()
+                | TurnEnded()
+                | SubagentEvent()
+            ):
+                return []  # streamed as chunks, asked by session.py, or the stop reason
+            case _:
+                assert_never(event)
 
     def started(self, call_id: str, name: str, inp: dict[str, Any], summary: str) -> list[Update]:
         self._inputs[call_id] = inp
@@ -113,7 +133,7 @@ class UpdateMapper:
         return [update]
 
     def finished(
-        self, call_id: str, result: dict[str, Any], ok: bool, shown: ToolDisplay | None
+        self, call_id: str, result: Mapping[str, Any], ok: bool, shown: ToolDisplay | None
     ) -> list[Update]:
         """The call's last update, then its plan if it was a TodoWrite the tool accepted."""
         plan = self._plans.pop(call_id, None)
@@ -121,7 +141,7 @@ class UpdateMapper:
         return [update, plan] if ok and plan is not None else [update]
 
     def _finished(
-        self, call_id: str, result: dict[str, Any], ok: bool, shown: ToolDisplay | None
+        self, call_id: str, result: Mapping[str, Any], ok: bool, shown: ToolDisplay | None
     ) -> Update:
         inp = self._inputs.pop(call_id, {})
         output = self._output.pop(call_id, None)
@@ -166,7 +186,7 @@ class UpdateMapper:
         return []
 
     def replay(
-        self, messages: Iterable[dict[str, Any]], displays: dict[str, ToolDisplay]
+        self, messages: Iterable[Mapping[str, Any]], displays: dict[str, ToolDisplay]
     ) -> Iterator[Update]:
         """A saved conversation as the updates it made, for `session/load`."""
         for message in messages:
@@ -217,7 +237,7 @@ def diff_content(path: str, lines: Iterable[str]) -> dict[str, Any]:
     return {"type": "diff", "path": path, "oldText": "\n".join(old), "newText": "\n".join(new)}
 
 
-def result_text(result: dict[str, Any]) -> str:
+def result_text(result: Mapping[str, Any]) -> str:
     """The text of a tool_result block (its text parts, joined)."""
     content = result.get("content")
     if isinstance(content, str):

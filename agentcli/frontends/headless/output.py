@@ -24,8 +24,9 @@ import re
 import sys
 import time
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, TextIO
+from typing import Any, TextIO, assert_never
 
 from agentcli import __version__
 from agentcli.core.messages import text_of
@@ -41,7 +42,10 @@ from agentcli.engine.events import (
     TextDelta,
     ThinkingDelta,
     ToolCallFinished,
+    ToolCallProgress,
+    ToolCallRunning,
     ToolCallStarted,
+    ToolPermissionRequested,
     TurnEnded,
     UserMessage,
 )
@@ -280,6 +284,20 @@ class Output:
             case Notice(text=text, level=level):
                 if level != "info" or self.verbose:
                     report(text)
+            case TextDelta() | ThinkingDelta() | SubagentEvent():
+                pass  # streamed with --include-partial-messages; a subagent's other events
+            case (
+                RequestStarted()
+                | ToolCallStarted()
+                | ToolPermissionRequested()
+                | ToolCallRunning()
+                | ToolCallProgress()
+                | ToolCallFinished()
+                | TurnEnded()
+            ):
+                pass  # in the result line (RunSummary.observe); a question is the driver's
+            case _:
+                assert_never(event)
 
     def user_replay(self, message: dict[str, Any], prompt_id: str) -> None:
         """A user message the client sent, echoed with its id (`--replay-user-messages`):
@@ -289,7 +307,7 @@ class Output:
             self._line({**line, "uuid": prompt_id, "isReplay": True})
 
     def _message_line(
-        self, kind: str, message: dict[str, Any], parent: str | None = None
+        self, kind: str, message: Mapping[str, Any], parent: str | None = None
     ) -> dict[str, Any]:
         """An `assistant` or `user` line: the message in API shape, with an id of its own,
         and `parent_tool_use_id`: the Task call whose subagent said it (None: the main
@@ -326,7 +344,7 @@ class Output:
         if summary.is_error and not self.out.gone:  # a reader that left needs no reason
             report(f"error: {describe_failure(summary)}")
 
-    def _message(self, role: str, message: dict[str, Any], parent: str | None) -> None:
+    def _message(self, role: str, message: Mapping[str, Any], parent: str | None) -> None:
         if self.fmt == "stream-json":
             self._line(self._message_line(role, message, parent))
 

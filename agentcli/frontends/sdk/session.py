@@ -29,6 +29,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from agentcli.core.messages import Block
 from agentcli.engine.events import AssistantMessage, ToolPermissionRequested, TurnEnded
 from agentcli.engine.query_engine import QueryEngine
 from agentcli.frontends.headless.output import Output, RunSummary, over_budget, report
@@ -45,7 +46,8 @@ from agentcli.wiring.bootstrap import Options, build_engine, engine_startup_noti
 from agentcli.wiring.composition import finish_session
 
 EXIT_OK, EXIT_ERROR = 0, 1
-Prompt = str | list[dict[str, Any]]
+# A user message's content as the program sent it (taken as is: the API judges it).
+Prompt = str | list[Block]
 
 
 class SetupFailed(Exception):
@@ -353,7 +355,7 @@ def folded(contents: list[Prompt]) -> Prompt:
         return contents[0]
     if all(isinstance(content, str) for content in contents):
         return "\n".join(str(content) for content in contents)
-    blocks: list[dict[str, Any]] = []
+    blocks: list[Block] = []
     for content in contents:
         blocks += [{"type": "text", "text": content}] if isinstance(content, str) else content
     return blocks

@@ -98,7 +98,7 @@ class AgentApp(App[None]):
         self.cursor_blink = cursor_blink
         self.provider_error: str | None = None
         self.queue: list[str | Prepared] = []
-        self.pending_context: list[dict[str, Any]] = []  # `!` output for the next message
+        self.pending_context: Blocks = []  # `!` output for the next message
         self.registry = REGISTRY
         self.file_commands = FileCommands(self.registry)  # .agentcli/commands/*.md and others
         self.history = PromptHistory(None)

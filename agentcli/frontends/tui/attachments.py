@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
+
+from agentcli.core.messages import Block
 
 MAX_BYTES = 256 * 1024
 AT_PATH = re.compile(r"(?:^|(?<=\s))@(\S+)")
@@ -19,9 +20,9 @@ def find_mentions(text: str) -> list[str]:
     return [m.group(1) for m in AT_PATH.finditer(text)]
 
 
-def attach(text: str, root: Path) -> tuple[list[dict[str, Any]], list[str]]:
+def attach(text: str, root: Path) -> tuple[list[Block], list[str]]:
     """(text blocks for the files, notes for the person). Runs file I/O: call in a thread."""
-    blocks: list[dict[str, Any]] = []
+    blocks: list[Block] = []
     notes: list[str] = []
     seen: set[Path] = set()
     for mention in find_mentions(text):

@@ -11,7 +11,7 @@ hooks and servers), so no control in them reaches the terminal.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, assert_never
 
 from agentcli.frontends.tui.widgets.conversation import Conversation
 from agentcli.frontends.tui.widgets.status import StatusLine
@@ -54,6 +54,7 @@ class EventsView:
             ToolCallStarted,
             ToolPermissionRequested,
             TurnEnded,
+            UserMessage,
         )
         from agentcli.frontends.tui.widgets.subagent_pane import fold, show_subagent_event
         from agentcli.tools.todo_write import TodoDisplay
@@ -117,5 +118,7 @@ class EventsView:
                     conv.add_note("Stopped: the maximum number of turns was reached.", "warning")
                 elif error:
                     conv.add_note(error, "warning")
+            case UserMessage():
+                pass  # its tool results are in the panes, its interruption in TurnEnded
             case _:
-                pass
+                assert_never(event)

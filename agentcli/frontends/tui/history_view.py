@@ -17,6 +17,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from agentcli.core.messages import (
+    Block,
+    Message,
+    ToolResultBlock,
+    ToolUseBlock,
+    is_text,
+    is_tool_result,
+    is_tool_use,
+)
+from agentcli.engine.events import ToolStatus
 from agentcli.engine.loop import INTERRUPT_MARKER
 from agentcli.frontends.tui.widgets.conversation import Conversation
 from agentcli.frontends.tui.widgets.tool_pane import ToolPane
@@ -27,7 +37,7 @@ from agentcli.tools.registry import ToolRegistry
 
 async def render_history(
     conversation: Conversation,
-    messages: list[dict[str, Any]],
+    messages: list[Message],
     displays: dict[str, ToolDisplay],
     tools: ToolRegistry,
     workspace: Workspace,
@@ -35,30 +45,31 @@ async def render_history(
     results = _results_by_id(messages)
     for message in messages:
         for block in _blocks(message):
-            kind = block.get("type")
-            if message["role"] == "user" and kind == "text":
+            if message["role"] == "user" and is_text(block):
                 text = block.get("text", "")
                 if text == INTERRUPT_MARKER:
                     conversation.add_note("Interrupted", "interrupted")
                 elif text.strip():
                     conversation.add_user(text)
-            elif message["role"] == "assistant" and kind == "text":
+            elif message["role"] == "assistant" and is_text(block):
                 conversation.append_text(block.get("text", ""))
                 await conversation.finish_answer()
-            elif kind == "tool_use":
+            elif is_tool_use(block):
                 pane = _add_pane(conversation, block, tools, workspace)
                 display = displays.get(block["id"])
                 pane.finish(*_outcome(block["id"], results.get(block["id"])), display)
 
 
 def _add_pane(
-    conversation: Conversation, block: dict[str, Any], tools: ToolRegistry, workspace: Workspace
+    conversation: Conversation, block: ToolUseBlock, tools: ToolRegistry, workspace: Workspace
 ) -> ToolPane:
     name, inp = block.get("name", "?"), block.get("input") or {}
     return conversation.add_tool(block["id"], name, inp, _summary(tools, name, inp, workspace))
 
 
-def _outcome(tool_use_id: str, result: dict[str, Any] | None) -> tuple[str, dict[str, Any]]:
+def _outcome(
+    tool_use_id: str, result: ToolResultBlock | None
+) -> tuple[ToolStatus, ToolResultBlock]:
     """The pane's final state and the result block it shows."""
     if result is None:
         result = {"type": "tool_result", "tool_use_id": tool_use_id, "content": "(no result)"}
@@ -75,17 +86,17 @@ def _summary(tools: ToolRegistry, name: str, inp: dict[str, Any], workspace: Wor
         return ""
 
 
-def _results_by_id(messages: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+def _results_by_id(messages: list[Message]) -> dict[str, ToolResultBlock]:
     return {
         block["tool_use_id"]: block
         for message in messages
         if message["role"] == "user"
         for block in _blocks(message)
-        if block.get("type") == "tool_result"
+        if is_tool_result(block)
     }
 
 
-def _blocks(message: dict[str, Any]) -> list[dict[str, Any]]:
+def _blocks(message: Message) -> list[Block]:
     content = message.get("content")
     if isinstance(content, str):
         return [{"type": "text", "text": content}]

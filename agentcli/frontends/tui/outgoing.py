@@ -18,7 +18,9 @@ from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import Any
 
-Blocks = list[dict[str, Any]]
+from agentcli.core.messages import Block
+
+Blocks = list[Block]
 
 
 class NotSent(Exception):

@@ -22,7 +22,7 @@ import asyncio
 import contextlib
 from typing import TYPE_CHECKING, Any
 
-from agentcli.core.messages import text_of
+from agentcli.core.messages import Message, text_of
 from agentcli.frontends.tui.history_view import render_history
 from agentcli.frontends.tui.screens.rewind import (
     NOT_TRACKED,
@@ -150,7 +150,7 @@ async def _restore_conversation(app: AgentApp, engine: QueryEngine, prompt_id: s
     app.refresh_status()
 
 
-def _history(engine: QueryEngine) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+def _history(engine: QueryEngine) -> tuple[list[Message], dict[str, Any]]:
     """The conversation as `--resume` will show it, from the transcript; the engine's
     messages when there is no transcript to read."""
     transcript = engine.transcript

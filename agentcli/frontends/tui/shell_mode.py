@@ -18,11 +18,12 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from agentcli.config.credentials import child_env
+from agentcli.core.messages import TextBlock
 
 MAX_CONTEXT_CHARS = 30_000
 
 
-def context_block(command: str, output: str, code: int | None) -> dict[str, str]:
+def context_block(command: str, output: str, code: int | None) -> TextBlock:
     if len(output) > MAX_CONTEXT_CHARS:
         output = "…" + output[-MAX_CONTEXT_CHARS:]
     status = f"exit code {code}" if code is not None else "interrupted"

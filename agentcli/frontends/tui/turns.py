@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from agentcli.frontends.tui.outgoing import Blocks, NotSent, Prepared
 
 if TYPE_CHECKING:
+    from agentcli.engine.events import ToolStatus
     from agentcli.frontends.tui.app import AgentApp
     from agentcli.frontends.tui.widgets.permission_prompt import PermissionPrompt
     from agentcli.permissions.question import PermissionQuestion
@@ -135,7 +136,7 @@ class TurnRunner:
             output, code = str(exc), 127
         finally:
             app.shell_run = None
-        status = "interrupted" if code is None else ("done" if code == 0 else "failed")
+        status: ToolStatus = "interrupted" if code is None else ("done" if code == 0 else "failed")
         pane.finish(status, {"content": output}, CommandDisplay(exit_code=code))
         app.pending_context.append(context_block(command, output, code))
 

@@ -17,9 +17,10 @@ import asyncio
 import dataclasses
 from collections.abc import Awaitable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:
+    from agentcli.core.messages import Message, ResultPart
     from agentcli.mcp.manager import McpManager
 
 T = TypeVar("T")
@@ -92,12 +93,12 @@ async def _sdk_loaded() -> None:
 
 async def fetch_prompt(
     manager: McpManager, server: str, name: str, arguments: dict[str, str]
-) -> list[dict[str, Any]]:
+) -> list[Message]:
     """The prompt's messages. Raises McpCallError (a timeout too)."""
     return await _bounded(manager, manager.get_prompt(server, name, arguments), f"prompt {name}")
 
 
-async def read_resource(manager: McpManager, server: str, uri: str) -> list[dict[str, Any]]:
+async def read_resource(manager: McpManager, server: str, uri: str) -> list[ResultPart]:
     """The resource's contents as content blocks. Raises McpCallError (a timeout too)."""
     return await _bounded(manager, manager.read_resource(server, uri), f"reading {uri}")
 

@@ -18,6 +18,7 @@ from agentcli.frontends.tui.mcp import actions as mcp_actions
 from agentcli.frontends.tui.mcp.resources import attach_resources
 
 if TYPE_CHECKING:
+    from agentcli.core.messages import Block
     from agentcli.frontends.tui.screens.mcp_approval import ApprovalAnswer
     from agentcli.mcp.manager import McpManager
     from agentcli.mcp.status import ResourceInfo
@@ -42,7 +43,7 @@ class McpLink:
     def resources(self) -> list[ResourceInfo]:
         return self.manager.resources()
 
-    async def attach(self, text: str) -> tuple[list[dict[str, Any]], list[str]]:
+    async def attach(self, text: str) -> tuple[list[Block], list[str]]:
         """The `@server:uri` resources in `text`: (content blocks, notes for the person)."""
         return await attach_resources(text, self.manager)
 

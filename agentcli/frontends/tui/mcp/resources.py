@@ -12,11 +12,12 @@ message goes without it. Text past `MAX_CHARS` (per resource) is cut, and the no
 from __future__ import annotations
 
 from collections.abc import Collection
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from agentcli.frontends.tui.attachments import MAX_BYTES, find_mentions
 
 if TYPE_CHECKING:
+    from agentcli.core.messages import Block, ResultPart
     from agentcli.mcp.manager import McpManager
 
 MAX_CHARS = MAX_BYTES
@@ -32,14 +33,12 @@ def resource_mentions(text: str, servers: Collection[str]) -> list[tuple[str, st
     return found
 
 
-async def attach_resources(
-    text: str, manager: McpManager
-) -> tuple[list[dict[str, Any]], list[str]]:
+async def attach_resources(text: str, manager: McpManager) -> tuple[list[Block], list[str]]:
     """(content blocks for the resources mentioned, notes for the person)."""
     from agentcli.frontends.tui.mcp.actions import read_resource
     from agentcli.mcp.errors import McpCallError
 
-    blocks: list[dict[str, Any]] = []
+    blocks: list[Block] = []
     notes: list[str] = []
     for server, uri in resource_mentions(text, manager.configured):
         try:
@@ -54,18 +53,18 @@ async def attach_resources(
     return blocks, notes
 
 
-def _bounded(blocks: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], bool]:
+def _bounded(blocks: list[ResultPart]) -> tuple[list[ResultPart], bool]:
     """The blocks with their text cut to MAX_CHARS in all; whether any was cut."""
-    out: list[dict[str, Any]] = []
+    out: list[ResultPart] = []
     left, cut = MAX_CHARS, False
     for block in blocks:
-        text = block.get("text")
-        if block.get("type") == "text" and isinstance(text, str) and len(text) > left:
-            cut = True
-            if not left:
-                continue  # the API takes no empty text block
-            block = {**block, "text": text[:left]}
-        if block.get("type") == "text":
+        if block["type"] == "text":
+            text = block.get("text")
+            if isinstance(text, str) and len(text) > left:
+                cut = True
+                if not left:
+                    continue  # the API takes no empty text block
+                block = {**block, "text": text[:left]}
             left -= len(block["text"])
         out.append(block)
     return out, cut

@@ -16,7 +16,8 @@ label shows any control in its input as a symbol (a command is read exactly).
 from __future__ import annotations
 
 from collections import deque
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Literal
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -34,12 +35,16 @@ from agentcli.core.terminal_text import (
 if TYPE_CHECKING:
     from textual.widget import Widget
 
+    from agentcli.engine.events import ToolStatus
     from agentcli.tools.display import ToolDisplay
+
+    # A pane's state: before its call ends, then how it ended.
+    PaneState = Literal["queued", "waiting", "running"] | ToolStatus
 
 TAIL_LINES = 5
 MAX_KEPT_LINES = 2000
 MAX_DETAIL_LINES = 400  # of a display's body (a diff)
-STATE_LABELS = {
+STATE_LABELS: dict[PaneState, str] = {
     "queued": "",
     "waiting": "waiting for permission",
     "running": "running…",
@@ -65,7 +70,8 @@ def tool_label(name: str, summary: str, inp: dict[str, Any]) -> str:
     return visible_controls(f"{name}({detail})" if detail else name)
 
 
-def result_text(result: dict[str, Any]) -> str:
+def result_text(result: Mapping[str, Any]) -> str:
+    """A tool_result's content as text (the `!` shell's pane gives only a `content`)."""
     content = result.get("content", "")
     if isinstance(content, str):
         return content
@@ -78,7 +84,7 @@ def result_text(result: dict[str, Any]) -> str:
     return "\n".join(parts)
 
 
-def summary_line(status: str, display: ToolDisplay | None, text: str) -> str:
+def summary_line(status: ToolStatus, display: ToolDisplay | None, text: str) -> str:
     """The one line shown for a finished call, like `Read 42 lines`.
 
     `text` is the result as shown (already decoded); paths in `display` may
@@ -87,7 +93,7 @@ def summary_line(status: str, display: ToolDisplay | None, text: str) -> str:
     return visible_controls(_summary(status, display, text))
 
 
-def _summary(status: str, display: ToolDisplay | None, text: str) -> str:
+def _summary(status: ToolStatus, display: ToolDisplay | None, text: str) -> str:
     from agentcli.frontends.tui.renderers import first_line, summary_of
 
     if status == "denied":
@@ -111,7 +117,7 @@ class ToolPane(Vertical, can_focus=True):
         self.tool_name = name
         self.input = inp
         self.label = tool_label(name, summary, inp)
-        self.state = "queued"
+        self.state: PaneState = "queued"
         self.expanded = False
         self._decoder = TerminalDecoder()
         self._lines: deque[Line] = deque(maxlen=MAX_KEPT_LINES)
@@ -144,7 +150,7 @@ class ToolPane(Vertical, can_focus=True):
             text.append(f"  {label}", style="italic")
         return text
 
-    def set_state(self, state: str) -> None:
+    def set_state(self, state: PaneState) -> None:
         self.remove_class(f"-{self.state}")
         self.state = state
         self.add_class(f"-{state}")
@@ -155,7 +161,9 @@ class ToolPane(Vertical, can_focus=True):
         self._lines.extend(self._decoder.feed(chunk))
         self._show_body()
 
-    def finish(self, status: str, result: dict[str, Any], display: ToolDisplay | None) -> None:
+    def finish(
+        self, status: ToolStatus, result: Mapping[str, Any], display: ToolDisplay | None
+    ) -> None:
         from agentcli.frontends.tui.renderers import body_of
 
         self._result = terminal_text(result_text(result))
