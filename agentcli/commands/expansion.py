@@ -35,7 +35,7 @@ from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from agentcli.frontends.tui.attachments import find_mentions
+from agentcli.commands.attachments import find_mentions
 
 Blocks = list[dict[str, Any]]
 

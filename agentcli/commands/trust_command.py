@@ -18,7 +18,7 @@ from agentcli.commands.registry import CommandContext, command
 async def trust_command(ctx: CommandContext) -> None:
     from agentcli.config.trust_question import project_withheld, remember_trust
 
-    app = ctx.app
+    app = ctx.app()
     project = app.cwd
     settings = getattr(ctx.engine, "settings", None)
     state = "trusted" if settings is not None and settings.trusted else "not trusted"

@@ -1,8 +1,8 @@
 """AgentApp: the interactive agent, composed of one helper per concern.
 
 This module is the App itself: its widgets, its bindings, and the small
-public surface slash commands use (`send`, `note`, `clear_conversation`,
-`set_theme`, `pick_session`, ...). State has one owner each: the widgets
+public surface slash commands use, their `CommandHost` (commands/host.py:
+`send`, `note`, `clear_conversation`, `set_theme`, `pick_session`, ...). State has one owner each: the widgets
 their own; the turn runner its queue, worker and question; the prompt flow
 the completion's file list; and what several parts read, the engine first,
 lives in one small typed object (frontends/tui/state.py). The helpers each get
@@ -39,13 +39,13 @@ from textual.widgets import Static
 
 from agentcli import __version__
 from agentcli.commands.file_commands import FileCommands
+from agentcli.commands.outgoing import Blocks, Prepared
 from agentcli.commands.registry import REGISTRY
 from agentcli.frontends.tui import messages
 from agentcli.frontends.tui.ending import Ending
 from agentcli.frontends.tui.events_view import EventsView
 from agentcli.frontends.tui.history import PromptHistory
 from agentcli.frontends.tui.key_actions import KeyActions
-from agentcli.frontends.tui.outgoing import Blocks, Prepared
 from agentcli.frontends.tui.prompt_flow import PromptFlow
 from agentcli.frontends.tui.sessions import Sessions
 from agentcli.frontends.tui.startup import Startup
@@ -65,9 +65,12 @@ from agentcli.frontends.tui.widgets.status import StatusBar, StatusLine
 from agentcli.frontends.tui.widgets.todo_list import TodoPanel
 
 if TYPE_CHECKING:
+    from agentcli.config.untrusted import Withheld
     from agentcli.engine.query_engine import QueryEngine
     from agentcli.frontends.tui.widgets.permission_prompt import PermissionPrompt
+    from agentcli.mcp.manager import McpManager
     from agentcli.permissions.question import PermissionQuestion
+    from agentcli.session.loader import LoadedSession
 
 
 class AgentApp(App[None]):
@@ -191,6 +194,9 @@ class AgentApp(App[None]):
             name = DEFAULT_THEME
         self.theme_name = name
         apply_theme(self, name)
+
+    def theme_names(self) -> list[str]:
+        return theme_names()
 
     def set_theme(self, name: str) -> str | None:
         """Switch and remember the theme; returns a problem message or None."""
@@ -325,7 +331,7 @@ class AgentApp(App[None]):
     ) -> None:
         """Send a message, or queue it while starting up or while a turn runs.
         `make`: gives the message's content when its turn starts (it is shown as
-        `text`); `scope`: around that turn; see frontends/tui/outgoing.py."""
+        `text`); `scope`: around that turn; see commands/outgoing.py."""
         self.turns.send(text if make is None else Prepared(text, make, scope))
 
     @property
@@ -369,16 +375,20 @@ class AgentApp(App[None]):
         """`--resume` / `/resume` without an id: the picker of this folder's sessions."""
         await self.sessions.pick_session()
 
-    async def resume_session(self, loaded: Any) -> None:
+    async def resume_session(self, loaded: LoadedSession) -> None:
         """Switch to an earlier session: a fresh engine on its messages, its history on screen."""
         await self.sessions.resume_session(loaded)
 
-    def show_trust_question(self, items: list[Any], on_answer: Any) -> None:
+    def show_trust_question(self, items: list[Withheld], on_answer: Callable[[bool], None]) -> None:
         """The trust question over the app; `on_answer(trusted: bool)` gets the answer."""
         from agentcli.frontends.tui.screens.trust_question import GUARD_S, TrustQuestion
 
         guard = self.state.guard_s(GUARD_S)
-        self.push_screen(TrustQuestion(self.cwd, items, guard_s=guard), callback=on_answer)
+
+        def answered(trusted: bool | None) -> None:
+            on_answer(trusted is True)  # the screen gives a bool; "no" is the safe reading
+
+        self.push_screen(TrustQuestion(self.cwd, items, guard_s=guard), callback=answered)
 
     def open_rewind(self) -> None:
         """`/rewind`, Esc Esc: go back to before a prompt (frontends/tui/rewind_flow.py)."""
@@ -387,6 +397,16 @@ class AgentApp(App[None]):
         self.keys.disarm()  # its hint goes as the rewind opens
         rewind = run_rewind(self, self.turns.wait)
         self.run_worker(rewind, group="rewind", exclusive=True, exit_on_error=False)
+
+    def show_mcp_servers(self, manager: McpManager) -> None:
+        """`/mcp`: the servers' screen (frontends/tui/screens/mcp_servers.py)."""
+        from agentcli.frontends.tui.screens.mcp_servers import McpServersScreen
+
+        self.push_screen(McpServersScreen(manager, self.cwd))
+
+    def last_answer(self) -> str:
+        """The last answer's markdown, as the model wrote it (`/copy`)."""
+        return self.conversation.last_answer_source
 
     def close_popup(self) -> None:
         self.prompt_flow.close_popup()

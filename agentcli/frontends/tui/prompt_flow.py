@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any, Protocol
 
+from agentcli.commands.host import CommandHost
 from agentcli.commands.registry import CommandContext, parse_command_line
 from agentcli.frontends.tui.completers import (
     Completion,
@@ -38,8 +39,9 @@ if TYPE_CHECKING:
 COMMAND_PUNCTUATION = str.maketrans("", "", "-_:")  # in a command's name (`/mcp__s__p`)
 
 
-class PromptHost(RunsWorkers, Protocol):
-    """What the prompt flow needs of the app: the prompt, its popup, the commands."""
+class PromptHost(CommandHost, RunsWorkers, Protocol):
+    """What the prompt flow needs of the app: the prompt, its popup, the commands, and
+    what a command may ask of the app (it is their host)."""
 
     @property
     def state(self) -> AppState: ...
@@ -49,9 +51,7 @@ class PromptHost(RunsWorkers, Protocol):
     def popup(self) -> CompletionPopup: ...
     @property
     def registry(self) -> CommandRegistry: ...
-    def note(self, text: str, level: str = "info") -> None: ...
     def markdown_note(self, text: str) -> None: ...
-    def send(self, text: str) -> None: ...
 
 
 class PromptFlow:
@@ -149,7 +149,7 @@ class PromptFlow:
         if command is None:
             return
         ctx = CommandContext(
-            app=app,
+            host=app,
             engine=app.state.engine,
             args=args,
             registry=app.registry,

@@ -25,8 +25,8 @@ from contextlib import nullcontext
 from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
 
+from agentcli.commands.outgoing import Blocks, NotSent, Prepared
 from agentcli.frontends.tui.host import RunsWorkers
-from agentcli.frontends.tui.outgoing import Blocks, NotSent, Prepared
 
 if TYPE_CHECKING:
     from textual.worker import Worker
@@ -172,7 +172,7 @@ class TurnRunner:
 
     async def _attachments(self, text: str) -> Blocks:
         """The files (`@path`) and MCP resources (`@server:uri`) the text mentions."""
-        from agentcli.frontends.tui.attachments import attach, find_mentions
+        from agentcli.commands.attachments import attach, find_mentions
 
         if not find_mentions(text):
             return []

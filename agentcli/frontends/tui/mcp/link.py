@@ -28,7 +28,7 @@ class McpLink:
         """`app`: the AgentApp (its registry, note(), push_screen(), cwd)."""
         self.app = app
         self.manager = manager
-        self.prompt_commands = PromptCommands(app.registry, manager)
+        self.prompt_commands = PromptCommands(app.registry, manager, mcp_actions.fetch_prompt)
         self._states: dict[str, str] = {}
         self._asked = False
         self._undo = manager.on_change(self._changed)
