@@ -67,7 +67,7 @@ def prompt_arguments(prompt: PromptInfo, text: str) -> dict[str, str]:
     return given
 
 
-FetchPrompt = Callable[[McpManager, str, str, dict[str, str]], Awaitable[list[dict[str, Any]]]]
+FetchPrompt = Callable[["McpManager", str, str, dict[str, str]], Awaitable[list[dict[str, Any]]]]
 """(manager, server, prompt name, arguments) -> the prompt's messages; raises McpCallError.
 The app's (frontends/tui/mcp/actions.py), which bounds the call."""
 
