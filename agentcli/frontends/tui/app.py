@@ -65,6 +65,8 @@ from agentcli.frontends.tui.widgets.status import StatusBar, StatusLine
 from agentcli.frontends.tui.widgets.todo_list import TodoPanel
 
 if TYPE_CHECKING:
+    import argparse
+
     from agentcli.config.untrusted import Withheld
     from agentcli.engine.query_engine import QueryEngine
     from agentcli.frontends.tui.widgets.permission_prompt import PermissionPrompt
@@ -84,7 +86,7 @@ class AgentApp(App[None]):
 
     def __init__(
         self,
-        args: Any = None,
+        args: argparse.Namespace | None = None,
         *,
         cwd: Path | None = None,
         engine: QueryEngine | None = None,

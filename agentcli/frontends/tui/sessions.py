@@ -23,6 +23,8 @@ from agentcli.frontends.tui.host import RunsWorkers
 from agentcli.frontends.tui.messages import SessionOpened
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from rich.text import Text
     from textual.message import Message
     from textual.widgets import Static
@@ -32,6 +34,9 @@ if TYPE_CHECKING:
     from agentcli.frontends.tui.state import AppState
     from agentcli.frontends.tui.widgets.conversation import Conversation
     from agentcli.frontends.tui.widgets.todo_list import TodoPanel
+    from agentcli.session.loader import LoadedSession
+    from agentcli.session.store import SessionSummary
+    from agentcli.wiring.bootstrap import Options
 
 # A resumed conversation shows its latest messages; the rest stay in the transcript.
 RESUMED_MESSAGES_SHOWN = 200
@@ -44,7 +49,7 @@ class SessionHost(RunsWorkers, Protocol):
     @property
     def state(self) -> AppState: ...
     @property
-    def cwd(self) -> Any: ...
+    def cwd(self) -> Path: ...
     @property
     def busy(self) -> bool: ...
     @property
@@ -64,7 +69,7 @@ class SessionHost(RunsWorkers, Protocol):
 
 
 class Sessions:
-    def __init__(self, app: SessionHost, options: Callable[[], Any]) -> None:
+    def __init__(self, app: SessionHost, options: Callable[[], Options]) -> None:
         """`options`: the bootstrap Options a new engine is built with (start-up's)."""
         self.app = app
         self.options = options
@@ -163,7 +168,7 @@ class Sessions:
             return
         app.push_screen(SessionPicker(sessions), callback=self._session_picked)
 
-    async def _session_picked(self, summary: Any) -> None:
+    async def _session_picked(self, summary: SessionSummary | None) -> None:
         from agentcli.session.claim import claim_session
         from agentcli.session.loader import TranscriptError
 
@@ -176,7 +181,7 @@ class Sessions:
             return
         await self.resume_session(loaded)
 
-    async def resume_session(self, loaded: Any) -> None:
+    async def resume_session(self, loaded: LoadedSession) -> None:
         """A fresh engine on the session's messages, its history on screen."""
         from agentcli.wiring.bootstrap import build_engine
         from agentcli.wiring.composition import finish_session
@@ -201,7 +206,7 @@ class Sessions:
         await self.show_resumed(loaded)
         await self.open_session()
 
-    async def show_resumed(self, loaded: Any) -> None:
+    async def show_resumed(self, loaded: LoadedSession) -> None:
         from agentcli.frontends.tui.history_view import render_history
         from agentcli.tools.todo_write import latest_todos
 

@@ -26,12 +26,17 @@ from agentcli.frontends.tui.history import PromptHistory
 from agentcli.frontends.tui.host import RunsWorkers
 
 if TYPE_CHECKING:
+    import argparse
+
     from textual.message import Message
 
     from agentcli.commands.file_commands import FileCommands
+    from agentcli.config.untrusted import Withheld
     from agentcli.engine.query_engine import QueryEngine
     from agentcli.frontends.tui.state import AppState
     from agentcli.mcp.manager import McpManager
+    from agentcli.session.loader import LoadedSession
+    from agentcli.wiring.bootstrap import Options
 
 
 class StartupHost(RunsWorkers, Protocol):
@@ -44,11 +49,15 @@ class StartupHost(RunsWorkers, Protocol):
     def post_message(self, message: Message) -> bool: ...
     def note(self, text: str, level: str = "info") -> None: ...
     def call_from_thread(self, callback: Callable[..., Any], *args: Any) -> Any: ...
-    def show_trust_question(self, items: list[Any], on_answer: Any) -> None: ...
+    def show_trust_question(
+        self, items: list[Withheld], on_answer: Callable[[bool], None]
+    ) -> None: ...
 
 
 class Startup:
-    def __init__(self, app: StartupHost, args: Any, *, load_provider: bool) -> None:
+    def __init__(
+        self, app: StartupHost, args: argparse.Namespace | None, *, load_provider: bool
+    ) -> None:
         self.app = app
         self.args = args
         self.load_provider = load_provider
@@ -85,7 +94,7 @@ class Startup:
             app.run_worker(self._load_mcp_in_thread, thread=True, group="mcp", exit_on_error=False)
         app.run_worker(self._load_files(), group="files", exit_on_error=False)
 
-    def options(self) -> Any:
+    def options(self) -> Options:
         """The bootstrap Options of this run: its arguments, folder and trust answer."""
         from agentcli.wiring.bootstrap import Options
 
@@ -141,7 +150,7 @@ class Startup:
             return
         app.post_message(messages.ProviderLoaded(provider))
 
-    def _ask_trust(self, options: Any) -> bool:
+    def _ask_trust(self, options: Options) -> bool:
         """Show the trust question if this folder needs one."""
         from agentcli.config.trust_question import trust_question
         from agentcli.wiring.bootstrap import settings_for
@@ -152,12 +161,12 @@ class Startup:
             self.app.call_from_thread(self.app.show_trust_question, items, answered)
         return bool(items)
 
-    def _trust_answered(self, trusted: bool, items: list[Any]) -> None:
+    def _trust_answered(self, trusted: bool, items: list[Withheld]) -> None:
         self.trusted = trusted
         load = partial(self._remember_then_load, trusted, items)
         self.app.run_worker(load, thread=True, group="load", exit_on_error=False)
 
-    def _remember_then_load(self, trusted: bool, items: list[Any]) -> None:
+    def _remember_then_load(self, trusted: bool, items: list[Withheld]) -> None:
         from agentcli.config.trust_question import remember_trust
 
         problem = remember_trust(self.app.state.cwd, trusted, items)
@@ -165,7 +174,7 @@ class Startup:
             self.app.post_message(messages.Note(problem, "warning"))
         self._load_in_thread()
 
-    def _resumed_at_start(self, options: Any) -> Any:
+    def _resumed_at_start(self, options: Options) -> LoadedSession | None:
         """`--continue` / `--resume ID`: the session to open."""
         from agentcli.session.resume import SessionNotFound, resolve_resumed
 
