@@ -40,7 +40,7 @@ def _line(agent: AgentDefinition) -> str:
 @command(
     "agents",
     "List the subagents the model can start (built-in and from agent files)",
-    headless=True,
+    frontends=("tui", "print"),
 )
 async def agents_command(ctx: CommandContext) -> None:
     engine: Any = ctx.engine

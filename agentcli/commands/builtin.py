@@ -1,8 +1,8 @@
 """The built-in slash commands. Importing this module registers them.
 
-Each handler gets a CommandContext (app, engine, args, output, error); the
-app is an AgentApp, so handlers use its small public surface: note(),
-set_theme(), clear_conversation(), conversation, exit(), copy_to_clipboard().
+Each handler gets a CommandContext (host, engine, args, output, error). Those
+that run only in the app use its host (commands/host.py): note(),
+set_theme(), clear_conversation(), last_answer(), exit(), copy_to_clipboard().
 """
 
 from __future__ import annotations
@@ -42,11 +42,12 @@ async def clear_command(ctx: CommandContext) -> None:
         ctx.error("A turn is running; press Esc first.")
         return
     notices = await start_new_session(engine, "clear") if engine is not None else []
-    await ctx.app.clear_conversation()
-    reload_in_app(ctx.app)
+    app = ctx.app()
+    await app.clear_conversation()
+    reload_in_app(app)
     for notice in notices:
-        ctx.app.note(notice, "warning")
-    ctx.app.refresh_status()
+        app.note(notice, "warning")
+    app.refresh_status()
 
 
 @command(
@@ -69,14 +70,14 @@ async def model_command(ctx: CommandContext) -> None:
         ctx.error(problem)
         return
     ctx.engine.config.model = model
-    ctx.app.refresh_status()
+    ctx.app().refresh_status()
     ctx.output(f"Model set to `{model}` for this session.")
 
 
 @command(
     "status",
     "Show the session: version, folder, model, mode, context, settings files",
-    headless=True,
+    frontends=("tui", "print"),
 )
 async def status_command(ctx: CommandContext) -> None:
     from agentcli import __version__
@@ -91,7 +92,7 @@ async def status_command(ctx: CommandContext) -> None:
     used = engine.last_request_usage.context_tokens
     window = context_window(engine.config.model, engine.config.models)
     settings = engine.settings
-    problem = getattr(ctx.app, "provider_error", None)
+    problem = ctx.host.provider_error if ctx.host is not None else None
     lines = [
         f"- **agentcli** v{__version__}",
         f"- **Session:** `{engine.session_id}`",
@@ -113,15 +114,14 @@ async def status_command(ctx: CommandContext) -> None:
     "theme", "Switch the colour theme (remembered)", argument_hint="[dark|light|high-contrast]"
 )
 async def theme_command(ctx: CommandContext) -> None:
-    from agentcli.frontends.tui.themes import theme_names
-
-    names = theme_names()
+    app = ctx.app()
+    names = app.theme_names()
     if not ctx.args:
-        current = getattr(ctx.app, "theme_name", "")
+        current = app.theme_name
         listed = ", ".join(f"**{n}**" if n == current else n for n in names)
         ctx.output(f"Themes: {listed} · `/theme NAME` to switch.")
         return
-    problem = ctx.app.set_theme(ctx.args.strip())
+    problem = app.set_theme(ctx.args.strip())
     if problem:
         ctx.error(problem)
     else:
@@ -132,7 +132,7 @@ async def theme_command(ctx: CommandContext) -> None:
     "permissions",
     "Show the permission mode, the rules and where each came from",
     aliases=("allowed-tools",),
-    headless=True,
+    frontends=("tui", "print"),
 )
 async def permissions_command(ctx: CommandContext) -> None:
     if ctx.engine is None:
@@ -152,14 +152,15 @@ async def permissions_command(ctx: CommandContext) -> None:
 
 @command("copy", "Copy the last answer to the clipboard as markdown")
 async def copy_command(ctx: CommandContext) -> None:
-    text = ctx.app.conversation.last_answer_source
+    app = ctx.app()
+    text = app.last_answer()
     if not text:
         ctx.error("There is no answer to copy yet.")
         return
-    ctx.app.copy_to_clipboard(text)
+    app.copy_to_clipboard(text)
     ctx.output(f"Copied the last answer ({len(text):,} characters).")
 
 
 @command("exit", "Quit agentcli", aliases=("quit",))
 async def exit_command(ctx: CommandContext) -> None:
-    ctx.app.exit()
+    ctx.app().exit()

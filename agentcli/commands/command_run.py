@@ -6,7 +6,7 @@ one like a Bash tool call (rules, mode, sandbox), and a question goes to the
 front end through `ask` (the TUI shows it; `-p` gives the headless answer).
 A command file that comes with a folder the person has not trusted never
 runs one without asking. `@` files get Read's decision, then the same
-reading as an attachment typed in the prompt (frontends/tui/attachments.py).
+reading as an attachment typed in the prompt (commands/attachments.py).
 
 A `!` command runs with the Bash tool's timeout (2 minutes) unless the
 front end bounds it (`shell_timeout_ms`: `-p` waits 30 s, since nobody can
@@ -31,11 +31,11 @@ from uuid import uuid4
 
 from pydantic import ValidationError
 
+from agentcli.commands.attachments import attach
 from agentcli.commands.command_files import PROJECT, CommandFile
 from agentcli.commands.expansion import Blocks, Expansion, ExpansionError, expand
 from agentcli.core.abort import AbortSignal
 from agentcli.core.messages import ResultPart, is_text
-from agentcli.frontends.tui.attachments import attach
 from agentcli.permissions.question import PermissionQuestion
 from agentcli.permissions.types import Decision, PermissionAnswer
 from agentcli.tools.base import Tool, ToolContext, ToolInput

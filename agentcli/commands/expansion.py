@@ -35,8 +35,8 @@ from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from agentcli.commands.attachments import find_mentions
 from agentcli.core.messages import Block
-from agentcli.frontends.tui.attachments import find_mentions
 
 Blocks = list[Block]
 

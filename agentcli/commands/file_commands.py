@@ -7,7 +7,7 @@ that uses one is reported and skipped. The app reads the files at start and
 again on `/clear`.
 
 In the app, running one sends `/name args` as the person's message; its
-content is made when the turn starts (frontends/tui/outgoing.py), inside the command's
+content is made when the turn starts (commands/outgoing.py), inside the command's
 turn scope (allowed tools, model), so a `!` command's permission question
 comes in the turn, Esc stops it, and one queued behind a turn keeps its
 place. In `-p`, a prompt that is a custom command is expanded the same way
@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     # not with the app (its first frame) nor with every -p.
     from agentcli.commands.command_run import CommandRun
     from agentcli.commands.expansion import Blocks
+    from agentcli.commands.host import CommandHost
     from agentcli.permissions.question import PermissionQuestion
     from agentcli.permissions.types import PermissionAnswer
 
@@ -58,7 +59,7 @@ class FileCommands:
         self._registered = []
 
 
-def reload_in_app(app: Any) -> None:
+def reload_in_app(app: CommandHost) -> None:
     """Read the app's command files again (`/clear`, as Claude Code does): a file added
     since becomes a command, a removed one goes, a bad one is reported as at start.
     Completion lists the registry, so it follows."""
@@ -77,7 +78,7 @@ def app_command(command: CommandFile) -> Command:
 
 
 async def _run_in_app(command: CommandFile, ctx: CommandContext) -> None:
-    app = ctx.app
+    app = ctx.app()
     runs: list[CommandRun] = []  # made when the turn starts: the engine is built by then
 
     def turn() -> Any:
@@ -90,9 +91,9 @@ async def _run_in_app(command: CommandFile, ctx: CommandContext) -> None:
     app.send(f"/{command.name} {ctx.args}".rstrip(), make=make, scope=turn)
 
 
-async def _content_in_app(app: Any, runs: list[CommandRun]) -> Blocks:
+async def _content_in_app(app: CommandHost, runs: list[CommandRun]) -> Blocks:
     from agentcli.commands.expansion import ExpansionError
-    from agentcli.frontends.tui.outgoing import NotSent
+    from agentcli.commands.outgoing import NotSent
 
     async def ask(question: PermissionQuestion) -> PermissionAnswer:
         app.ask_permission(question)

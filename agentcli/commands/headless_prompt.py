@@ -2,7 +2,7 @@
 
 - `/fix-issue 123`, a custom command (a command file): expanded in its
   turn's scope, as the app does (command_run.py).
-- `/cost`, a built-in command that needs no app (`Command.headless`:
+- `/cost`, a built-in command that runs in -p (its `frontends` has "print":
   /cost, /context, /memory, /status, /permissions, /agents): run, and what
   it says is the answer (stdout, or the result's `result`); nothing goes to
   the model.
@@ -84,7 +84,7 @@ def read_prompt(engine: QueryEngine, prompt: str) -> tuple[HeadlessPrompt, list[
     found = load_command_files(engine.workspace.root, taken=lambda taken: taken in REGISTRY)
     problems = found.problems
     if builtin is not None:
-        if builtin.headless:
+        if builtin.runs_in("print"):
             return BuiltinCommand(builtin, arguments), problems
         return Refused(f"/{name} works only in the interactive app, not with -p"), problems
     command = found.get(name)
@@ -108,7 +108,7 @@ async def run_builtin(engine: QueryEngine, builtin: BuiltinCommand) -> tuple[str
     said: list[str] = []
     failed: list[str] = []
     context = CommandContext(
-        app=None,
+        host=None,
         engine=engine,
         args=builtin.arguments,
         registry=REGISTRY,

@@ -11,7 +11,7 @@ Arguments are positional: the words after the command fill the prompt's
 declared arguments in order, quotes group words (`"two words"`), and the
 last argument takes whatever words are left. A missing required argument,
 or words for a prompt that takes none, is a clear message and nothing is
-sent. The prompt is fetched when the message's turn starts (frontends/tui/outgoing.py),
+sent. The prompt is fetched when the message's turn starts (commands/outgoing.py),
 so Esc stops a server slow to answer, and one queued behind a turn keeps its
 place.
 """
@@ -20,13 +20,14 @@ from __future__ import annotations
 
 import re
 import shlex
+from collections.abc import Awaitable, Callable
 from functools import partial
 from typing import TYPE_CHECKING
 
 from agentcli.commands.registry import Command, CommandContext, CommandRegistry
 
 if TYPE_CHECKING:
-    from agentcli.core.messages import Block
+    from agentcli.core.messages import Block, Message
     from agentcli.mcp.manager import McpManager
     from agentcli.mcp.status import PromptInfo
 
@@ -67,7 +68,12 @@ def prompt_arguments(prompt: PromptInfo, text: str) -> dict[str, str]:
     return given
 
 
-def prompt_command(prompt: PromptInfo, manager: McpManager) -> Command:
+FetchPrompt = Callable[["McpManager", str, str, dict[str, str]], Awaitable[list["Message"]]]
+"""(manager, server, prompt name, arguments) -> the prompt's messages; raises McpCallError.
+The app's (frontends/tui/mcp/actions.py), which bounds the call."""
+
+
+def prompt_command(prompt: PromptInfo, manager: McpManager, fetch: FetchPrompt) -> Command:
     """The slash command that runs `prompt`."""
     name = command_name(prompt.server, prompt.name)
     hint = argument_hint(prompt)
@@ -79,8 +85,8 @@ def prompt_command(prompt: PromptInfo, manager: McpManager) -> Command:
         except PromptArgumentsError as problem:
             ctx.error(f"/{name}: {problem} · usage: {usage}")
             return
-        make = partial(prompt_content, manager, prompt, arguments, f"/{name}")
-        ctx.app.send(f"/{name} {ctx.args}".rstrip(), make=make)
+        make = partial(prompt_content, fetch, manager, prompt, arguments, f"/{name}")
+        ctx.app().send(f"/{name} {ctx.args}".rstrip(), make=make)
 
     about = prompt.description.strip().splitlines()[0] if prompt.description.strip() else ""
     return Command(
@@ -93,17 +99,20 @@ def prompt_command(prompt: PromptInfo, manager: McpManager) -> Command:
 
 
 async def prompt_content(
-    manager: McpManager, prompt: PromptInfo, arguments: dict[str, str], command: str
+    fetch: FetchPrompt,
+    manager: McpManager,
+    prompt: PromptInfo,
+    arguments: dict[str, str],
+    command: str,
 ) -> list[Block]:
     """The prompt's messages, fetched now, as one user message's content blocks.
-    Raises NotSent (frontends/tui/outgoing.py) with the reason."""
+    Raises NotSent (commands/outgoing.py) with the reason."""
+    from agentcli.commands.outgoing import NotSent
     from agentcli.core.messages import as_blocks
-    from agentcli.frontends.tui.mcp.actions import fetch_prompt
-    from agentcli.frontends.tui.outgoing import NotSent
     from agentcli.mcp.errors import McpCallError
 
     try:
-        messages = await fetch_prompt(manager, prompt.server, prompt.name, arguments)
+        messages = await fetch(manager, prompt.server, prompt.name, arguments)
     except McpCallError as problem:
         raise NotSent(f"{command}: {problem}") from None
     content = [block for message in messages for block in as_blocks(message["content"])]
@@ -115,9 +124,10 @@ async def prompt_content(
 class PromptCommands:
     """Keeps the registry's MCP prompt commands equal to the connected servers' prompts."""
 
-    def __init__(self, registry: CommandRegistry, manager: McpManager) -> None:
+    def __init__(self, registry: CommandRegistry, manager: McpManager, fetch: FetchPrompt) -> None:
         self.registry = registry
         self.manager = manager
+        self.fetch = fetch
         self._registered: dict[str, PromptInfo] = {}
 
     def sync(self) -> None:
@@ -132,7 +142,7 @@ class PromptCommands:
             self.registry.unregister(name)
         for name, prompt in wanted.items():
             if self._registered.get(name) != prompt:
-                self.registry.register(prompt_command(prompt, self.manager))
+                self.registry.register(prompt_command(prompt, self.manager, self.fetch))
         self._registered = wanted
 
     def clear(self) -> None:

@@ -1,4 +1,4 @@
-"""`/mcp`: the session's MCP servers, on a screen of their own (frontends/tui/screens/mcp_servers.py).
+"""`/mcp`: the session's MCP servers, on a screen of the app's (`CommandHost.show_mcp_servers`).
 
 With no server configured it says how to add one, and names any
 configuration file or entry that could not be used (those would otherwise
@@ -28,6 +28,4 @@ async def mcp_command(ctx: CommandContext) -> None:
         listed = "".join(f"\n- {md(problem)}" for problem in problems)
         ctx.output(NO_SERVERS + (f"\n\nNot used:{listed}" if problems else ""))
         return
-    from agentcli.frontends.tui.screens.mcp_servers import McpServersScreen
-
-    ctx.app.push_screen(McpServersScreen(manager, ctx.app.cwd))
+    ctx.app().show_mcp_servers(manager)

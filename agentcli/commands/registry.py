@@ -15,12 +15,14 @@ registers into the process-wide `REGISTRY`. The app imports
 `agentcli.commands.builtin` and, when it exists,
 `agentcli.commands.session_commands` at start-up (see `load_command_modules`).
 
-The handler receives a `CommandContext`: the running app (a Textual `App`,
-typed loosely here so this module never imports textual), the engine (or None
-while the provider loads; `ctx.engine` is built before the first frame so it
-is always set in practice), the argument text after the command name, and
-helpers to write to the conversation. Handlers must not block: anything slow
-goes to `await asyncio.to_thread(...)` or a worker.
+The handler receives a `CommandContext`: in the interactive app its host
+(a `CommandHost`, commands/host.py: a Protocol, so this package never imports
+the app), the engine (or None while the provider loads), the argument text
+after the command name, and where to write what it says. Each command
+declares the front ends it runs in (`frontends`, commands/host.py); a front
+end runs and lists only those, so `/help`, an editor's command list and `-p`
+agree. Handlers must not block: anything slow goes to
+`await asyncio.to_thread(...)` or a worker.
 """
 
 from __future__ import annotations
@@ -28,25 +30,37 @@ from __future__ import annotations
 import importlib
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
+
+from agentcli.commands.host import APP_ONLY, CommandHost, Frontend
+
+if TYPE_CHECKING:
+    from agentcli.engine.query_engine import QueryEngine
 
 
 @dataclass
 class CommandContext:
     """What a handler gets.
 
-    `app` is the AgentApp (agentcli/frontends/tui/app.py); `engine` the QueryEngine;
-    `args` the text after `/name ` (stripped, possibly empty).
-    `output(text)` shows a markdown note in the conversation;
-    `error(text)` shows an error note. Both are set by the app.
+    `host`: the interactive app (None in `-p` and ACP, which run only the
+    commands that declare them); `engine` the session's (None while it is
+    built); `args` the text after `/name ` (stripped, possibly empty).
+    `output(text)` shows what the command says (markdown); `error(text)` an error.
     """
 
-    app: Any
-    engine: Any
+    host: CommandHost | None
+    engine: QueryEngine | None
     args: str = ""
     registry: CommandRegistry | None = None
     output: Callable[[str], None] = field(default=lambda text: None)
     error: Callable[[str], None] = field(default=lambda text: None)
+
+    def app(self) -> CommandHost:
+        """The host, for a command that runs only in the app (`frontends={"tui"}`): no
+        other front end runs it, so there it always is."""
+        if self.host is None:
+            raise RuntimeError("this command runs only in the interactive app")
+        return self.host
 
 
 Handler = Callable[[CommandContext], Awaitable[None]]
@@ -63,8 +77,9 @@ class Command:
     aliases: other names that run the same command ("quit" for "exit").
     hidden: registered but left out of /help and completion.
     source: "builtin", "session", "user", ... (for /help grouping).
-    headless: it needs no app (ctx.app is None): `-p "/cost"` runs it and prints
-        what it says; `-p` refuses the others (commands/headless_prompt.py).
+    frontends: where it runs (commands/host.py): "tui" the app; "print" `-p "/cost"`,
+        which prints what it says and refuses the others (commands/headless_prompt.py);
+        "acp" an editor's session. Outside the app `ctx.host` is None.
     """
 
     name: str
@@ -74,7 +89,10 @@ class Command:
     aliases: tuple[str, ...] = ()
     hidden: bool = False
     source: str = "builtin"
-    headless: bool = False
+    frontends: frozenset[Frontend] = APP_ONLY
+
+    def runs_in(self, frontend: Frontend) -> bool:
+        return frontend in self.frontends
 
 
 class CommandRegistry:
@@ -108,10 +126,10 @@ class CommandRegistry:
     def __contains__(self, name: str) -> bool:
         return self.get(name) is not None
 
-    def all(self, *, include_hidden: bool = False) -> list[Command]:
-        """Commands sorted by name."""
+    def all(self, *, include_hidden: bool = False, frontend: Frontend = "tui") -> list[Command]:
+        """The commands that run in `frontend`, sorted by name."""
         cmds = sorted(self._commands.values(), key=lambda c: c.name)
-        return [c for c in cmds if include_hidden or not c.hidden]
+        return [c for c in cmds if (include_hidden or not c.hidden) and c.runs_in(frontend)]
 
     def matching(self, prefix: str) -> list[Command]:
         """Visible commands whose name starts with `prefix` (then those containing it):
@@ -135,7 +153,7 @@ def command(
     aliases: Iterable[str] = (),
     hidden: bool = False,
     source: str = "builtin",
-    headless: bool = False,
+    frontends: Iterable[Frontend] = APP_ONLY,
     registry: CommandRegistry | None = None,
 ) -> Callable[[Handler], Handler]:
     """Decorator: register an async handler as `/name` in REGISTRY (or `registry`)."""
@@ -150,7 +168,7 @@ def command(
                 aliases=tuple(aliases),
                 hidden=hidden,
                 source=source,
-                headless=headless,
+                frontends=frozenset(frontends),
             )
         )
         return handler

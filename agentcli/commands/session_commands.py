@@ -7,7 +7,6 @@ them and show the text.
 
 from __future__ import annotations
 
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -121,21 +120,6 @@ def memory_text(engine: Any) -> str:
     return "\n".join(lines)
 
 
-def sessions_text(project: Path, limit: int = 20) -> str:
-    from agentcli.session.store import list_sessions
-
-    sessions = list_sessions(project)
-    if not sessions:
-        return "No earlier sessions in this folder."
-    lines = ["| updated | messages | first prompt | id |", "|---|---:|---|---|"]
-    for s in sessions[:limit]:
-        when = _format_time(s.updated)
-        prompt = (s.first_prompt or "(no text)").replace("|", "\\|")[:70]
-        lines.append(f"| {when} | {s.message_count} | {prompt} | `{s.id[:8]}` |")
-    lines += ["", "`/resume ID` (a prefix is enough) or `agentcli --resume ID` to open one."]
-    return "\n".join(lines)
-
-
 async def compact_text(engine: Any, focus: str = "") -> tuple[bool, str]:
     outcome = await engine.compact(focus)
     if outcome.ok:
@@ -151,6 +135,7 @@ async def compact_text(engine: Any, focus: str = "") -> tuple[bool, str]:
     "Summarise the conversation to free context",
     argument_hint="[focus]",
     source="session",
+    frontends=("tui", "acp"),
 )
 async def compact_command(ctx: CommandContext) -> None:
     if ctx.engine is None:
@@ -160,7 +145,12 @@ async def compact_command(ctx: CommandContext) -> None:
     (ctx.output if ok else ctx.error)(text)
 
 
-@command("context", "Show how full the context window is, by part", source="session", headless=True)
+@command(
+    "context",
+    "Show how full the context window is, by part",
+    source="session",
+    frontends=("tui", "print", "acp"),
+)
 async def context_command(ctx: CommandContext) -> None:
     if ctx.engine is None:
         ctx.error(NOT_READY)
@@ -172,7 +162,7 @@ async def context_command(ctx: CommandContext) -> None:
     "cost",
     "Show the tokens of each kind and the cost of this session",
     source="session",
-    headless=True,
+    frontends=("tui", "print", "acp"),
 )
 async def cost_command(ctx: CommandContext) -> None:
     if ctx.engine is None:
@@ -185,7 +175,7 @@ async def cost_command(ctx: CommandContext) -> None:
     "memory",
     "Show the memory files (AGENTS.md, CLAUDE.md) in the context",
     source="session",
-    headless=True,
+    frontends=("tui", "print", "acp"),
 )
 async def memory_command(ctx: CommandContext) -> None:
     if ctx.engine is None:
@@ -196,11 +186,7 @@ async def memory_command(ctx: CommandContext) -> None:
 
 @command("init", "Study the project and write its AGENTS.md", source="session")
 async def init_command(ctx: CommandContext) -> None:
-    send = getattr(ctx.app, "send", None)
-    if send is None:
-        ctx.error("/init needs the interactive app")
-        return
-    send(INIT_PROMPT)
+    ctx.app().send(INIT_PROMPT)
 
 
 @command(
@@ -216,11 +202,7 @@ async def resume_command(ctx: CommandContext) -> None:
 
     project = Path(ctx.engine.workspace.root) if ctx.engine is not None else Path.cwd()
     if not ctx.args:
-        picker = getattr(ctx.app, "pick_session", None)
-        if picker is not None:
-            await picker()
-        else:
-            ctx.output(await asyncio.to_thread(sessions_text, project))
+        await ctx.app().pick_session()
         return
     try:
         current = ctx.engine.session_id if ctx.engine is not None else None
@@ -232,25 +214,17 @@ async def resume_command(ctx: CommandContext) -> None:
         return
     if loaded is None:  # only when no id is given, which is handled above
         return
-    opener = getattr(ctx.app, "resume_session", None)
-    if opener is None:
-        ctx.output(f"Restart with `agentcli --resume {loaded.session_id}` to open it.")
-        return
-    await opener(loaded)
+    await ctx.app().resume_session(loaded)
 
 
 @command(
     "rewind",
     "Restore the code and/or the conversation to before a prompt (also: Esc twice)",
     source="session",
+    frontends=("tui", "acp"),  # in an editor it says how to rewind without the app
 )
 async def rewind_command(ctx: CommandContext) -> None:
-    opener = getattr(ctx.app, "open_rewind", None)
-    if opener is None:
+    if ctx.host is None:
         ctx.error("/rewind needs the interactive app; headless: agentcli --resume ID --rewind-to")
         return
-    opener()
-
-
-def _format_time(value: datetime) -> str:
-    return value.astimezone().strftime("%Y-%m-%d %H:%M")
+    ctx.host.open_rewind()

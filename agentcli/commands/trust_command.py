@@ -19,7 +19,7 @@ async def trust_command(ctx: CommandContext) -> None:
     from agentcli.config.trust_question import remember_trust
     from agentcli.wiring.bootstrap import project_withheld
 
-    app = ctx.app
+    app = ctx.app()
     project = app.cwd
     settings = getattr(ctx.engine, "settings", None)
     state = "trusted" if settings is not None and settings.trusted else "not trusted"

@@ -20,8 +20,8 @@ from agentcli.wiring.composition import finish_session
 from tests.engine.scripted import ScriptedProvider
 
 load_command_modules()
-HEADLESS = sorted(c.name for c in REGISTRY.all(include_hidden=True) if c.headless)
-APP_ONLY = sorted(c.name for c in REGISTRY.all(include_hidden=True) if not c.headless)
+HEADLESS = sorted(c.name for c in REGISTRY.all(include_hidden=True) if c.runs_in("print"))
+APP_ONLY = sorted(c.name for c in REGISTRY.all(include_hidden=True) if not c.runs_in("print"))
 
 
 @pytest.fixture

@@ -48,8 +48,6 @@ from agentcli.wiring.composition import finish_session
 AUTH_REQUIRED = -32000
 RESOURCE_NOT_FOUND = -32002
 
-_NEED_THE_APP = frozenset({"init", "resume"})
-
 MODES = {
     PermissionMode.DEFAULT: ("Default", "Ask before edits and commands"),
     PermissionMode.ACCEPT_EDITS: ("Accept edits", "Edit files without asking"),
@@ -260,7 +258,7 @@ class AcpAgent:
             return False
         replies: list[str] = []
         context = CommandContext(
-            app=None,
+            host=None,
             engine=session.engine,
             args=parsed[1],
             registry=REGISTRY,
@@ -274,16 +272,12 @@ class AcpAgent:
 
 
 def _commands() -> list[Command]:
-    """The slash commands that run on the engine alone: the session's, less those that
-    need the app (to send a prompt of their own, to switch sessions: the editor's job)."""
+    """The slash commands that declare they run in an editor's session (commands/host.py):
+    on the engine alone, with no app."""
     from agentcli.commands.registry import load_command_modules
 
-    load_command_modules(["agentcli.commands.session_commands"])
-    return [
-        command
-        for command in REGISTRY.all()
-        if command.source == "session" and command.name not in _NEED_THE_APP
-    ]
+    load_command_modules()
+    return REGISTRY.all(frontend="acp")
 
 
 def _commands_update() -> dict[str, Any]:

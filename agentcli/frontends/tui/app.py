@@ -1,10 +1,12 @@
 """AgentApp: the interactive agent, composed of one helper per concern.
 
-This module is the App itself: its widgets, its bindings, the state the other
-parts of the UI and the slash commands read (`engine`, `queue`, `prompt`,
-`conversation`, ...), and the small public surface commands use (`send`,
-`note`, `clear_conversation`, `set_theme`, `pick_session`, ...). The work is
-done by helpers that each hold a reference to the app:
+This module is the App itself: its widgets, its bindings, and the small
+public surface slash commands use, their `CommandHost` (commands/host.py:
+`send`, `note`, `clear_conversation`, `set_theme`, `pick_session`, ...). State has one owner each: the widgets
+their own; the turn runner its queue, worker and question; the prompt flow
+the completion's file list; and what several parts read, the engine first,
+lives in one small typed object (frontends/tui/state.py). The helpers each get
+a narrow Protocol of what they need, never the app, and none imports it:
 
 - frontends/tui/startup.py: after the first frame, the engine, provider and MCP servers,
   built off the UI thread (only textual and our UI modules are imported before
@@ -15,6 +17,9 @@ done by helpers that each hold a reference to the app:
   questions;
 - frontends/tui/key_actions.py: Esc, Ctrl+C, Shift+Tab;
 - frontends/tui/ending.py: ending by a signal, and closing everything on the way out.
+
+Start-up and the session switcher tell the app what happened by posting typed
+messages (frontends/tui/messages.py); the handlers below hand each to its owner.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
+from textual import on
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -33,15 +39,17 @@ from textual.widgets import Static
 
 from agentcli import __version__
 from agentcli.commands.file_commands import FileCommands
+from agentcli.commands.outgoing import Blocks, Prepared
 from agentcli.commands.registry import REGISTRY
+from agentcli.frontends.tui import messages
 from agentcli.frontends.tui.ending import Ending
 from agentcli.frontends.tui.events_view import EventsView
 from agentcli.frontends.tui.history import PromptHistory
 from agentcli.frontends.tui.key_actions import KeyActions
-from agentcli.frontends.tui.outgoing import Blocks, Prepared
 from agentcli.frontends.tui.prompt_flow import PromptFlow
 from agentcli.frontends.tui.sessions import Sessions
 from agentcli.frontends.tui.startup import Startup
+from agentcli.frontends.tui.state import AppState
 from agentcli.frontends.tui.themes import (
     DEFAULT_THEME,
     HIGH_CONTRAST,
@@ -57,10 +65,14 @@ from agentcli.frontends.tui.widgets.status import StatusBar, StatusLine
 from agentcli.frontends.tui.widgets.todo_list import TodoPanel
 
 if TYPE_CHECKING:
+    import argparse
+
+    from agentcli.config.untrusted import Withheld
     from agentcli.engine.query_engine import QueryEngine
-    from agentcli.frontends.tui.mcp.link import McpLink
     from agentcli.frontends.tui.widgets.permission_prompt import PermissionPrompt
+    from agentcli.mcp.manager import McpManager
     from agentcli.permissions.question import PermissionQuestion
+    from agentcli.session.loader import LoadedSession
 
 
 class AgentApp(App[None]):
@@ -74,7 +86,7 @@ class AgentApp(App[None]):
 
     def __init__(
         self,
-        args: Any = None,
+        args: argparse.Namespace | None = None,
         *,
         cwd: Path | None = None,
         engine: QueryEngine | None = None,
@@ -86,40 +98,31 @@ class AgentApp(App[None]):
         cursor_blink: bool = True,
     ) -> None:
         super().__init__()
-        self.args = args
-        self.cwd = (cwd or Path.cwd()).resolve()
-        self.engine = engine
-        self.first_prompt = first_prompt
-        self.load_provider = load_provider
-        self.permission_guard_s = permission_guard_s
+        self.state = AppState(
+            cwd=(cwd or Path.cwd()).resolve(),
+            permission_guard_s=permission_guard_s,
+            engine=engine,
+        )
         self.remember_theme = remember_theme
         # Off for pictures of the screen (snapshots): a blinking cursor makes
         # the same screen render two ways depending on when it is captured.
         self.cursor_blink = cursor_blink
-        self.provider_error: str | None = None
-        self.queue: list[str | Prepared] = []
-        self.pending_context: Blocks = []  # `!` output for the next message
         self.registry = REGISTRY
         self.file_commands = FileCommands(self.registry)  # .agentcli/commands/*.md and others
-        self.history = PromptHistory(None)
-        self.files: list[str] | None = None
-        self.commands_loaded = False
-        self.shell_run: Any = None
-        self.permission_prompt: PermissionPrompt | None = None
-        self.mcp_link: McpLink | None = None  # once the engine has MCP servers
-        self.initial_mode: str | None = None  # the engine's permission mode when it came
+        self.commands_loaded = False  # the command modules and files are in the registry
         self._initial_theme = theme_name
         self.theme_name = DEFAULT_THEME
-        self.turn_worker: Any = None
-        self.making_message = False  # the turn is still making its message's content
-        self.exit_signal: int | None = None  # SIGTERM / SIGHUP, once one arrived
-        self.trusted: bool | None = None  # the answer to the trust question; None: not asked
-        self.startup = Startup(self)
-        self.sessions = Sessions(self)
-        self.prompt_flow = PromptFlow(self)
-        self.turns = TurnRunner(self)
-        self.keys = KeyActions(self)
-        self.ending = Ending(self)
+        self.startup = Startup(self, args, load_provider=load_provider)
+        self.turns = TurnRunner(self, first_prompt)
+        self.sessions = Sessions(self, self.startup.options)
+        self.prompt_flow = PromptFlow(self, self.turns.run_shell)
+        self.keys = KeyActions(self, self.turns.interrupt)
+        self.ending = Ending(
+            self,
+            interrupt=self.action_interrupt,
+            wait_for_turn=self.turns.wait,
+            close_session=self.sessions.close_session,
+        )
         self.register_theme(HIGH_CONTRAST)
 
     def get_driver_class(self) -> Any:
@@ -164,14 +167,15 @@ class AgentApp(App[None]):
     def model_name(self) -> str:
         if self.engine is not None:
             return self.engine.config.model
-        return str(getattr(self.args, "model", None) or os.environ.get("AGENTCLI_MODEL") or "…")
+        model = getattr(self.startup.args, "model", None)
+        return str(model or os.environ.get("AGENTCLI_MODEL") or "…")
 
     def on_mount(self) -> None:
         self.ending.follow_signals()
         self._apply_initial_theme()
         self.banner = Static(self.banner_text(), id="banner")
         self.conversation.add_widget(self.banner)
-        self.prompt.prompt_history = self.history
+        self.prompt.prompt_history = PromptHistory(None)  # the project's comes at start-up
         self.prompt.focus()
         self.refresh_status()
         self.screen.screen_layout_refresh_signal.subscribe(self, self._fit_question)
@@ -193,6 +197,9 @@ class AgentApp(App[None]):
         self.theme_name = name
         apply_theme(self, name)
 
+    def theme_names(self) -> list[str]:
+        return theme_names()
+
     def set_theme(self, name: str) -> str | None:
         """Switch and remember the theme; returns a problem message or None."""
         if name not in theme_names():
@@ -208,15 +215,79 @@ class AgentApp(App[None]):
     # -- the engine -------------------------------------------------------------------
 
     @property
+    def engine(self) -> QueryEngine | None:
+        return self.state.engine
+
+    @property
+    def cwd(self) -> Path:
+        return self.state.cwd
+
+    @property
+    def provider_error(self) -> str | None:
+        return self.state.provider_error
+
+    @property
     def ready(self) -> bool:
-        engine = self.engine
-        return engine is not None and engine.provider is not None and not self.sessions.opening
+        return self.state.ready
 
     def built_engine(self) -> QueryEngine:
         """The engine, where the flow guarantees it is built (after `engine_built`)."""
-        if self.engine is None:
-            raise RuntimeError("the engine is not built yet")
-        return self.engine
+        return self.state.built_engine()
+
+    # -- what start-up and the session switcher report (frontends/tui/messages.py) -----
+
+    @on(messages.Note)
+    def _note_posted(self, message: messages.Note) -> None:
+        self.note(message.text, message.level)
+
+    @on(messages.CommandsLoaded)
+    def _commands_loaded(self) -> None:
+        self.commands_loaded = True
+        self.prompt_flow.update_completion()  # a `/` typed before the commands were loaded
+
+    @on(messages.HistoryLoaded)
+    def _history_loaded(self, message: messages.HistoryLoaded) -> None:
+        self.prompt.prompt_history = message.history
+
+    @on(messages.FilesListed)
+    def _files_listed(self, message: messages.FilesListed) -> None:
+        self.prompt_flow.files = message.files
+        self.prompt_flow.update_completion()  # an `@` typed before the list was ready
+
+    @on(messages.EngineBuilt)
+    def _engine_built(self, message: messages.EngineBuilt) -> None:
+        self.sessions.engine_built(message.engine)
+
+    @on(messages.ResumedAtStart)
+    async def _resumed_at_start(self, message: messages.ResumedAtStart) -> None:
+        await self.sessions.show_resumed(message.loaded)
+
+    @on(messages.PickSession)
+    async def _pick_session(self) -> None:
+        await self.sessions.pick_session()
+
+    @on(messages.ProviderLoaded)
+    def _provider_loaded(self, message: messages.ProviderLoaded) -> None:
+        self.built_engine().connect(message.provider)
+        self.sessions.engine_ready()
+
+    @on(messages.ProviderFailed)
+    def _provider_failed(self, message: messages.ProviderFailed) -> None:
+        self.state.provider_error = message.message
+        self.note(message.message, "error")
+        self.refresh_status()
+
+    @on(messages.EngineReady)
+    def _engine_ready(self) -> None:
+        self.sessions.engine_ready()
+
+    @on(messages.McpLoaded)
+    def _mcp_loaded(self, message: messages.McpLoaded) -> None:
+        self.run_worker(self.startup.start_mcp(message.manager), group="mcp", exit_on_error=False)
+
+    @on(messages.SessionOpened)
+    def _session_opened(self) -> None:
+        self.turns.drain_queue()
 
     # -- notes and status -------------------------------------------------------
 
@@ -262,12 +333,22 @@ class AgentApp(App[None]):
     ) -> None:
         """Send a message, or queue it while starting up or while a turn runs.
         `make`: gives the message's content when its turn starts (it is shown as
-        `text`); `scope`: around that turn; see frontends/tui/outgoing.py."""
+        `text`); `scope`: around that turn; see commands/outgoing.py."""
         self.turns.send(text if make is None else Prepared(text, make, scope))
 
     @property
     def busy(self) -> bool:
-        return self.turn_worker is not None and not self.turn_worker.is_finished
+        return self.turns.busy
+
+    @property
+    def permission_prompt(self) -> PermissionPrompt | None:
+        """The open permission question, if one is (the turn runner's)."""
+        return self.turns.permission_prompt
+
+    @property
+    def history(self) -> PromptHistory | None:
+        """The prompt's history (the prompt owns it; the project's once start-up read it)."""
+        return self.prompt.prompt_history
 
     def ask_permission(self, question: PermissionQuestion) -> None:
         """Show a question in place of the input until it closes (frontends/tui/turns.py)."""
@@ -296,26 +377,44 @@ class AgentApp(App[None]):
         """`--resume` / `/resume` without an id: the picker of this folder's sessions."""
         await self.sessions.pick_session()
 
-    async def resume_session(self, loaded: Any) -> None:
+    async def resume_session(self, loaded: LoadedSession) -> None:
         """Switch to an earlier session: a fresh engine on its messages, its history on screen."""
         await self.sessions.resume_session(loaded)
 
-    def show_trust_question(self, items: list[Any], on_answer: Any) -> None:
+    def show_trust_question(self, items: list[Withheld], on_answer: Callable[[bool], None]) -> None:
         """The trust question over the app; `on_answer(trusted: bool)` gets the answer."""
         from agentcli.frontends.tui.screens.trust_question import GUARD_S, TrustQuestion
 
-        guard = GUARD_S if self.permission_guard_s is None else self.permission_guard_s
-        self.push_screen(TrustQuestion(self.cwd, items, guard_s=guard), callback=on_answer)
+        guard = self.state.guard_s(GUARD_S)
+
+        def answered(trusted: bool | None) -> None:
+            on_answer(trusted is True)  # the screen gives a bool; "no" is the safe reading
+
+        self.push_screen(TrustQuestion(self.cwd, items, guard_s=guard), callback=answered)
 
     def open_rewind(self) -> None:
         """`/rewind`, Esc Esc: go back to before a prompt (frontends/tui/rewind_flow.py)."""
         from agentcli.frontends.tui.rewind_flow import run_rewind
 
         self.keys.disarm()  # its hint goes as the rewind opens
-        self.run_worker(run_rewind(self), group="rewind", exclusive=True, exit_on_error=False)
+        rewind = run_rewind(self, self.turns.wait)
+        self.run_worker(rewind, group="rewind", exclusive=True, exit_on_error=False)
+
+    def show_mcp_servers(self, manager: McpManager) -> None:
+        """`/mcp`: the servers' screen (frontends/tui/screens/mcp_servers.py)."""
+        from agentcli.frontends.tui.screens.mcp_servers import McpServersScreen
+
+        self.push_screen(McpServersScreen(manager, self.cwd))
+
+    def last_answer(self) -> str:
+        """The last answer's markdown, as the model wrote it (`/copy`)."""
+        return self.conversation.last_answer_source
+
+    def close_popup(self) -> None:
+        self.prompt_flow.close_popup()
 
     async def clear_conversation(self) -> None:
-        self.pending_context.clear()  # `!command` output belonged to what is cleared
+        self.turns.pending_context.clear()  # `!command` output belonged to what is cleared
         self.todo_panel.show_list(())
         await self.conversation.clear()
         self.banner = Static(self.banner_text(), id="banner")

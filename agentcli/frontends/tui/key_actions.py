@@ -10,16 +10,23 @@ A first Esc or Ctrl+C on the empty prompt arms its key: the status bar says
 what a second press does, for `double_press_s`. One state holds both the
 meaning and the hint, so they end together: when the time is up, when the
 second press comes, when the rewind opens, when the person types.
+
+What Esc stops belongs to the turn runner: its `interrupt` is given here. The
+keys get a `KeyHost`: the few things of the app they read or call.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
+    from textual.screen import Screen
     from textual.timer import Timer
 
-    from agentcli.frontends.tui.app import AgentApp
+    from agentcli.frontends.tui.state import AppState
+    from agentcli.frontends.tui.widgets.prompt_input import PromptInput
+    from agentcli.frontends.tui.widgets.status import StatusBar
 
 MODE_CYCLE = ["default", "acceptEdits", "plan"]
 DOUBLE_PRESS_S = 2.0  # a second Esc / Ctrl+C within this opens the rewind / quits
@@ -27,9 +34,30 @@ REWIND_HINT = "Press Esc again to rewind"
 EXIT_HINT = "Press Ctrl+C again to exit"
 
 
+class KeyHost(Protocol):
+    """What the keys need of the app."""
+
+    @property
+    def state(self) -> AppState: ...
+    @property
+    def prompt(self) -> PromptInput: ...
+    @property
+    def status_bar(self) -> StatusBar: ...
+    @property
+    def screen(self) -> Screen[Any]: ...
+    def set_timer(self, delay: float, callback: Any) -> Timer: ...
+    def copy_to_clipboard(self, text: str) -> None: ...
+    def close_popup(self) -> None: ...
+    def open_rewind(self) -> None: ...
+    def refresh_status(self) -> None: ...
+    def exit(self) -> None: ...
+
+
 class KeyActions:
-    def __init__(self, app: AgentApp) -> None:
+    def __init__(self, app: KeyHost, interrupt_turn: Callable[[], bool]) -> None:
+        """`interrupt_turn`: stops what runs; True when no turn was running."""
         self.app = app
+        self.interrupt_turn = interrupt_turn
         self.double_press_s = DOUBLE_PRESS_S
         self.armed: str | None = None  # "escape" or "ctrl+c", after a first press
         self._expiry: Timer | None = None
@@ -50,17 +78,7 @@ class KeyActions:
             self.app.status_bar.show_hint("")
 
     def interrupt(self) -> None:
-        app = self.app
-        if app.permission_prompt is not None:
-            app.permission_prompt.interrupt()
-        if app.shell_run is not None:
-            app.shell_run.kill()
-        if app.engine is not None and app.engine.busy:
-            app.engine.interrupt()
-            app.status_line.interrupting()
-        elif app.making_message:  # reading `@` attachments, fetching an MCP prompt
-            app.turn_worker.cancel()
-        elif not app.prompt.text and app.permission_prompt is None:
+        if self.interrupt_turn() and not self.app.prompt.text:
             self._escape_on_empty_prompt()
 
     def _escape_on_empty_prompt(self) -> None:
@@ -68,7 +86,7 @@ class KeyActions:
         app = self.app
         if self.armed == "escape":
             app.open_rewind()  # which disarms
-        elif app.engine is not None and app.engine.prompt_ids():
+        elif app.state.engine is not None and app.state.engine.prompt_ids():
             self._arm("escape", REWIND_HINT)
 
     def ctrl_c(self) -> None:
@@ -80,7 +98,7 @@ class KeyActions:
             return
         if app.prompt.text:
             app.prompt.set_text("")
-            app.prompt_flow.close_popup()
+            app.close_popup()
             return
         if self.armed == "ctrl+c":
             self.disarm()
@@ -91,13 +109,14 @@ class KeyActions:
     def cycle_mode(self) -> None:
         """Default, acceptEdits, plan; and bypassPermissions when the session began in it."""
         app = self.app
-        if app.engine is None:
+        engine = app.state.engine
+        if engine is None:
             return
         from agentcli.permissions.types import PermissionMode
 
-        policy = app.engine.gate.policy
+        policy = engine.gate.policy
         cycle = list(MODE_CYCLE)
-        if app.initial_mode == "bypassPermissions":
+        if app.state.initial_mode == "bypassPermissions":
             cycle.append("bypassPermissions")
         current = str(policy.mode)
         index = cycle.index(current) if current in cycle else -1

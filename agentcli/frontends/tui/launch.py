@@ -18,7 +18,7 @@ def main(args: Any) -> int:
 
     app = AgentApp(args, first_prompt=args.prompt)
     app.run()
-    if app.exit_signal == signal.SIGHUP:  # the terminal is gone: write nowhere from now on
+    if app.state.exit_signal == signal.SIGHUP:  # the terminal is gone: write nowhere from now on
         _detach_from_terminal()
     engine = app.engine  # its transcript was closed when the app unmounted
     if engine is not None and engine.messages:

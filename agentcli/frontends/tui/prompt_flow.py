@@ -10,12 +10,17 @@ together (a fast terminal, a paste-like burst) cannot leave it acting on a
 popup that was about to close or swallow it. Submitting records the text in
 the history and routes it. Kept apart from the app, which only forwards the
 prompt's messages here.
+
+The flow owns the completion's file list (`files`, listed at start-up); it
+gets a `PromptHost`, and the turn runner's `run_shell` for `!` lines.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Coroutine
+from typing import TYPE_CHECKING, Any, Protocol
 
+from agentcli.commands.host import CommandHost
 from agentcli.commands.registry import CommandContext, parse_command_line
 from agentcli.frontends.tui.completers import (
     Completion,
@@ -23,16 +28,40 @@ from agentcli.frontends.tui.completers import (
     file_completions,
     resource_completions,
 )
+from agentcli.frontends.tui.host import RunsWorkers
 
 if TYPE_CHECKING:
-    from agentcli.frontends.tui.app import AgentApp
+    from agentcli.commands.registry import CommandRegistry
+    from agentcli.frontends.tui.state import AppState
+    from agentcli.frontends.tui.widgets.completion_popup import CompletionPopup
+    from agentcli.frontends.tui.widgets.prompt_input import PromptInput
 
 COMMAND_PUNCTUATION = str.maketrans("", "", "-_:")  # in a command's name (`/mcp__s__p`)
 
 
+class PromptHost(CommandHost, RunsWorkers, Protocol):
+    """What the prompt flow needs of the app: the prompt, its popup, the commands, and
+    what a command may ask of the app (it is their host)."""
+
+    @property
+    def state(self) -> AppState: ...
+    @property
+    def prompt(self) -> PromptInput: ...
+    @property
+    def popup(self) -> CompletionPopup: ...
+    @property
+    def registry(self) -> CommandRegistry: ...
+    def markdown_note(self, text: str) -> None: ...
+
+
 class PromptFlow:
-    def __init__(self, app: AgentApp) -> None:
+    def __init__(
+        self, app: PromptHost, run_shell: Callable[[str], Coroutine[Any, Any, None]]
+    ) -> None:
+        """`run_shell`: runs a `!` line's command (frontends/tui/turns.py)."""
         self.app = app
+        self.run_shell = run_shell
+        self.files: list[str] | None = None  # the project's, for `@`; None: not listed yet
 
     # -- completion -------------------------------------------------------------------
 
@@ -43,9 +72,9 @@ class PromptFlow:
         if not items and "@" in text:
             row, col = app.prompt.cursor_location
             offset = sum(len(line) + 1 for line in text.split("\n")[:row]) + col
-            resources = app.mcp_link.resources() if app.mcp_link is not None else []
+            resources = app.state.mcp_link.resources() if app.state.mcp_link is not None else []
             items = resource_completions(text, offset, resources)
-            items += file_completions(text, offset, app.files or [])
+            items += file_completions(text, offset, self.files or [])
         app.popup.show(items)
         app.prompt.popup_open = app.popup.showing
 
@@ -99,7 +128,8 @@ class PromptFlow:
             return
         app = self.app
         full = app.prompt.pastes.expand(text)
-        app.history.add(full)
+        if app.prompt.prompt_history is not None:  # set when the prompt mounted
+            app.prompt.prompt_history.add(full)
         app.prompt.set_text("")
         self.close_popup()
         command = parse_command_line(text)
@@ -108,7 +138,7 @@ class PromptFlow:
         elif command is not None and command[0].translate(COMMAND_PUNCTUATION).isalnum():
             app.note(f"Unknown command: /{command[0]} · /help lists the commands", "warning")
         elif text.startswith("!") and text[1:].strip():
-            shell = app.turns.run_shell(full[1:].strip())
+            shell = self.run_shell(full[1:].strip())
             app.run_worker(shell, group="shell", exit_on_error=False)
         else:
             app.send(text)
@@ -119,8 +149,8 @@ class PromptFlow:
         if command is None:
             return
         ctx = CommandContext(
-            app=app,
-            engine=app.engine,
+            host=app,
+            engine=app.state.engine,
             args=args,
             registry=app.registry,
             output=app.markdown_note,

@@ -14,13 +14,16 @@ Restoring code reports each file in the conversation (session/rewind.py);
 restoring the conversation takes the engine back to just before the prompt,
 shows the conversation as the transcript now has it (and the todo list it
 had then), and puts the prompt back into the input to edit.
+
+The flow gets a `RewindHost` (the widgets it shows the result in, the screens
+it asks with) and a way to wait for the turn's end, never the app.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Protocol
 
 from agentcli.core.messages import Message, text_of
 from agentcli.frontends.tui.history_view import render_history
@@ -37,14 +40,35 @@ from agentcli.tools.todo_write import latest_todos
 
 if TYPE_CHECKING:
     from agentcli.engine.query_engine import QueryEngine
-    from agentcli.frontends.tui.app import AgentApp
+    from agentcli.frontends.tui.state import AppState
+    from agentcli.frontends.tui.widgets.conversation import Conversation
+    from agentcli.frontends.tui.widgets.prompt_input import PromptInput
+    from agentcli.frontends.tui.widgets.todo_list import TodoPanel
 
 BOTH, CONVERSATION, CODE = "both", "conversation", "code"
 
 
-async def run_rewind(app: AgentApp) -> None:
-    """The whole rewind; every cancel leaves everything as it was."""
-    engine = app.engine
+class RewindHost(Protocol):
+    """What the rewind needs of the app."""
+
+    @property
+    def state(self) -> AppState: ...
+    @property
+    def conversation(self) -> Conversation: ...
+    @property
+    def todo_panel(self) -> TodoPanel: ...
+    @property
+    def prompt(self) -> PromptInput: ...
+    def note(self, text: str, level: str = "info") -> None: ...
+    def refresh_status(self) -> None: ...
+    async def clear_conversation(self) -> None: ...
+    def push_screen(self, screen: Any, *, wait_for_dismiss: bool) -> Any: ...
+
+
+async def run_rewind(app: RewindHost, wait_for_turn: Callable[[], Awaitable[None]]) -> None:
+    """The whole rewind; every cancel leaves everything as it was. `wait_for_turn`:
+    until the last turn's worker ended (frontends/tui/turns.py)."""
+    engine = app.state.engine
     checkpoints = engine.checkpoints if engine is not None else None
     if engine is None or not isinstance(checkpoints, SessionCheckpoints):
         app.note("Rewind is not available: this session keeps no checkpoints.", "warning")
@@ -52,9 +76,7 @@ async def run_rewind(app: AgentApp) -> None:
     if engine.busy:
         app.note("A turn is running: press Esc to stop it, then rewind.", "warning")
         return
-    if app.turn_worker is not None:  # the turn is over; its worker may still be ending
-        with contextlib.suppress(Exception):  # failed or cancelled: over either way
-            await app.turn_worker.wait()
+    await wait_for_turn()  # the turn is over; its worker may still be ending
     rows = await asyncio.to_thread(_rows, checkpoints)
     if not rows:
         app.note("Nothing to rewind yet: no prompt in this conversation.")
@@ -110,7 +132,7 @@ def _choice(engine: QueryEngine, prompt_id: str, paths: list[str]) -> RewindQues
 
 
 async def _restore_code(
-    app: AgentApp, engine: QueryEngine, checkpoints: SessionCheckpoints, prompt_id: str
+    app: RewindHost, engine: QueryEngine, checkpoints: SessionCheckpoints, prompt_id: str
 ) -> list[str] | None:
     """Restore the files (asking about the person's own changes); the report's lines,
     or None when cancelled."""
@@ -138,7 +160,7 @@ def _conflicts(paths: list[str]) -> RewindQuestion:
     )
 
 
-async def _restore_conversation(app: AgentApp, engine: QueryEngine, prompt_id: str) -> None:
+async def _restore_conversation(app: RewindHost, engine: QueryEngine, prompt_id: str) -> None:
     message = engine.rewind_conversation(prompt_id)
     await app.clear_conversation()
     history, displays = await asyncio.to_thread(_history, engine)

@@ -6,35 +6,81 @@ for a resumed session) it follows that engine's MCP servers; once the engine
 has its provider, the SessionStart hooks run before the first prompt goes
 (the queue waits for them, and the context they print travels with that
 prompt, as in `-p`). SessionEnd hooks run when the person leaves or switches.
+
+The switcher writes the session's part of the shared state (AppState: the
+engine, its first mode, its MCP link, `opening`) and nothing else of the app:
+when the hooks are done it posts SessionOpened, and the app lets the queue go.
+It gets a `SessionHost`: the few things of the app it reads or calls.
 """
 
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol
+
+from agentcli.frontends.tui.host import RunsWorkers
+from agentcli.frontends.tui.messages import SessionOpened
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
+    from rich.text import Text
+    from textual.message import Message
+    from textual.widgets import Static
+
+    from agentcli.commands.registry import CommandRegistry
     from agentcli.engine.query_engine import QueryEngine
-    from agentcli.frontends.tui.app import AgentApp
+    from agentcli.frontends.tui.state import AppState
+    from agentcli.frontends.tui.widgets.conversation import Conversation
+    from agentcli.frontends.tui.widgets.todo_list import TodoPanel
+    from agentcli.session.loader import LoadedSession
+    from agentcli.session.store import SessionSummary
+    from agentcli.wiring.bootstrap import Options
 
 # A resumed conversation shows its latest messages; the rest stay in the transcript.
 RESUMED_MESSAGES_SHOWN = 200
 SESSION_END_AFTER_SIGNAL_S = 5.0  # SessionEnd hooks' time when a signal ends the app
 
 
+class SessionHost(RunsWorkers, Protocol):
+    """What the session switcher needs of the app (and the MCP link it makes)."""
+
+    @property
+    def state(self) -> AppState: ...
+    @property
+    def cwd(self) -> Path: ...
+    @property
+    def busy(self) -> bool: ...
+    @property
+    def banner(self) -> Static: ...
+    @property
+    def conversation(self) -> Conversation: ...
+    @property
+    def todo_panel(self) -> TodoPanel: ...
+    @property
+    def registry(self) -> CommandRegistry: ...
+    def banner_text(self) -> Text: ...
+    def note(self, text: str, level: str = "info") -> None: ...
+    def refresh_status(self) -> None: ...
+    def post_message(self, message: Message) -> bool: ...
+    def push_screen(self, screen: Any, callback: Any = None) -> Any: ...
+    async def clear_conversation(self) -> None: ...
+
+
 class Sessions:
-    def __init__(self, app: AgentApp) -> None:
+    def __init__(self, app: SessionHost, options: Callable[[], Options]) -> None:
+        """`options`: the bootstrap Options a new engine is built with (start-up's)."""
         self.app = app
-        # SessionStart hooks ran for this engine / are running (prompts wait for them).
-        self.opened = False
-        self.opening = False
+        self.options = options
+        self.opened = False  # SessionStart hooks ran for this engine (or are running)
 
     # -- a new engine -----------------------------------------------------------------
 
     def engine_built(self, engine: QueryEngine) -> None:
         app = self.app
-        app.engine = engine
-        app.initial_mode = str(engine.gate.policy.mode)
+        app.state.engine = engine
+        app.state.initial_mode = str(engine.gate.policy.mode)
         app.banner.update(app.banner_text())
         app.refresh_status()
         self.link_mcp()
@@ -43,30 +89,28 @@ class Sessions:
         """Follow the engine's MCP servers (prompt commands, failures, `@` resources);
         a new engine may keep the same ones (frontends/tui/mcp/link.py)."""
         app = self.app
-        manager = app.built_engine().mcp
-        if app.mcp_link is not None:
-            if app.mcp_link.manager is manager:
+        manager = app.state.built_engine().mcp
+        if app.state.mcp_link is not None:
+            if app.state.mcp_link.manager is manager:
                 return
-            app.mcp_link.close()
-            app.mcp_link = None
+            app.state.mcp_link.close()
+            app.state.mcp_link = None
         if manager is None or not manager.configured:
             return
         from agentcli.frontends.tui.mcp.link import McpLink
 
-        app.mcp_link = McpLink(app, manager)
+        app.state.mcp_link = McpLink(app, manager)
 
     def engine_ready(self) -> None:
         """The engine has its provider (or none is coming): open the session, then send
         what waits, the first prompt first."""
         app = self.app
-        if app.engine is not None and app.initial_mode is None:
-            app.initial_mode = str(app.engine.gate.policy.mode)
+        engine = app.state.engine
+        if engine is not None and app.state.initial_mode is None:
+            app.state.initial_mode = str(engine.gate.policy.mode)
         app.refresh_status()
-        if app.first_prompt:
-            prompt, app.first_prompt = app.first_prompt, None
-            app.queue.insert(0, prompt)
-        if app.engine is not None and not self.opened:
-            self.opening = True  # the queue waits for the SessionStart hooks
+        if engine is not None and not self.opened:
+            app.state.opening = True  # the queue waits for the SessionStart hooks
             # The method, not a coroutine: none is left unawaited if the app quits first.
             # (Textual's signature cannot type an async method's result: ignored.)
             app.run_worker(
@@ -75,22 +119,22 @@ class Sessions:
                 exit_on_error=False,
             )
             return
-        app.turns.drain_queue()
+        app.post_message(SessionOpened())
 
     # -- hooks ------------------------------------------------------------------------
 
     async def open_session(self) -> None:
         """SessionStart hooks, once per engine, before its first prompt goes (the context
         they print travels with that prompt, as in `-p`)."""
-        engine = self.app.built_engine()
+        engine = self.app.state.built_engine()
         self.opened = True
         try:
             source = "resume" if engine.messages else "startup"
             for notice in await engine.start_session(source):
                 self.app.note(notice, "warning")
         finally:
-            self.opening = False
-            self.app.turns.drain_queue()
+            self.app.state.opening = False
+            self.app.post_message(SessionOpened())
 
     async def close_session(self, engine: QueryEngine, reason: str) -> None:
         """SessionEnd hooks, when the person leaves or switches sessions (or a signal
@@ -99,7 +143,7 @@ class Sessions:
             return
         self.opened = False
         ending = engine.end_session(reason)
-        if self.app.exit_signal is None:
+        if self.app.state.exit_signal is None:
             await ending
             return
         try:
@@ -115,15 +159,16 @@ class Sessions:
         from agentcli.session.store import list_sessions
 
         app = self.app
-        sessions = await asyncio.to_thread(list_sessions, app.cwd)
-        current = app.engine.session_id if app.engine is not None else None
+        sessions = await asyncio.to_thread(list_sessions, app.state.cwd)
+        engine = app.state.engine
+        current = engine.session_id if engine is not None else None
         sessions = [s for s in sessions if s.id != current]
         if not sessions:
             app.note("No earlier conversation in this folder.")
             return
         app.push_screen(SessionPicker(sessions), callback=self._session_picked)
 
-    async def _session_picked(self, summary: Any) -> None:
+    async def _session_picked(self, summary: SessionSummary | None) -> None:
         from agentcli.session.claim import claim_session
         from agentcli.session.loader import TranscriptError
 
@@ -136,7 +181,7 @@ class Sessions:
             return
         await self.resume_session(loaded)
 
-    async def resume_session(self, loaded: Any) -> None:
+    async def resume_session(self, loaded: LoadedSession) -> None:
         """A fresh engine on the session's messages, its history on screen."""
         from agentcli.wiring.bootstrap import build_engine
         from agentcli.wiring.composition import finish_session
@@ -146,10 +191,10 @@ class Sessions:
             loaded.release()
             app.note("A turn is running: press Esc first, then resume.", "warning")
             return
-        old = app.engine
+        old = app.state.engine
         provider = old.provider if old is not None else None
         mcp = old.mcp if old is not None else None  # the servers stay connected
-        options = app.startup.options()
+        options = self.options()
         engine = await asyncio.to_thread(
             build_engine, options, provider, loaded, carry_totals=True, mcp=mcp
         )
@@ -161,7 +206,7 @@ class Sessions:
         await self.show_resumed(loaded)
         await self.open_session()
 
-    async def show_resumed(self, loaded: Any) -> None:
+    async def show_resumed(self, loaded: LoadedSession) -> None:
         from agentcli.frontends.tui.history_view import render_history
         from agentcli.tools.todo_write import latest_todos
 
@@ -171,7 +216,7 @@ class Sessions:
             hidden = len(history) - RESUMED_MESSAGES_SHOWN
             app.note(f"… {hidden} earlier messages are in the transcript, not shown here")
             history = history[-RESUMED_MESSAGES_SHOWN:]
-        engine = app.built_engine()
+        engine = app.state.built_engine()
         await render_history(
             app.conversation, history, loaded.displays, engine.tools, engine.workspace
         )

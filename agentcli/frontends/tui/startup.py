@@ -9,23 +9,59 @@ not trusted yet, the loader first asks (screens/trust_question.py) and builds
 the engine only with the answer, so nothing from those settings takes effect
 before it. The MCP SDK is imported after the provider, and its servers are
 started on the app's loop, where the engine that calls them lives.
+
+Start-up sets nothing on the app: what it finds it posts as a message
+(frontends/tui/messages.py), in order, and the app gives each to its owner.
+It gets a `StartupHost`: the few things of the app it reads or calls.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
+from agentcli.frontends.tui import messages
 from agentcli.frontends.tui.history import PromptHistory
+from agentcli.frontends.tui.host import RunsWorkers
 
 if TYPE_CHECKING:
-    from agentcli.frontends.tui.app import AgentApp
+    import argparse
+
+    from textual.message import Message
+
+    from agentcli.commands.file_commands import FileCommands
+    from agentcli.config.untrusted import Withheld
+    from agentcli.engine.query_engine import QueryEngine
+    from agentcli.frontends.tui.state import AppState
     from agentcli.mcp.manager import McpManager
+    from agentcli.session.loader import LoadedSession
+    from agentcli.wiring.bootstrap import Options
+
+
+class StartupHost(RunsWorkers, Protocol):
+    """What start-up needs of the app."""
+
+    @property
+    def state(self) -> AppState: ...
+    @property
+    def file_commands(self) -> FileCommands: ...
+    def post_message(self, message: Message) -> bool: ...
+    def note(self, text: str, level: str = "info") -> None: ...
+    def call_from_thread(self, callback: Callable[..., Any], *args: Any) -> Any: ...
+    def show_trust_question(
+        self, items: list[Withheld], on_answer: Callable[[bool], None]
+    ) -> None: ...
 
 
 class Startup:
-    def __init__(self, app: AgentApp) -> None:
+    def __init__(
+        self, app: StartupHost, args: argparse.Namespace | None, *, load_provider: bool
+    ) -> None:
         self.app = app
+        self.args = args
+        self.load_provider = load_provider
+        self.trusted: bool | None = None  # the answer to the trust question; None: not asked
 
     def after_first_frame(self) -> None:
         import gc
@@ -38,32 +74,33 @@ class Startup:
         from agentcli.commands.registry import load_command_modules
 
         app = self.app
+        cwd = app.state.cwd
         for problem in load_command_modules():
             app.note(f"Could not load commands: {problem}", "warning")
-        for problem in app.file_commands.load(app.cwd):
+        for problem in app.file_commands.load(cwd):
             app.note(f"Custom command: {problem}", "warning")
-        app.commands_loaded = True
-        app.prompt_flow.update_completion()  # a `/` typed before the commands were loaded
-        app.history = PromptHistory.load(app.cwd)
-        app.prompt.prompt_history = app.history
-        if app.history.problem:
-            app.note(app.history.problem, "warning")
-        if app.engine is not None:
-            app.sessions.link_mcp()
-        if app.engine is None or (app.engine.provider is None and app.load_provider):
+        app.post_message(messages.CommandsLoaded())
+        history = PromptHistory.load(cwd)
+        app.post_message(messages.HistoryLoaded(history))
+        if history.problem:
+            app.note(history.problem, "warning")
+        engine = app.state.engine
+        if engine is not None:
+            app.post_message(messages.EngineBuilt(engine))
+        if engine is None or (engine.provider is None and self.load_provider):
             app.run_worker(self._load_in_thread, thread=True, group="load", exit_on_error=False)
         else:
-            app.sessions.engine_ready()
+            app.post_message(messages.EngineReady())
             app.run_worker(self._load_mcp_in_thread, thread=True, group="mcp", exit_on_error=False)
         app.run_worker(self._load_files(), group="files", exit_on_error=False)
 
-    def options(self) -> Any:
+    def options(self) -> Options:
         """The bootstrap Options of this run: its arguments, folder and trust answer."""
         from agentcli.wiring.bootstrap import Options
 
-        app = self.app
-        options = Options.from_args(app.args, app.cwd) if app.args else Options(app.cwd)
-        options.trusted = app.trusted
+        cwd = self.app.state.cwd
+        options = Options.from_args(self.args, cwd) if self.args else Options(cwd)
+        options.trusted = self.trusted
         return options
 
     # -- in the loader thread ---------------------------------------------------------
@@ -74,26 +111,26 @@ class Startup:
         from agentcli.wiring.bootstrap import build_engine
 
         app = self.app
-        if app.engine is None:
+        engine = app.state.engine
+        if engine is None:
             options = self.options()
-            if app.trusted is None and self._ask_trust(options):
+            if self.trusted is None and self._ask_trust(options):
                 return  # the answer starts the loader again
             resumed = self._resumed_at_start(options)
             engine = build_engine(options, provider=None, resumed=resumed, carry_totals=True)
-            app.call_from_thread(app.sessions.engine_built, engine)
-            app.call_from_thread(self._show_startup_notices)
-            # (Textual's signature for call_from_thread loses a coroutine's type: ignored.)
+            app.post_message(messages.EngineBuilt(engine))
+            self._show_startup_notices(engine)
             if resumed is not None:
-                app.call_from_thread(app.sessions.show_resumed, resumed)  # type: ignore[arg-type]
+                app.post_message(messages.ResumedAtStart(resumed))
             elif getattr(options, "resume", None) == "":  # `--resume` with no id: pick one
-                app.call_from_thread(app.pick_session)  # type: ignore[arg-type]
-        if app.load_provider:
-            self._load_provider()
+                app.post_message(messages.PickSession())
+        if self.load_provider:
+            self._load_provider(engine)
         else:
-            app.call_from_thread(app.sessions.engine_ready)
-        self._load_mcp_in_thread()
+            app.post_message(messages.EngineReady())
+        self._load_mcp_in_thread(engine)
 
-    def _load_provider(self) -> None:
+    def _load_provider(self, engine: QueryEngine) -> None:
         """The provider, handed over to the app's thread."""
         from agentcli.providers.base import ModelError
         from agentcli.providers.tuning import ApiTuning
@@ -102,43 +139,42 @@ class Startup:
         app = self.app
         tuning = ApiTuning.from_env()
         for problem in tuning.problems:  # a malformed AGENTCLI_* timing: its default is used
-            app.call_from_thread(app.note, problem, "warning")
-        engine = app.built_engine()
+            app.post_message(messages.Note(problem, "warning"))
         try:
             provider = make_provider(tuning, engine.settings, engine.config.model)
         except ModelError as error:
-            app.call_from_thread(self._provider_failed, error.message)
+            app.post_message(messages.ProviderFailed(error.message))
             return
         except Exception as error:  # a provider that fails to build must not kill the app
-            app.call_from_thread(self._provider_failed, f"{type(error).__name__}: {error}")
+            app.post_message(messages.ProviderFailed(f"{type(error).__name__}: {error}"))
             return
-        app.call_from_thread(self._provider_loaded, provider)
+        app.post_message(messages.ProviderLoaded(provider))
 
-    def _ask_trust(self, options: Any) -> bool:
+    def _ask_trust(self, options: Options) -> bool:
         """Show the trust question if this folder needs one."""
         from agentcli.config.trust_question import trust_question
         from agentcli.wiring.bootstrap import settings_for
 
-        items = trust_question(settings_for(options), self.app.cwd)
+        items = trust_question(settings_for(options), self.app.state.cwd)
         if items:
             answered = partial(self._trust_answered, items=items)
             self.app.call_from_thread(self.app.show_trust_question, items, answered)
         return bool(items)
 
-    def _trust_answered(self, trusted: bool, items: list[Any]) -> None:
-        self.app.trusted = trusted
+    def _trust_answered(self, trusted: bool, items: list[Withheld]) -> None:
+        self.trusted = trusted
         load = partial(self._remember_then_load, trusted, items)
         self.app.run_worker(load, thread=True, group="load", exit_on_error=False)
 
-    def _remember_then_load(self, trusted: bool, items: list[Any]) -> None:
+    def _remember_then_load(self, trusted: bool, items: list[Withheld]) -> None:
         from agentcli.config.trust_question import remember_trust
 
-        problem = remember_trust(self.app.cwd, trusted, items)
+        problem = remember_trust(self.app.state.cwd, trusted, items)
         if problem:
-            self.app.call_from_thread(self.app.note, problem, "warning")
+            self.app.post_message(messages.Note(problem, "warning"))
         self._load_in_thread()
 
-    def _resumed_at_start(self, options: Any) -> Any:
+    def _resumed_at_start(self, options: Options) -> LoadedSession | None:
         """`--continue` / `--resume ID`: the session to open."""
         from agentcli.session.resume import SessionNotFound, resolve_resumed
 
@@ -148,56 +184,47 @@ class Startup:
         if not (resume_id or continue_latest):
             return None
         try:
-            return resolve_resumed(app.cwd, continue_latest=continue_latest, resume_id=resume_id)
+            return resolve_resumed(
+                app.state.cwd, continue_latest=continue_latest, resume_id=resume_id
+            )
         except SessionNotFound as problem:
-            app.call_from_thread(app.note, f"{problem}; starting a new conversation", "warning")
+            app.post_message(messages.Note(f"{problem}; starting a new conversation", "warning"))
             return None
 
-    def _load_mcp_in_thread(self) -> None:
+    def _load_mcp_in_thread(self, engine: QueryEngine | None = None) -> None:
         """Import the MCP SDK off the UI thread, then start the servers on the app's loop
         (their connections live there, beside the engine that calls them). Run after the
         provider's import, not beside it: two imports at once hold the GIL long enough
         to delay the first frame's write."""
         from agentcli.mcp.manager import load_sdk
 
-        app = self.app
-        mcp = app.engine.mcp if app.engine is not None else None
+        engine = engine or self.app.state.engine
+        mcp = engine.mcp if engine is not None else None
         if mcp is None or not mcp.configured:
             return
         load_sdk()
-        app.call_from_thread(self._start_mcp, mcp)  # type: ignore[arg-type]
+        self.app.post_message(messages.McpLoaded(mcp))
 
     # -- on the app's thread ----------------------------------------------------------
 
-    async def _start_mcp(self, mcp: McpManager) -> None:
+    async def start_mcp(self, mcp: McpManager) -> None:
         """Start the servers (a failure is a note: frontends/tui/mcp/link.py), then ask about the
         project's servers waiting for approval, once: an approved one starts when the
         answer comes."""
         await mcp.start()
-        link = self.app.mcp_link
+        link = self.app.state.mcp_link
         if link is not None and link.manager is mcp:
-            link.ask_about_new_servers(self.app.permission_guard_s)
+            link.ask_about_new_servers(self.app.state.permission_guard_s)
 
-    def _show_startup_notices(self) -> None:
+    def _show_startup_notices(self, engine: QueryEngine) -> None:
         """Skipped settings files, protection uncertain, the bypass warning: as on stderr."""
         from agentcli.wiring.bootstrap import engine_startup_notices
 
-        for notice in engine_startup_notices(self.app.built_engine()):
-            self.app.note(notice.text, notice.level)
-
-    def _provider_loaded(self, provider: Any) -> None:
-        """The loader thread built the provider; the engine gets it."""
-        self.app.built_engine().connect(provider)
-        self.app.sessions.engine_ready()
-
-    def _provider_failed(self, message: str) -> None:
-        app = self.app
-        app.provider_error = message
-        app.note(message, "error")
-        app.refresh_status()
+        for notice in engine_startup_notices(engine):
+            self.app.post_message(messages.Note(notice.text, notice.level))
 
     async def _load_files(self) -> None:
         from agentcli.frontends.tui.completers import list_project_files
 
-        self.app.files = await list_project_files(self.app.cwd)
-        self.app.prompt_flow.update_completion()  # an `@` typed before the list was ready
+        files = await list_project_files(self.app.state.cwd)
+        self.app.post_message(messages.FilesListed(files))

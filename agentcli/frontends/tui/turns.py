@@ -10,8 +10,11 @@ while the content is still being made, cancels the worker. A permission
 question arrives as one of those events: it is shown in place of the input,
 and the prompt answers it (permissions/question.py).
 
-The state others read (the queue, the turn's worker, `making_message`, the
-permission prompt) stays on the app; this class is the behaviour around it.
+The runner owns the turn's state: the queue, the turn's worker, the `!`
+command running and its output for the next message, whether the message is
+still being made, the open permission question. Others ask it (`busy`,
+`interrupt()`, `wait()`); nobody else sets them. It gets a `TurnHost`: the
+widgets it shows the turn in and the few things of the app it calls.
 """
 
 from __future__ import annotations
@@ -20,39 +23,102 @@ import asyncio
 import time
 from contextlib import nullcontext
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-from agentcli.frontends.tui.outgoing import Blocks, NotSent, Prepared
+from agentcli.commands.outgoing import Blocks, NotSent, Prepared
+from agentcli.frontends.tui.host import RunsWorkers
 
 if TYPE_CHECKING:
+    from textual.worker import Worker
+
     from agentcli.engine.events import ToolStatus
-    from agentcli.frontends.tui.app import AgentApp
+    from agentcli.frontends.tui.events_view import EventsView
+    from agentcli.frontends.tui.shell_mode import ShellRun
+    from agentcli.frontends.tui.state import AppState
+    from agentcli.frontends.tui.widgets.conversation import Conversation
     from agentcli.frontends.tui.widgets.permission_prompt import PermissionPrompt
+    from agentcli.frontends.tui.widgets.prompt_input import PromptInput
+    from agentcli.frontends.tui.widgets.status import StatusLine
     from agentcli.permissions.question import PermissionQuestion
 
 NOT_SENT = "Interrupted before the message was sent: nothing went to the model."
 
 
+class TurnHost(RunsWorkers, Protocol):
+    """What the turn runner needs of the app."""
+
+    @property
+    def state(self) -> AppState: ...
+    @property
+    def conversation(self) -> Conversation: ...
+    @property
+    def status_line(self) -> StatusLine: ...
+    @property
+    def prompt(self) -> PromptInput: ...
+    @property
+    def view(self) -> EventsView: ...
+    def note(self, text: str, level: str = "info") -> None: ...
+    def refresh_status(self) -> None: ...
+    def call_later(self, callback: Any, *args: Any) -> Any: ...
+    def query_one(self, selector: str) -> Any: ...
+
+
 class TurnRunner:
-    def __init__(self, app: AgentApp) -> None:
+    def __init__(self, app: TurnHost, first_prompt: str | None = None) -> None:
+        """`first_prompt`: the command line's, sent first once the session is open."""
         self.app = app
+        self.queue: list[str | Prepared] = [first_prompt] if first_prompt else []
+        self.pending_context: Blocks = []  # `!` output for the next message
+        self.worker: Worker[None] | None = None  # the turn's, once one started
+        self.making_message = False  # the turn is still making its message's content
+        self.shell_run: ShellRun | None = None  # the `!` command running
+        self.permission_prompt: PermissionPrompt | None = None  # the open question
+
+    @property
+    def busy(self) -> bool:
+        return self.worker is not None and not self.worker.is_finished
 
     def send(self, message: str | Prepared) -> None:
         """Start the message's turn, or queue it while starting up or while a turn runs."""
         app = self.app
-        if not app.ready or app.busy:
-            app.queue.append(message)
-            if app.provider_error:
-                app.note(app.provider_error, "error")
+        if not app.state.ready or self.busy:
+            self.queue.append(message)
+            if app.state.provider_error:
+                app.note(app.state.provider_error, "error")
             else:
                 app.note("Queued: it will be sent when agentcli is ready.", "queued")
             return
-        app.turn_worker = app.run_worker(self._run(message), group="turn", exit_on_error=False)
+        self.worker = app.run_worker(self._run(message), group="turn", exit_on_error=False)
 
     def drain_queue(self) -> None:
-        app = self.app
-        if app.queue and app.ready and not app.busy:
-            self.send(app.queue.pop(0))
+        if self.queue and self.app.state.ready and not self.busy:
+            self.send(self.queue.pop(0))
+
+    def interrupt(self) -> bool:
+        """Esc: stop the question, the `!` command, the turn or the making of its
+        message. True when no turn was running or being made (Esc may mean more)."""
+        if self.permission_prompt is not None:
+            self.permission_prompt.interrupt()
+        if self.shell_run is not None:
+            self.shell_run.kill()
+        engine = self.app.state.engine
+        if engine is not None and engine.busy:
+            engine.interrupt()
+            self.app.status_line.interrupting()
+            return False
+        if self.making_message and self.worker is not None:  # `@` files, an MCP prompt
+            self.worker.cancel()
+            return False
+        return self.permission_prompt is None
+
+    async def wait(self) -> None:
+        """Until the turn's worker has ended (failed or cancelled: over either way)."""
+        worker = self.worker
+        if worker is not None and not worker.is_finished:
+            try:
+                await worker.wait()
+            except Exception:
+                pass
 
     async def _run(self, message: str | Prepared) -> None:
         with message.scope() if isinstance(message, Prepared) else nullcontext():
@@ -65,9 +131,9 @@ class TurnRunner:
         text = message.text if isinstance(message, Prepared) else message
         app.conversation.add_user(text)
         app.status_line.start()
-        blocks = list(app.pending_context)
-        app.pending_context.clear()
-        app.making_message = True
+        blocks = list(self.pending_context)
+        self.pending_context.clear()
+        self.making_message = True
         try:
             content = await self._content(message, blocks)
         except NotSent as problem:
@@ -79,9 +145,9 @@ class TurnRunner:
             self._turn_over()
             raise
         finally:
-            app.making_message = False
+            self.making_message = False
         try:
-            async for event in app.built_engine().submit_message(content):
+            async for event in app.state.built_engine().submit_message(content):
                 await app.view.show(event)
                 if isinstance(event, AssistantMessage | TurnEnded):
                     app.refresh_status()
@@ -107,14 +173,14 @@ class TurnRunner:
 
     async def _attachments(self, text: str) -> Blocks:
         """The files (`@path`) and MCP resources (`@server:uri`) the text mentions."""
-        from agentcli.frontends.tui.attachments import attach, find_mentions
+        from agentcli.commands.attachments import attach, find_mentions
 
         if not find_mentions(text):
             return []
         app = self.app
-        blocks, notes = await asyncio.to_thread(attach, text, app.cwd)
-        if app.mcp_link is not None:
-            resources, more = await app.mcp_link.attach(text)
+        blocks, notes = await asyncio.to_thread(attach, text, app.state.cwd)
+        if app.state.mcp_link is not None:
+            resources, more = await app.state.mcp_link.attach(text)
             blocks, notes = blocks + resources, notes + more
         for line in notes:
             app.note(line, "attachment")
@@ -128,17 +194,18 @@ class TurnRunner:
         app = self.app
         pane = app.conversation.add_tool(f"shell-{time.monotonic_ns()}", "Bash", {}, "! " + command)
         pane.set_state("running")
-        env = app.engine.workspace.env if app.engine is not None else None
-        app.shell_run = run = ShellRun(command, app.cwd, env)
+        engine = app.state.engine
+        env = engine.workspace.env if engine is not None else None
+        self.shell_run = run = ShellRun(command, app.state.cwd, env)
         try:
             output, code = await run.run(pane.add_output)
         except OSError as exc:
             output, code = str(exc), 127
         finally:
-            app.shell_run = None
+            self.shell_run = None
         status: ToolStatus = "interrupted" if code is None else ("done" if code == 0 else "failed")
         pane.finish(status, {"content": output}, CommandDisplay(exit_code=code))
-        app.pending_context.append(context_block(command, output, code))
+        self.pending_context.append(context_block(command, output, code))
 
     # -- permission questions ---------------------------------------------------------
 
@@ -148,9 +215,9 @@ class TurnRunner:
         from agentcli.frontends.tui.widgets.permission_prompt import GUARD_S, PermissionPrompt
 
         app = self.app
-        guard = GUARD_S if app.permission_guard_s is None else app.permission_guard_s
+        guard = app.state.guard_s(GUARD_S)
         prompt = PermissionPrompt(question, guard_s=guard)
-        app.permission_prompt = prompt
+        self.permission_prompt = prompt
         app.prompt.display = False
         app.status_line.question_opened(question)
         app.query_one("#permission-area").mount(prompt)
@@ -160,7 +227,7 @@ class TurnRunner:
         prompt.remove()
         app = self.app
         app.status_line.question_closed(prompt.question)
-        if app.permission_prompt is prompt:  # no newer question took its place
-            app.permission_prompt = None
+        if self.permission_prompt is prompt:  # no newer question took its place
+            self.permission_prompt = None
             app.prompt.display = True
             app.prompt.focus()

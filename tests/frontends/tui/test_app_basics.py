@@ -153,7 +153,7 @@ async def test_message_typed_before_the_provider_is_ready_is_queued_then_sent(tm
     async with app.run_test() as pilot:
         await send(pilot, "early")
         await pilot.pause()
-        assert app.queue == ["early"] and not app.engine.messages
+        assert app.turns.queue == ["early"] and not app.engine.messages
         app.engine.connect(provider)
         app.sessions.engine_ready()
         await wait_for(pilot, lambda: app.engine.messages, "the queued message")
@@ -195,7 +195,7 @@ async def test_no_api_key_shows_the_error_and_the_app_stays_usable(tmp_path, mon
         assert "Session" in str(app.conversation.children[-1].source)
         await send(pilot, "are you there")
         await pilot.pause()
-        assert app.queue == ["are you there"]  # kept, not lost
+        assert app.turns.queue == ["are you there"]  # kept, not lost
 
 
 async def test_turn_end_event_reaches_the_view(tmp_path):

@@ -65,8 +65,8 @@ async def test_at_completes_project_files_fuzzily_respecting_gitignore(tmp_path)
     provider = ScriptedProvider(Response([text("seen")]))
     app = make_app(provider, tmp_path)
     async with app.run_test(size=(100, 40)) as pilot:
-        await wait_for(pilot, lambda: app.files, "the file list")
-        assert "ignored.py" not in app.files
+        await wait_for(pilot, lambda: app.prompt_flow.files, "the file list")
+        assert "ignored.py" not in app.prompt_flow.files
         await type_text(pilot, "look at @smm")
         await wait_for(pilot, lambda: app.popup.showing, "the popup")
         assert app.popup.items[0].label == "src/main_module.py"
@@ -83,7 +83,7 @@ async def test_bang_runs_a_shell_command_and_the_model_sees_it(tmp_path):
     app = make_app(provider, tmp_path)
     async with app.run_test(size=(100, 40)) as pilot:
         await send(pilot, "!echo from-the-shell")
-        await wait_for(pilot, lambda: app.pending_context, "the command to finish")
+        await wait_for(pilot, lambda: app.turns.pending_context, "the command to finish")
         pane = list(app.conversation.panes.values())[-1]
         assert pane.state == "done" and "from-the-shell" in pane.summary
         assert not app.engine.messages  # not a turn by itself

@@ -53,7 +53,7 @@ async def test_use_all_starts_every_new_server_and_is_not_asked_again(tmp_path, 
     again = project_manager(mcp_manager, tmp_path)
     app = mcp_app(ScriptedProvider(), tmp_path, again)
     async with app.run_test() as pilot:
-        await wait_for(pilot, lambda: app.mcp_link is not None, "the servers followed")
+        await wait_for(pilot, lambda: app.state.mcp_link is not None, "the servers followed")
         assert question_shown(app) is None
 
 

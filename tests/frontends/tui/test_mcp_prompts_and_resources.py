@@ -131,7 +131,7 @@ async def test_a_prompt_queued_behind_a_turn_is_fetched_when_its_turn_comes(tmp_
         await send(pilot, "wait")
         await wait_for(pilot, lambda: probe.started.is_set(), "the first turn's tool")
         await send(pilot, "/mcp__test__review the queue")
-        assert [str(item.text) for item in app.queue] == ["/mcp__test__review the queue"]
+        assert [str(item.text) for item in app.turns.queue] == ["/mcp__test__review the queue"]
         await manager.disable("test")  # the server goes before the prompt's turn comes
 
         probe.release.set()
@@ -140,7 +140,7 @@ async def test_a_prompt_queued_behind_a_turn_is_fetched_when_its_turn_comes(tmp_
         await wait_for(pilot, lambda: problem in notes(app), "the prompt's failure")
         await idle(pilot, app)
         assert len(provider.requests) == 2  # the first turn's; nothing for the prompt
-        assert not app.queue
+        assert not app.turns.queue
 
 
 def test_prompt_arguments_fill_the_declared_ones_in_order():
@@ -183,7 +183,7 @@ async def test_at_completes_a_server_then_its_resource_uris(tmp_path, mcp_manage
     manager = await connected(mcp_manager)
     app = mcp_app(ScriptedProvider(), tmp_path, manager)
     async with app.run_test(size=(100, 40)) as pilot:
-        await wait_for(pilot, lambda: app.mcp_link is not None, "the servers followed")
+        await wait_for(pilot, lambda: app.state.mcp_link is not None, "the servers followed")
         await type_text(pilot, "see @te")
         await wait_for(pilot, lambda: app.popup.showing, "the popup")
         assert app.popup.items[0].label == "test:"
@@ -271,7 +271,7 @@ async def test_esc_stops_waiting_for_a_server_that_does_not_answer(tmp_path, mcp
     async with app.run_test(size=(100, 40)) as pilot, stopped(manager):
         await type_text(pilot, message)
         await pilot.press("escape", "enter")  # (the first Esc closes the `@` popup)
-        await wait_for(pilot, lambda: app.making_message, "the server to be asked")
+        await wait_for(pilot, lambda: app.turns.making_message, "the server to be asked")
 
         await pilot.press("escape")
 

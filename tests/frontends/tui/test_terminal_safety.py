@@ -223,8 +223,8 @@ async def test_resumed_history_is_shown_safely(tmp_path):
 async def test_file_names_and_diff_lines_show_their_controls_as_symbols(tmp_path):
     app = make_app(ScriptedProvider(), tmp_path)
     async with app.run_test(size=(100, 40)) as pilot:
-        await wait_for(pilot, lambda: app.files is not None, "the file list")
-        app.files = ["evil\x1b]0;PWNED\x07.txt"]
+        await wait_for(pilot, lambda: app.prompt_flow.files is not None, "the file list")
+        app.prompt_flow.files = ["evil\x1b]0;PWNED\x07.txt"]
         await type_text(pilot, "@evil")
         await wait_for(pilot, lambda: app.popup.showing, "the popup")
         shown = rendered(app.popup)[0]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from agentcli.commands.attachments import attach
 from agentcli.commands.registry import (
     Command,
     CommandRegistry,
@@ -11,7 +12,6 @@ from agentcli.commands.registry import (
     load_command_modules,
     parse_command_line,
 )
-from agentcli.frontends.tui.attachments import attach
 from agentcli.frontends.tui.completers import at_token, file_completions, fuzzy_score
 from agentcli.frontends.tui.history import PromptHistory, history_path
 from agentcli.frontends.tui.widgets.tool_pane import summary_line, tool_label

@@ -11,25 +11,38 @@ manager holds only plain data until a server connects.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from agentcli.commands.mcp_prompts import PromptCommands
 from agentcli.frontends.tui.mcp import actions as mcp_actions
 from agentcli.frontends.tui.mcp.resources import attach_resources
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
+    from agentcli.commands.registry import CommandRegistry
     from agentcli.core.messages import Block
     from agentcli.frontends.tui.screens.mcp_approval import ApprovalAnswer
     from agentcli.mcp.manager import McpManager
     from agentcli.mcp.status import ResourceInfo
 
 
+class McpLinkHost(Protocol):
+    """What the link needs of the app."""
+
+    @property
+    def registry(self) -> CommandRegistry: ...
+    @property
+    def cwd(self) -> Path: ...
+    def note(self, text: str, level: str = "info") -> None: ...
+    def push_screen(self, screen: Any, callback: Any = None) -> Any: ...
+
+
 class McpLink:
-    def __init__(self, app: Any, manager: McpManager) -> None:
-        """`app`: the AgentApp (its registry, note(), push_screen(), cwd)."""
+    def __init__(self, app: McpLinkHost, manager: McpManager) -> None:
         self.app = app
         self.manager = manager
-        self.prompt_commands = PromptCommands(app.registry, manager)
+        self.prompt_commands = PromptCommands(app.registry, manager, mcp_actions.fetch_prompt)
         self._states: dict[str, str] = {}
         self._asked = False
         self._undo = manager.on_change(self._changed)

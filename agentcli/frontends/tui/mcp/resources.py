@@ -2,7 +2,7 @@
 
 A mention counts as a resource when the part before the first `:` names a
 configured MCP server (`@docs:file:///notes.md`); anything else is left to
-the file attachments (frontends/tui/attachments.py). The resource's contents go to the
+the file attachments (commands/attachments.py). The resource's contents go to the
 model as the blocks the client makes of them (text, or an image), before the
 prompt; the prompt itself is sent as typed. A resource that cannot be read
 (an unknown URI, a server not connected) is a note saying why, and the
@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import TYPE_CHECKING
 
-from agentcli.frontends.tui.attachments import MAX_BYTES, find_mentions
+from agentcli.commands.attachments import MAX_BYTES, find_mentions
 
 if TYPE_CHECKING:
     from agentcli.core.messages import Block, ResultPart

@@ -1,5 +1,8 @@
 """A message the app sends whose content is made when its turn starts.
 
+What a command hands to `CommandHost.send` (commands/host.py), so it lives
+beside the commands; the app's turn runner makes the content (frontends/tui/turns.py).
+
 Most messages are the text typed (with `@` attachments read as the turn
 starts). An MCP prompt command sends its prompt's messages instead: they are
 fetched from the server when the turn starts, so the conversation shows the
