@@ -18,7 +18,7 @@ import pytest
 from agentcli.core.abort import AbortSignal
 from agentcli.core.messages import Block
 from agentcli.core.usage import Usage
-from agentcli.engine.events import EndReason, Event, Notice, TextDelta, TurnEnded
+from agentcli.engine.events import EndReason, Event, TextDelta, TurnEnded
 from agentcli.frontends.driver import TurnTally, drive
 from agentcli.permissions.question import PermissionQuestion
 from agentcli.permissions.types import PermissionAnswer
@@ -145,4 +145,3 @@ async def test_the_abort_signal_given_is_the_turns_and_the_tally_says_it_fired()
     tally = await drive(engine, "hi", Shows(), abort=abort)
     assert tally.stopped == "stdout was closed"
     assert tally.reason is EndReason.ABORTED_STREAMING
-

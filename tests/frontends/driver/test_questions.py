@@ -64,12 +64,12 @@ async def refuse(question: PermissionQuestion) -> PermissionAnswer:
     return PermissionAnswer(allow=False, feedback="not now")
 
 
-def engine_with(tmp_path: Path, *script: Response, behaviour: str = "ok") -> tuple[QueryEngine, Probe]:
+def engine_with(
+    tmp_path: Path, *script: Response, behaviour: str = "ok"
+) -> tuple[QueryEngine, Probe]:
     probe = Probe()
     tool = make_tool("act", probe, safe=False, behaviour=behaviour)
-    engine = make_engine(
-        ScriptedProvider(*script), [tool], tmp_path, mode=PermissionMode.DEFAULT
-    )
+    engine = make_engine(ScriptedProvider(*script), [tool], tmp_path, mode=PermissionMode.DEFAULT)
     return engine, probe
 
 
@@ -171,8 +171,7 @@ async def test_an_answer_that_fails_stops_the_turn_cleanly_and_says_so(tmp_path,
     [problem] = tally.unanswered
     cause = "KeyError: 'no such client'" if how == "raises" else "the answer was cancelled"
     assert problem == (
-        f"The permission question for act could not be answered ({cause}); "
-        "the turn was stopped."
+        f"The permission question for act could not be answered ({cause}); the turn was stopped."
     )
     notices = [e for e in front.shown if isinstance(e, Notice) and e.level == "error"]
     assert notices == [Notice(problem, "error")]
@@ -184,7 +183,9 @@ async def test_an_answer_that_fails_stops_the_turn_cleanly_and_says_so(tmp_path,
 async def test_a_front_end_that_raises_mid_call_stops_the_tool_before_the_error_comes_out(
     tmp_path,
 ):
-    engine, probe = engine_with(tmp_path, one_call("a"), Response([text("Again.")]), behaviour="wait")
+    engine, probe = engine_with(
+        tmp_path, one_call("a"), Response([text("Again.")]), behaviour="wait"
+    )
     front = Front(allow, raise_on=ToolCallProgress)  # the tool is running and reported
     with pytest.raises(ValueError, match="the front end broke"):
         await turn(engine, front)
@@ -197,7 +198,9 @@ async def test_a_front_end_that_raises_mid_call_stops_the_tool_before_the_error_
 
 
 async def test_a_driver_cancelled_mid_call_stops_the_tool_before_it_ends(tmp_path):
-    engine, probe = engine_with(tmp_path, one_call("a"), Response([text("Again.")]), behaviour="wait")
+    engine, probe = engine_with(
+        tmp_path, one_call("a"), Response([text("Again.")]), behaviour="wait"
+    )
     showing = asyncio.Event()
 
     class Stuck(Front):
