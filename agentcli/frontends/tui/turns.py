@@ -25,11 +25,34 @@ from typing import TYPE_CHECKING, Any
 from agentcli.frontends.tui.outgoing import Blocks, NotSent, Prepared
 
 if TYPE_CHECKING:
+    from agentcli.engine.events import Event
     from agentcli.frontends.tui.app import AgentApp
     from agentcli.frontends.tui.widgets.permission_prompt import PermissionPrompt
     from agentcli.permissions.question import PermissionQuestion
+    from agentcli.permissions.types import PermissionAnswer
 
 NOT_SENT = "Interrupted before the message was sent: nothing went to the model."
+
+
+class _Shown:
+    """A turn in the app, as the driver's front end (frontends/driver): each event shown
+    by EventsView, which puts a question's prompt up; the person's answer there is the
+    answer."""
+
+    def __init__(self, app: AgentApp) -> None:
+        self.app = app
+
+    async def show(self, event: Event) -> None:
+        from agentcli.engine.events import AssistantMessage, TurnEnded
+
+        await self.app.view.show(event)
+        if isinstance(event, AssistantMessage | TurnEnded):
+            self.app.refresh_status()
+
+    async def answer(self, question: PermissionQuestion) -> PermissionAnswer:
+        # The prompt answers the question itself; shielded, so the driver giving up
+        # on this wait (the question closed, the turn over) never withdraws it.
+        return await asyncio.shield(question.reply())
 
 
 class TurnRunner:
@@ -58,7 +81,7 @@ class TurnRunner:
             await self._turn(message)
 
     async def _turn(self, message: str | Prepared) -> None:
-        from agentcli.engine.events import AssistantMessage, TurnEnded
+        from agentcli.frontends.driver import drive
 
         app = self.app
         text = message.text if isinstance(message, Prepared) else message
@@ -80,10 +103,7 @@ class TurnRunner:
         finally:
             app.making_message = False
         try:
-            async for event in app.built_engine().submit_message(content):
-                await app.view.show(event)
-                if isinstance(event, AssistantMessage | TurnEnded):
-                    app.refresh_status()
+            await drive(app.built_engine(), content, _Shown(app))
         except Exception as exc:
             await app.conversation.finish_answer()
             app.note(f"Error: {type(exc).__name__}: {exc}", "error")
