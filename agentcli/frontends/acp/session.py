@@ -58,10 +58,10 @@ class AcpSession:
             tally = await drive(self.engine, prompt, self, abort=abort)
         finally:
             self._abort = None
-        if tally.stopped is not None:
-            return "cancelled"  # whatever the engine was doing when told to stop
         if tally.unanswered:  # the editor could not be asked: the turn stopped
             raise RpcError(INTERNAL_ERROR, tally.unanswered[0])
+        if tally.stopped is not None:
+            return "cancelled"  # whatever the engine was doing when told to stop
         if tally.reason is None or tally.reason is EndReason.MODEL_ERROR:
             error = tally.error if tally.reason else "the turn ended without a reason"
             raise RpcError(INTERNAL_ERROR, f"model error: {error}")

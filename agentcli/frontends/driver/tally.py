@@ -48,7 +48,8 @@ class TurnTally:
     structured_output: Any = None  # --json-schema: the last StructuredOutput call that matched
     cost_usd: float | None = 0.0  # the session's after the turn (None: a model without prices)
     stopped: str | None = None  # why the turn's abort signal fired (None: it did not)
-    # Questions the front end failed to answer (its answer raised): each stopped the turn.
+    # Questions the front end failed to answer (its answer raised): each stopped the turn,
+    # as Esc at a question does (so `stopped` is set too; look here first).
     unanswered: list[str] = field(default_factory=list)
     _inputs: dict[str, tuple[str, dict[str, Any]]] = field(default_factory=dict, repr=False)
     _request_started: float | None = field(default=None, repr=False)
