@@ -1,28 +1,29 @@
 """One ACP session: an engine, and the prompt turns the client runs on it.
 
-A turn consumes the engine's events like every front end: each becomes
-`session/update`s (updates.py) and a permission question becomes a
-`session/request_permission` to the client (permission.py), asked in its own
-task so the event stream never waits on it. The question ends when the
-engine ends it: answered, or withdrawn when the turn stops (`session/cancel`),
-which also drops the request to the client. The turn's end is the prompt's
-stop reason.
+A turn is driven as every front end drives one (frontends/driver), the
+session being the front end: each event becomes `session/update`s
+(updates.py, `show`) and a permission question becomes a
+`session/request_permission` to the client (permission.py, `answer`), asked
+while the events go on. The question ends when the engine ends it: answered,
+or withdrawn when the turn stops (`session/cancel`), which also drops the
+request to the client. A question that could not be put to the client at all
+(the link failed) stops the turn, and the prompt fails with the reason. The
+turn's end is the prompt's stop reason.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
-from contextlib import aclosing
 
 from agentcli.core.abort import AbortSignal
 from agentcli.core.messages import Block
-from agentcli.engine.events import EndReason, Notice, ToolPermissionRequested, TurnEnded
+from agentcli.engine.events import EndReason, Event, Notice
 from agentcli.engine.query_engine import QueryEngine
 from agentcli.frontends.acp.link import ClientLink
 from agentcli.frontends.acp.permission import answer_of, permission_params
 from agentcli.frontends.acp.rpc import INTERNAL_ERROR, INVALID_REQUEST, RpcError
 from agentcli.frontends.acp.updates import UpdateMapper, text_chunk
+from agentcli.frontends.driver import drive
 from agentcli.frontends.output_streams import say
 from agentcli.permissions.question import PermissionQuestion
 from agentcli.permissions.types import PermissionAnswer, PermissionMode
@@ -46,36 +47,25 @@ class AcpSession:
         self.mapper = mapper
         self._mode = engine.gate.policy.mode
         self._abort: AbortSignal | None = None
-        self._asking: set[asyncio.Task[None]] = set()
 
     async def prompt(self, prompt: str | list[Block]) -> str:
-        """Run one turn to its end; its ACP stop reason."""
+        """Run one turn to its end (frontends/driver); its ACP stop reason."""
         if self._abort is not None:
             raise RpcError(INVALID_REQUEST, "a prompt is already running in this session")
         self._abort = abort = AbortSignal()
-        ended: TurnEnded | None = None
         try:
             await self._servers_ready(abort)
-            async with aclosing(self.engine.submit_message(prompt, abort=abort)) as events:
-                async for event in events:
-                    match event:
-                        case ToolPermissionRequested(question=question):
-                            self._ask(question)
-                        case Notice(text=text, level="info"):
-                            say(f"agentcli: {text}")  # never stdout: the protocol's
-                        case TurnEnded():
-                            ended = event
-                    for update in self.mapper.updates(event):
-                        await self.link.update(update)
-                    await self._mode_changed()
+            tally = await drive(self.engine, prompt, self, abort=abort)
         finally:
             self._abort = None
-        if abort.aborted:
+        if tally.unanswered:  # the editor could not be asked: the turn stopped
+            raise RpcError(INTERNAL_ERROR, tally.unanswered[0])
+        if tally.stopped is not None:
             return "cancelled"  # whatever the engine was doing when told to stop
-        if ended is None or ended.reason is EndReason.MODEL_ERROR:
-            error = ended.error if ended else "the turn ended without a reason"
+        if tally.reason is None or tally.reason is EndReason.MODEL_ERROR:
+            error = tally.error if tally.reason else "the turn ended without a reason"
             raise RpcError(INTERNAL_ERROR, f"model error: {error}")
-        return STOP_REASONS.get(ended.reason, "end_turn")
+        return STOP_REASONS.get(tally.reason, "end_turn")
 
     async def _servers_ready(self, abort: AbortSignal) -> None:
         """Until the MCP servers are connected or failed (MCP_TIMEOUT at most), so the
@@ -98,23 +88,25 @@ class AcpSession:
         """A message from the agent outside the model's answer (a command's output)."""
         await self.link.update(text_chunk("agent_message_chunk", text))
 
-    def _ask(self, question: PermissionQuestion) -> None:
-        task = asyncio.ensure_future(self._put(question))
-        self._asking.add(task)
-        task.add_done_callback(self._asking.discard)
-        question.on_close(task.cancel)  # withdrawn: the client's answer no longer matters
-
-    async def _put(self, question: PermissionQuestion) -> None:
+    async def answer(self, question: PermissionQuestion) -> PermissionAnswer:
+        """The person's answer, asked through the editor (`session/request_permission`)."""
         params = permission_params(self.link.session_id, question.request)
         try:
-            answer = answer_of(await self.link.request("session/request_permission", params))
+            return answer_of(await self.link.request("session/request_permission", params))
         except RpcError as error:
-            answer = PermissionAnswer(
+            return PermissionAnswer(
                 allow=False, feedback=f"The editor could not ask the user: {error.message}"
             )
         except ValueError:  # an answer that is not one (pydantic's ValidationError)
-            answer = PermissionAnswer(allow=False, feedback="The editor's answer was unreadable.")
-        question.answer(answer)
+            return PermissionAnswer(allow=False, feedback="The editor's answer was unreadable.")
+
+    async def show(self, event: Event) -> None:
+        """One event as the client's `session/update`s."""
+        if isinstance(event, Notice) and event.level == "info":
+            say(f"agentcli: {event.text}")  # never stdout: the protocol's
+        for update in self.mapper.updates(event):
+            await self.link.update(update)
+        await self._mode_changed()
 
     async def _mode_changed(self) -> None:
         """Tell the client when the mode changed on our side (a plan approved)."""

@@ -22,14 +22,12 @@ from __future__ import annotations
 
 import re
 import sys
-import time
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, TextIO, assert_never
+from typing import TYPE_CHECKING, Any, TextIO, assert_never
 
 from agentcli import __version__
-from agentcli.core.messages import text_of
 from agentcli.core.wellformed import json_line as json_text
 from agentcli.engine.events import (
     ApiRetry,
@@ -50,6 +48,9 @@ from agentcli.engine.events import (
     UserMessage,
 )
 from agentcli.frontends.output_streams import Stdout, say
+
+if TYPE_CHECKING:
+    from agentcli.frontends.driver.tally import TurnTally
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,38 +90,25 @@ class RunSummary:
     # queued ones were folded into it); None: not reported.
     user_message_uuids: list[str] | None = None
     structured_output: Any = None  # --json-schema: the last StructuredOutput call that matched
-    _inputs: dict[str, tuple[str, dict[str, Any]]] = field(default_factory=dict, repr=False)
-    _request_started: float | None = field(default=None, repr=False)
 
-    def observe(self, event: Event) -> None:
-        """Take what the result reports from one event of the run."""
-        match event:
-            case RequestStarted():
-                self._request_started = time.monotonic()
-            case AssistantMessage(message=message, stop_reason=stop_reason):
-                self._stop_clock()
-                text = text_of(message)
-                if text:
-                    self.last_text = text
-                self.stop_reason = stop_reason
-            case ToolCallStarted(tool_use_id=tool_use_id, name=name, input=tool_input):
-                self._inputs[tool_use_id] = (name, tool_input)
-            case ToolCallFinished(tool_use_id=tool_use_id, name="StructuredOutput", status="done"):
-                self.structured_output = self._inputs.get(tool_use_id, ("", None))[1]
-            case ToolCallFinished(tool_use_id=tool_use_id, status="denied"):
-                name, tool_input = self._inputs.get(tool_use_id, (event.name, {}))
-                self.permission_denials.append(
-                    {"tool_name": name, "tool_use_id": tool_use_id, "tool_input": tool_input}
-                )
-            case TurnEnded(reason=reason, error=error):
-                self._stop_clock()
-                self.reason = reason
-                self.error = error
-
-    def _stop_clock(self) -> None:
-        if self._request_started is not None:
-            self.duration_api_ms += int((time.monotonic() - self._request_started) * 1000)
-            self._request_started = None
+    @classmethod
+    def of_turn(cls, session_id: str, tally: TurnTally) -> RunSummary:
+        """What the result reports of a turn the driver ran (frontends/driver/tally.py);
+        a front end then puts its own over it (the session's totals, its own ending)."""
+        return cls(
+            session_id=session_id,
+            reason=tally.reason,
+            error=tally.error,
+            last_text=tally.last_text,
+            num_turns=tally.turns,
+            duration_ms=tally.duration_ms,
+            usage=tally.usage.to_dict(),
+            total_cost_usd=tally.cost_usd,
+            stop_reason=tally.stop_reason,
+            duration_api_ms=tally.duration_api_ms,
+            permission_denials=list(tally.permission_denials),
+            structured_output=tally.structured_output,
+        )
 
     @property
     def subtype(self) -> str:
@@ -261,8 +249,8 @@ class Output:
                 }
             )
 
-    def event(self, event: Event, summary: RunSummary) -> None:
-        summary.observe(event)
+    def event(self, event: Event) -> None:
+        """Write what this format shows of one event (the driver keeps the tally)."""
         match event:
             case AssistantMessage() as assistant:
                 self._message("assistant", api_message(assistant), None)
@@ -295,7 +283,7 @@ class Output:
                 | ToolCallFinished()
                 | TurnEnded()
             ):
-                pass  # in the result line (RunSummary.observe); a question is the driver's
+                pass  # in the result line (the driver's tally); a question is the driver's
             case _:
                 assert_never(event)
 

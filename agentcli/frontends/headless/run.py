@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from agentcli.commands.headless_prompt import BuiltinCommand, HeadlessPrompt
     from agentcli.core.abort import AbortSignal
     from agentcli.core.messages import Block
+    from agentcli.engine.events import Event
     from agentcli.engine.query_engine import QueryEngine
     from agentcli.frontends.headless.output import Output
     from agentcli.mcp.manager import McpManager
@@ -229,33 +230,44 @@ async def _expanded(command: CommandRun, abort: AbortSignal) -> list[Block] | No
 
 
 async def _converse(engine: QueryEngine, run: _Run, prompt: str | list[Block]) -> int:
-    """Run the prompt to its end and write the result."""
-    from agentcli.engine.events import ToolPermissionRequested
+    """Run the prompt to its end (frontends/driver) and write the result."""
+    from agentcli.frontends.driver import drive
     from agentcli.frontends.headless.output import RunSummary, report
-    from agentcli.permissions.gate import headless_answer
     from agentcli.providers.base import close_provider
     from agentcli.wiring.composition import finish_session
 
     output = _output(engine, run)
-    summary = RunSummary(session_id=engine.session_id)
     for notice in await engine.start_session("resume" if run.resumed else "startup"):
         report(f"hook: {notice}")
-    async for event in engine.submit_message(prompt, abort=run.abort):
-        if isinstance(event, ToolPermissionRequested):  # nobody can answer: refuse, say why
-            event.question.answer(headless_answer(event.question.request))
-        output.event(event, summary)
+    tally = await drive(engine, prompt, _Headless(output), abort=run.abort)
     for notice in await engine.end_session("other"):
         report(f"hook: {notice}")
     await close_provider(engine.provider)
     problem = finish_session(engine)
     if problem:
         report(f"warning: {problem}")
-    summary.num_turns = engine.turns
+    summary = RunSummary.of_turn(engine.session_id, tally)
+    summary.num_turns = engine.turns  # the session's, a resumed one's earlier turns too
     summary.usage = engine.usage.to_dict()
-    summary.total_cost_usd = engine.cost_usd
-    summary.duration_ms = int((time.monotonic() - run.started) * 1000)
+    summary.duration_ms = int((time.monotonic() - run.started) * 1000)  # set-up included
     output.finish(summary)  # writes nothing once the reader is gone (SIGHUP, a closed pipe)
     return _exit_status(run, failed=summary.is_error)
+
+
+class _Headless:
+    """`-p` as the driver's front end: each event in the output format; every question
+    refused at once (nobody can answer here), its reason told to the model."""
+
+    def __init__(self, output: Output) -> None:
+        self.output = output
+
+    async def show(self, event: Event) -> None:
+        self.output.event(event)
+
+    async def answer(self, question: PermissionQuestion) -> PermissionAnswer:
+        from agentcli.permissions.gate import headless_answer
+
+        return headless_answer(question.request)
 
 
 def _exit_status(run: _Run, *, failed: bool) -> int:

@@ -125,9 +125,12 @@ def _apply(update: dict[str, Any], gate: PermissionGate) -> str | None:
         gate.policy.mode = PermissionMode(mode)
         return None
     if kind == "addRules" and update.get("behavior") == "allow":
+        values = update.get("rules") or []
         try:
-            rules = [_rule(value) for value in update.get("rules") or []]
-        except (RuleSyntaxError, KeyError, TypeError) as exc:
+            if not isinstance(values, list):
+                raise RuleSyntaxError("rules is not a list")
+            rules = [_rule(value) for value in values]
+        except RuleSyntaxError as exc:
             return f"a rule could not be read ({exc}); none was added"
         for rule in rules:
             gate.policy.add_session_rule(rule)
@@ -137,7 +140,12 @@ def _apply(update: dict[str, Any], gate: PermissionGate) -> str | None:
     return f"{kind!r} ({update.get('behavior')}) is not applied by agentcli"
 
 
-def _rule(value: dict[str, Any]) -> Rule:
-    content = value.get("ruleContent")
-    text = value["toolName"] if content is None else f"{value['toolName']}({content})"
-    return Rule.parse(str(text))
+def _rule(value: Any) -> Rule:
+    """One rule of an `addRules` update: `{"toolName": ..., "ruleContent"?: ...}`, both
+    text; anything else is a RuleSyntaxError."""
+    if not isinstance(value, dict):
+        raise RuleSyntaxError("a rule is not an object")
+    tool, content = value.get("toolName"), value.get("ruleContent")
+    if not isinstance(tool, str) or not (content is None or isinstance(content, str)):
+        raise RuleSyntaxError("a rule needs a toolName and a ruleContent that are text")
+    return Rule.parse(tool if content is None else f"{tool}({content})")

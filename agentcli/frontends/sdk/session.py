@@ -24,15 +24,15 @@ import asyncio
 import time
 import uuid
 from argparse import Namespace
-from contextlib import aclosing
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from agentcli.core.messages import Block
-from agentcli.engine.events import AssistantMessage, ToolPermissionRequested, TurnEnded
+from agentcli.engine.events import AssistantMessage, Event
 from agentcli.engine.query_engine import QueryEngine
-from agentcli.frontends.headless.output import Output, RunSummary, over_budget, report
+from agentcli.frontends.driver import drive
+from agentcli.frontends.headless.output import Ending, Output, RunSummary, over_budget, report
 from agentcli.frontends.output_streams import EXIT_STDOUT_GONE, Stdout
 from agentcli.frontends.sdk.channel import ControlChannel
 from agentcli.frontends.sdk.control import ControlProblem, Controls
@@ -42,6 +42,7 @@ from agentcli.frontends.sdk.wire import Sender, StdinLines
 from agentcli.hooks.callbacks import CallbackHook
 from agentcli.mcp.status import sdk_status
 from agentcli.permissions.question import PermissionQuestion
+from agentcli.permissions.types import PermissionAnswer
 from agentcli.wiring.bootstrap import Options, build_engine, engine_startup_notices, make_provider
 from agentcli.wiring.composition import finish_session
 
@@ -76,7 +77,6 @@ class SdkSession:
         self.failed = False
         self.last_failed = False  # the last turn's result was an error
         self.aliases: dict[str, str] = {}  # a folded message's id -> its turn's prompt id
-        self._asking: set[asyncio.Task[None]] = set()
 
     async def serve(self) -> int:
         self.stdout.on_gone(self._client_gone)
@@ -87,7 +87,7 @@ class SdkSession:
                 await self._turn(batch)
         finally:
             reading.cancel()
-            await asyncio.gather(reading, *self._asking, return_exceptions=True)
+            await asyncio.gather(reading, return_exceptions=True)
             await self._close()
         failure = None if reading.cancelled() else reading.exception()
         if failure is not None:  # a bug while reading: said, not hidden behind exit 0
@@ -273,27 +273,19 @@ class SdkSession:
         prompt_id = batch[0].prompt_id
         for later in batch[1:]:  # rewind_files to any of them goes back to the turn's start
             self.aliases[later.prompt_id] = prompt_id
-        summary = RunSummary(session_id=engine.session_id)
-        given = [queued.given_id for queued in batch if queued.given_id]
-        summary.user_message_uuids = given or None
         self._init_line(engine)
         budget: float | None = self.args.max_budget_usd
-        if self._over_budget(engine):
-            summary.ending = over_budget(budget or 0.0)
+        if self.is_over_budget(engine):
+            summary = RunSummary(session_id=engine.session_id, ending=over_budget(budget or 0.0))
+            summary.total_cost_usd = engine.cost_usd
         else:
+            front = _SdkTurn(self, engine)
             prompt = folded([queued.content for queued in batch])
-            async with aclosing(engine.submit_message(prompt, prompt_id=prompt_id)) as events:
-                async for event in events:
-                    if isinstance(event, ToolPermissionRequested):
-                        self._answer(event.question)
-                    self.output.event(event, summary)
-                    if isinstance(event, AssistantMessage) and self._over_budget(engine):
-                        summary.ending = over_budget(budget or 0.0)
-                        engine.interrupt("over --max-budget-usd")
-                    if isinstance(event, TurnEnded):
-                        summary.num_turns = event.turns
-                        summary.usage = event.usage.to_dict()
-        summary.total_cost_usd = engine.cost_usd
+            tally = await drive(engine, prompt, front, prompt_id=prompt_id)
+            summary = RunSummary.of_turn(engine.session_id, tally)
+            summary.ending = front.ending
+        given = [queued.given_id for queued in batch if queued.given_id]
+        summary.user_message_uuids = given or None
         summary.duration_ms = int((time.monotonic() - started) * 1000)
         self.last_failed = summary.is_error
         self.output.finish(summary)
@@ -309,27 +301,10 @@ class SdkSession:
             slash_commands=[c.name for c in _slash_commands()],
         )
 
-    def _over_budget(self, engine: QueryEngine) -> bool:
+    def is_over_budget(self, engine: QueryEngine) -> bool:
         budget: float | None = self.args.max_budget_usd
         cost = engine.cost_usd  # None: a model without prices, whose cost cannot be held
         return budget is not None and cost is not None and cost >= budget
-
-    def _answer(self, question: PermissionQuestion) -> None:
-        """Ask the client (`can_use_tool`), or refuse at once when nobody may be asked."""
-        if self.dont_ask or self.args.permission_prompt_tool != "stdio":
-            question.answer(refusal(question.request, self.dont_ask))
-            return
-        task = asyncio.create_task(self._ask(question))
-        self._asking.add(task)
-        task.add_done_callback(self._asking.discard)
-        question.on_close(task.cancel)  # withdrawn (the turn stopped): stop asking
-
-    async def _ask(self, question: PermissionQuestion) -> None:
-        assert self.engine is not None
-        answer, notes = await ask_client(self.channel, question, self.engine.gate)
-        for note in notes:
-            report(note)
-        question.answer(answer)
 
     async def _close(self) -> None:
         engine = self.engine
@@ -346,6 +321,33 @@ class SdkSession:
             report(f"warning: {problem}")
         if engine.mcp is not None:
             await engine.mcp.close()
+
+
+class _SdkTurn:
+    """One turn of the SDK session as the driver's front end: each event as stream-json
+    lines; a question put to the program (`can_use_tool`), or refused at once when
+    nobody may be asked; the turn stopped once the session is over its budget."""
+
+    def __init__(self, session: SdkSession, engine: QueryEngine) -> None:
+        self.session = session
+        self.engine = engine
+        self.ending: Ending | None = None  # over --max-budget-usd
+
+    async def show(self, event: Event) -> None:
+        session = self.session
+        session.output.event(event)
+        if isinstance(event, AssistantMessage) and session.is_over_budget(self.engine):
+            self.ending = over_budget(session.args.max_budget_usd or 0.0)
+            self.engine.interrupt("over --max-budget-usd")
+
+    async def answer(self, question: PermissionQuestion) -> PermissionAnswer:
+        session = self.session
+        if session.dont_ask or session.args.permission_prompt_tool != "stdio":
+            return refusal(question.request, session.dont_ask)
+        answer, notes = await ask_client(session.channel, question, self.engine.gate)
+        for note in notes:
+            report(note)
+        return answer
 
 
 def folded(contents: list[Prompt]) -> Prompt:

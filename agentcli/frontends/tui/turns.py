@@ -31,7 +31,7 @@ from agentcli.frontends.tui.host import RunsWorkers
 if TYPE_CHECKING:
     from textual.worker import Worker
 
-    from agentcli.engine.events import ToolStatus
+    from agentcli.engine.events import Event, ToolStatus
     from agentcli.frontends.tui.events_view import EventsView
     from agentcli.frontends.tui.shell_mode import ShellRun
     from agentcli.frontends.tui.state import AppState
@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from agentcli.frontends.tui.widgets.prompt_input import PromptInput
     from agentcli.frontends.tui.widgets.status import StatusLine
     from agentcli.permissions.question import PermissionQuestion
+    from agentcli.permissions.types import PermissionAnswer
 
 NOT_SENT = "Interrupted before the message was sent: nothing went to the model."
 
@@ -61,6 +62,27 @@ class TurnHost(RunsWorkers, Protocol):
     def refresh_status(self) -> None: ...
     def call_later(self, callback: Any, *args: Any) -> Any: ...
     def query_one(self, selector: str) -> Any: ...
+
+
+class _Shown:
+    """A turn in the app, as the driver's front end (frontends/driver): each event shown
+    by EventsView, which puts a question's prompt up; the person's answer there is the
+    answer."""
+
+    def __init__(self, app: TurnHost) -> None:
+        self.app = app
+
+    async def show(self, event: Event) -> None:
+        from agentcli.engine.events import AssistantMessage, TurnEnded
+
+        await self.app.view.show(event)
+        if isinstance(event, AssistantMessage | TurnEnded):
+            self.app.refresh_status()
+
+    async def answer(self, question: PermissionQuestion) -> PermissionAnswer:
+        # The prompt answers the question itself; shielded, so the driver giving up
+        # on this wait (the question closed, the turn over) never withdraws it.
+        return await asyncio.shield(question.reply())
 
 
 class TurnRunner:
@@ -125,7 +147,7 @@ class TurnRunner:
             await self._turn(message)
 
     async def _turn(self, message: str | Prepared) -> None:
-        from agentcli.engine.events import AssistantMessage, TurnEnded
+        from agentcli.frontends.driver import drive
 
         app = self.app
         text = message.text if isinstance(message, Prepared) else message
@@ -147,10 +169,7 @@ class TurnRunner:
         finally:
             self.making_message = False
         try:
-            async for event in app.state.built_engine().submit_message(content):
-                await app.view.show(event)
-                if isinstance(event, AssistantMessage | TurnEnded):
-                    app.refresh_status()
+            await drive(app.state.built_engine(), content, _Shown(app))
         except Exception as exc:
             await app.conversation.finish_answer()
             app.note(f"Error: {type(exc).__name__}: {exc}", "error")
