@@ -203,9 +203,7 @@ def accepted_calls(messages: Iterable[Message]) -> Iterator[tuple[str, dict[str,
                     yield call
 
 
-def _within_budget(
-    prompts: list[str], budget: int, keep_first: bool
-) -> tuple[list[str], int]:
+def _within_budget(prompts: list[str], budget: int, keep_first: bool) -> tuple[list[str], int]:
     """The prompts to carry (the first, if `keep_first`, then the latest that fit) and
     how many were left out."""
     if not prompts:

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from agentcli.engine.compaction import SUMMARY_REQUEST, Compacted
-from agentcli.engine.events import Event, Notice, ToolPermissionRequested, TurnEnded
+from agentcli.engine.events import Event, Notice, TurnEnded
 from agentcli.permissions.types import PermissionAnswer, PermissionRequest
 from agentcli.providers.anthropic import AnthropicProvider
 from agentcli.providers.retry import RetryPolicy
@@ -126,18 +126,21 @@ def project(tmp_path: Path, monkeypatch) -> Path:
     (root / "src" / "parser.py").write_text("def tokenize(lines):\n    return lines\n")
     for n in range(2, 16):
         (root / "data" / f"file_{n}.txt").write_text(f"file {n}\n{FILLER}\n")
-    (root / "AGENTS.md").write_text("MEMORY RULE: run make lint before you finish.\n@docs/style.md\n")
+    (root / "AGENTS.md").write_text(
+        "MEMORY RULE: run make lint before you finish.\n@docs/style.md\n"
+    )
     (root / "docs" / "style.md").write_text("IMPORTED RULE: four-space indents.\n")
     return root
 
 
-def engine_for(project: Path, server: FakeAnthropic, **options: Any):
+def engine_for(project: Path, server: FakeAnthropic, resumed=None, **options: Any):
+    """The session's engine as a front end builds it (`resumed`: a session to go on with)."""
     provider = AnthropicProvider(
         api_key="test-key", base_url=server.base_url, retry=RetryPolicy(max_retries=0)
     )
     tools = ["Read", "Edit", "Write", "TodoWrite", "ExitPlanMode"]
     chosen = Options(cwd=project, tools=tools, trusted=True, **options)
-    return build_engine(chosen, provider)
+    return build_engine(chosen, provider, resumed)
 
 
 def after_compactions(server: FakeAnthropic) -> list[dict[str, Any]]:
@@ -242,3 +245,38 @@ async def test_a_compaction_that_fails_carries_nothing_and_changes_nothing(fake_
         for r in fake_api.requests
         if SUMMARY_REQUEST[:60] not in json.dumps(r.body["messages"][-1])
     )
+
+
+async def test_what_a_compaction_carried_is_carried_again_after_a_resume(fake_api, project):
+    """The carried blocks are in the transcript's summary message: a resumed session's
+    next compaction reads them back, so the first prompt and the plan still bind."""
+    from agentcli.session.resume import resolve_resumed
+    from agentcli.wiring.composition import finish_session
+
+    model = Model(project)
+    fake_api.default = model
+    engine = engine_for(project, fake_api, permission_mode="plan")
+    model.first_prompt_script()
+    await run(engine, FIRST_PROMPT)
+    n = 2
+    while model.summaries == 0:
+        model.later_script(n)
+        await run(engine, later_prompt(n))
+        n += 1
+    finish_session(engine)
+
+    resumed = resolve_resumed(project, continue_latest=True)
+    assert resumed is not None
+    engine = engine_for(project, fake_api, resumed)
+    while model.summaries == 1:
+        model.later_script(n)
+        await run(engine, later_prompt(n))
+        n += 1
+
+    body = after_compactions(fake_api)[-1]
+    sent = texts_of(body)
+    assert FIRST_PROMPT in bodies_of(sent)
+    assert "SUMMARY NUMBER 2:" in "\n".join(sent)
+    assert PLAN in bodies_of(sent)
+    assert TODOS[0]["content"] in "\n".join(sent)
+    assert all(r.status == 200 for r in fake_api.requests)

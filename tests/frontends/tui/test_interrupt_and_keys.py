@@ -243,3 +243,22 @@ async def test_enter_on_a_focused_tool_pane_expands_and_collapses_it(tmp_path):
         await pilot.press("enter")
         await pilot.pause()
         assert not pane.expanded and "second line" not in str(pane._body.content)
+
+
+async def test_status_bar_shows_how_far_the_context_is_from_auto_compaction(tmp_path):
+    """85% of a 200k window is the threshold: at 50k (25%) it is 60% away; with
+    `autoCompact: false` the bar says it is off."""
+    from agentcli.core.usage import Usage
+    from agentcli.engine.compaction import Compactor
+
+    for compactor, shown in (
+        (Compactor(threshold=0.85), "60% until auto-compact"),
+        (Compactor(threshold=0.85, auto=False), "auto-compact off"),
+    ):
+        provider = ScriptedProvider(Response([text("ok")], usage=Usage(50_000, 10)))
+        app = make_app(provider, tmp_path, engine_kw={"compactor": compactor})
+        async with app.run_test() as pilot:
+            await send(pilot, "hi")
+            await idle(pilot, app)
+            bar = str(app.status_bar.render())
+            assert f"context 50.0k (25%) · {shown} · $" in bar
