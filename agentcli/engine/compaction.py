@@ -121,6 +121,7 @@ class CompactionReport:
     kept: int  # recent messages kept verbatim
     carried: Carried
     memory_files: list[Path] | None  # read again; None: no memory files in this prompt
+    summary: str = ""  # what the model wrote
 
     def describe(self) -> str:
         """The lines the person is shown."""
@@ -321,7 +322,7 @@ class Compactor:
             engine.notify(message, {"kept": True})
         post = self.estimate_request_tokens(engine)
         report = CompactionReport(
-            trigger, pre_tokens, post, split, len(kept), carried, memory_files
+            trigger, pre_tokens, post, split, len(kept), carried, memory_files, summary
         )
         return CompactionOutcome(
             True, report.describe(), pre_tokens, post, split, len(kept), report
