@@ -138,8 +138,8 @@ def sessions_text(project: Path, limit: int = 20) -> str:
 
 async def compact_text(engine: Any, focus: str = "") -> tuple[bool, str]:
     outcome = await engine.compact(focus)
-    if outcome.ok:
-        return True, outcome.message
+    if outcome.ok:  # the report's lines, as paragraphs of the markdown shown
+        return True, outcome.message.replace("\n", "\n\n")
     return False, f"Compaction failed; the conversation is unchanged: {outcome.message}"
 
 
