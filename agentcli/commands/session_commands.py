@@ -113,7 +113,7 @@ def memory_text(engine: Any) -> str:
     for item in memory.files:
         how = "imported" if item.kind == "import" else item.kind
         loaded = f"Contents of {item.path} (" in system_text
-        state = "" if loaded else " — changed or added since the session started; used next session"
+        state = "" if loaded else " — added since the memory was read; used after a compaction"
         lines.append(f"- `{item.path}` ({how}, {len(item.content):,} chars){state}")
     for problem in memory.problems:
         lines.append(f"- problem: {problem}")
@@ -122,8 +122,8 @@ def memory_text(engine: Any) -> str:
 
 async def compact_text(engine: Any, focus: str = "") -> tuple[bool, str]:
     outcome = await engine.compact(focus)
-    if outcome.ok:
-        return True, outcome.message
+    if outcome.ok:  # the report's lines, as paragraphs of the markdown shown
+        return True, outcome.message.replace("\n", "\n\n")
     return False, f"Compaction failed; the conversation is unchanged: {outcome.message}"
 
 

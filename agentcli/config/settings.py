@@ -96,6 +96,7 @@ class Settings:
     default_mode: Sourced | None = None
     theme: Sourced | None = None
     checkpoint_retention_days: Sourced | None = None
+    auto_compact: Sourced | None = None  # `autoCompact`: false turns auto-compaction off
     env: dict[str, Sourced] = field(default_factory=dict)
     sandbox: dict[str, Sourced] = field(default_factory=dict)  # enabled, network, ...
     # Model back ends by name (values: ProviderSettings); a higher layer's replaces a lower's.
@@ -201,6 +202,8 @@ def _merge(settings: Settings, data: SettingsFile, source: str, base: Path) -> N
         settings.theme = Sourced(data.theme, source)
     if data.checkpointRetentionDays is not None:
         settings.checkpoint_retention_days = Sourced(data.checkpointRetentionDays, source)
+    if data.autoCompact is not None:
+        settings.auto_compact = Sourced(data.autoCompact, source)
     perms = data.permissions
     if perms.defaultMode is not None:
         settings.default_mode = Sourced(perms.defaultMode, source)

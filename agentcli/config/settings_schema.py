@@ -11,7 +11,15 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
+from pydantic import (
+    AfterValidator,
+    AliasChoices,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+)
 
 from agentcli.config.hooks import HooksConfig
 from agentcli.config.key_positions import KeyPositions
@@ -80,6 +88,11 @@ class SettingsFile(BaseModel):
     enableAllProjectMcpServers: bool | None = None
     # Days checkpoints (rewind) are kept; older ones are pruned at start-up.
     checkpointRetentionDays: int | None = Field(None, ge=1)
+    # false: the context is compacted only by `/compact`, never by itself. Claude Code
+    # names it `autoCompactEnabled` (its global config); either name is read.
+    autoCompact: bool | None = Field(
+        None, validation_alias=AliasChoices("autoCompact", "autoCompactEnabled")
+    )
     # Model back ends besides Anthropic's (config/provider_settings.py).
     providers: ProvidersSettings = Field(default_factory=dict)
 

@@ -57,6 +57,7 @@ def render_settings(settings: Settings) -> str:
         ("permissions.defaultMode", settings.default_mode),
         ("theme", settings.theme),
         ("checkpointRetentionDays", settings.checkpoint_retention_days),
+        ("autoCompact", settings.auto_compact),
     ):
         if item is not None:
             lines.append(f"  {key} = {json.dumps(item.value)}  {origin(item.source)}")

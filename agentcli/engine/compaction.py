@@ -5,8 +5,17 @@ request's size: the API's own count for the last request (its usage), plus an
 estimate for what was added since. Past the threshold (85% of the model's
 window by default; AGENTCLI_AUTOCOMPACT_PCT overrides) the older messages are
 sent to the model with a request for a summary, and the conversation becomes
-the summary followed by the most recent messages, kept verbatim. `/compact
-[focus]` does the same on request.
+one message holding the summary and what must not be paraphrased (the person's
+prompts, the todo list, the files read and changed, the approved plan:
+engine/carry_over.py), followed by the most recent messages, kept verbatim.
+The memory files are read again into the system prompt. `/compact [focus]`
+does the same on request. Settings' `autoCompact: false` turns the automatic
+one off (`Compactor(auto=False)`); `/compact` still works.
+
+Each compaction reports what it kept and what it summarised
+(`CompactionReport`): the text every front end shows, and the facts (the
+`Compacted` notice) that stream-json and the SDK send as a `compact_boundary`
+system message.
 
 The transcript keeps everything: the writer records a compact boundary, the
 summary and the kept messages after it. A compaction that fails (a model
@@ -21,12 +30,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import AsyncGenerator
-from dataclasses import dataclass
-from typing import Protocol
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
 
 from agentcli.core.abort import AbortSignal
 from agentcli.core.messages import Message, is_text, normalize_for_api, user_message
 from agentcli.core.usage import Usage
+from agentcli.engine.carry_over import Carried, gather, message_of
 from agentcli.engine.conversation import Conversation, MessageMeta
 from agentcli.engine.events import Event, Notice
 from agentcli.engine.model_stream import stream_model
@@ -41,6 +52,7 @@ from agentcli.providers.base import (
 
 DEFAULT_THRESHOLD = 0.85
 KEEP_RATIO = 0.15  # of the window, kept verbatim after the summary
+PROMPT_RATIO = 0.05  # of the window, for the person's prompts carried from the summarised part
 SUMMARY_MAX_TOKENS = 8_000
 MAX_AUTO_FAILURES = 3
 
@@ -58,10 +70,10 @@ Write a summary that lets you carry on the work without the original messages:
 
 Answer with the summary only."""
 
-SUMMARY_INTRO = (
-    "This session continues an earlier conversation that ran out of context. "
-    "The earlier part is summarised below; the messages after this one are the most "
-    "recent part, verbatim.\n\n<summary>\n{summary}\n</summary>"
+SUMMARY_NOTE = (
+    "\n\nThe user's prompts, the todo list, the names of the files read and changed "
+    "and the approved plan are carried verbatim beside your summary: summarise the work, "
+    "do not copy them."
 )
 
 
@@ -90,6 +102,61 @@ class Compactable(Conversation, Protocol):
     def conversation_compacted(self) -> None:
         """The older messages were replaced by a summary (earlier counts are void)."""
 
+    def prompt_messages(self) -> list[Message]:
+        """The person's prompts among the messages (not tool results, not notes)."""
+
+    def reload_memory(self) -> list[Path] | None:
+        """Read the memory files again into the system prompt; the files read (None:
+        this conversation's system prompt carries no memory files)."""
+
+
+@dataclass
+class CompactionReport:
+    """What one compaction kept and what it summarised."""
+
+    trigger: str  # "auto" | "manual"
+    pre_tokens: int
+    post_tokens: int
+    summarized: int  # messages replaced by the summary
+    kept: int  # recent messages kept verbatim
+    carried: Carried
+    memory_files: list[Path] | None  # read again; None: no memory files in this prompt
+    summary: str = ""  # what the model wrote
+
+    def describe(self) -> str:
+        """The lines the person is shown."""
+        kept = [f"the {self.kept} most recent message(s)", *self.carried.describe()]
+        if self.memory_files:
+            names = ", ".join(path.name for path in self.memory_files)
+            kept.append(f"the memory files, read again ({names})")
+        summarised = f"{self.summarized} earlier message(s)"
+        if self.carried.skipped_prompts:
+            summarised += f", {self.carried.skipped_prompts} of your prompts among them"
+        return (
+            f"Compacted the conversation (about {self.pre_tokens:,} -> "
+            f"{self.post_tokens:,} tokens).\n"
+            f"Kept verbatim: {'; '.join(kept)}.\n"
+            f"Summarised: {summarised}."
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """The facts, for a program (stream-json's `compact_metadata`)."""
+        carried = self.carried
+        return {
+            "trigger": self.trigger,
+            "pre_tokens": self.pre_tokens,
+            "post_tokens": self.post_tokens,
+            "summarized_messages": self.summarized,
+            "kept_messages": self.kept,
+            "kept_prompts": len(carried.prompts),
+            "summarized_prompts": carried.skipped_prompts,
+            "todos": len(carried.todos or []),
+            "files_read": list(carried.files_read),
+            "files_changed": list(carried.files_changed),
+            "plan": carried.plan is not None,
+            "memory_files": [str(p) for p in self.memory_files or []],
+        }
+
 
 @dataclass
 class CompactionOutcome:
@@ -99,6 +166,15 @@ class CompactionOutcome:
     post_tokens: int = 0
     summarized: int = 0
     kept: int = 0
+    report: CompactionReport | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Compacted(Notice):
+    """A compaction that succeeded: a notice (its text is the report's lines) with the
+    report itself, for front ends that say more (stream-json's compact_boundary)."""
+
+    report: CompactionReport | None = field(default=None, kw_only=True)
 
 
 class Compactor:
@@ -114,12 +190,14 @@ class Compactor:
         threshold: float | None = None,
         window: int | None = None,
         keep_tokens: int | None = None,
+        prompt_tokens: int | None = None,
         auto: bool = True,
         summary_max_tokens: int = SUMMARY_MAX_TOKENS,
     ) -> None:
         self.threshold = threshold if threshold is not None else threshold_from_env()
         self._window = window
         self._keep_tokens = keep_tokens
+        self._prompt_tokens = prompt_tokens
         self.auto = auto
         self.summary_max_tokens = summary_max_tokens
         self.failures = 0
@@ -143,6 +221,10 @@ class Compactor:
 
     def keep_tokens(self, conversation: Conversation) -> int:
         return self._keep_tokens or int(self.window(conversation) * KEEP_RATIO)
+
+    def prompt_tokens(self, conversation: Conversation) -> int:
+        """The budget of the person's prompts carried from the summarised part."""
+        return self._prompt_tokens or int(self.window(conversation) * PROMPT_RATIO)
 
     # -- measuring --------------------------------------------------------------
 
@@ -178,7 +260,7 @@ class Compactor:
         outcome = await self.compact(engine, trigger="auto", abort=abort)
         if outcome.ok:
             self.failures = 0
-            yield Notice(outcome.message)
+            yield Compacted(outcome.message, report=outcome.report)
         else:
             self.failures += 1
             yield Notice(
@@ -204,7 +286,7 @@ class Compactor:
         if split <= 0:
             return CompactionOutcome(False, "there is not enough history to compact yet")
         pre_tokens = self.estimate_request_tokens(engine)
-        instruction = SUMMARY_REQUEST
+        instruction = SUMMARY_REQUEST + SUMMARY_NOTE
         if focus.strip():
             instruction += f"\n\nPay particular attention to: {focus.strip()}"
         request_messages = normalize_for_api([*messages[:split], user_message(instruction)])
@@ -223,10 +305,12 @@ class Compactor:
         if engine.messages != messages:
             return CompactionOutcome(False, "the conversation changed while it was summarised")
 
-        summary_message = user_message(SUMMARY_INTRO.format(summary=summary))
+        carried = gather(messages, split, engine.prompt_messages(), self.prompt_tokens(engine))
+        summary_message = message_of(summary, carried)
         kept = messages[split:]
         engine.messages[:] = [summary_message, *kept]
         self._anchor = None
+        memory_files = engine.reload_memory()
         engine.conversation_compacted()
         self.compactions += 1
         info = {"trigger": trigger, "preTokens": pre_tokens, "kept": len(kept)}
@@ -237,14 +321,11 @@ class Compactor:
         for message in kept:
             engine.notify(message, {"kept": True})
         post = self.estimate_request_tokens(engine)
+        report = CompactionReport(
+            trigger, pre_tokens, post, split, len(kept), carried, memory_files, summary
+        )
         return CompactionOutcome(
-            True,
-            f"Compacted the conversation: {split} earlier message(s) summarised, "
-            f"{len(kept)} recent kept (about {pre_tokens:,} -> {post:,} tokens).",
-            pre_tokens,
-            post,
-            split,
-            len(kept),
+            True, report.describe(), pre_tokens, post, split, len(kept), report
         )
 
 

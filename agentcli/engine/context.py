@@ -20,7 +20,7 @@ from pathlib import Path
 
 from agentcli.core.messages import SystemBlock
 from agentcli.engine.caching import mark_system
-from agentcli.engine.memory import Memory, render_memory
+from agentcli.engine.memory import MEMORY_HEADER, Memory, render_memory
 from agentcli.permissions.types import PermissionMode
 
 GIT_TIMEOUT_S = 3.0
@@ -145,4 +145,19 @@ def system_prompt(
     blocks: list[SystemBlock] = [{"type": "text", "text": "\n\n".join(parts)}]
     if memory is not None and not memory.empty:
         blocks.append({"type": "text", "text": render_memory(memory)})
+    return mark_system(blocks)
+
+
+def with_memory(system: list[dict[str, Any]], memory: Memory) -> list[dict[str, Any]]:
+    """`system` with its memory block made from `memory` (read again after a
+    compaction): in the old block's place, or after the first block when there was
+    none; gone when no memory file is left. The cache breakpoint moves to the last
+    block again."""
+    index = next(
+        (i for i, b in enumerate(system) if b.get("text", "").startswith(MEMORY_HEADER)), None
+    )
+    blocks = [b for b in system if not b.get("text", "").startswith(MEMORY_HEADER)]
+    if not memory.empty:
+        place = index if index is not None else min(1, len(blocks))
+        blocks.insert(place, {"type": "text", "text": render_memory(memory)})
     return mark_system(blocks)

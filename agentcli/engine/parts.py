@@ -18,7 +18,7 @@ prompt the same way in the app, `--rewind-to` and the SDK.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -31,6 +31,7 @@ from agentcli.engine.conversation import MessageMeta, RequestShaper
 if TYPE_CHECKING:
     from agentcli.config.settings import Settings
     from agentcli.engine.compaction import Compactor
+    from agentcli.engine.memory import Memory
     from agentcli.hooks.events import Hooks
     from agentcli.mcp.manager import McpManager
     from agentcli.permissions.gate import PermissionGate
@@ -109,6 +110,9 @@ class EngineParts:
     transcript: Transcript | None = None
     mcp: McpManager | None = None  # MCP servers: their tools join `tools` at each request
     checkpoints: Checkpoints | None = None  # files before the agent changes them (rewind)
+    # Reads the memory files again (after a compaction); None: the system prompt has none
+    # (`--system-prompt`, a subagent's).
+    read_memory: Callable[[], Memory] | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

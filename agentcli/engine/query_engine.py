@@ -25,6 +25,7 @@ from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from dataclasses import replace
 from functools import partial
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agentcli.core.abort import AbortSignal
@@ -40,6 +41,7 @@ from agentcli.core.messages import (
 from agentcli.core.pricing import add_cost, cost_usd
 from agentcli.core.usage import Usage
 from agentcli.engine.compaction import CompactionOutcome, Compactor
+from agentcli.engine.context import with_memory
 from agentcli.engine.conversation import MessageMeta, RequestShaper
 from agentcli.engine.events import (
     AssistantMessage,
@@ -300,6 +302,22 @@ class QueryEngine:
         until the next request is counted."""
         self._counted.clear()
         self.last_request_usage = Usage(input_tokens=context_usage(self).total)
+
+    def prompt_messages(self) -> list[Message]:
+        """The person's prompts in the conversation (what a compaction carries verbatim)."""
+        return list(self._prompts.values())
+
+    def reload_memory(self) -> list[Path] | None:
+        """Read the memory files again into the system prompt (after a compaction, so an
+        AGENTS.md changed meanwhile applies); the files read, None when this engine's
+        prompt carries none. The system list is replaced in place: a running turn's
+        loop holds the same list, and its next request is the one that sees it."""
+        read = self._parts.read_memory
+        if read is None:
+            return None
+        memory = read()
+        self._parts.system[:] = with_memory(self._parts.system, memory)
+        return [item.path for item in memory.files]
 
     def _usage_left(self) -> Usage:
         """The size of the conversation left by a rewind: the API's count of the last

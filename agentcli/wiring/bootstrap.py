@@ -21,6 +21,7 @@ import argparse
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -206,11 +207,18 @@ def build_engine(
         hook_callbacks=hook_callbacks,
         resumed=resumed,
         carry_totals=carry_totals,
-        compactor=Compactor(),
+        compactor=Compactor(auto=auto_compact(settings)),
         mcp=mcp or mcp_manager(options, settings, workspace),
         session_id=options.session_id,
         agents=load_agents(options.cwd) if offers(options, "Task") else None,
+        # `--system-prompt` replaces agentcli's prompt, memory files and all.
+        read_memory=partial(load_memory, workspace.root) if options.system_prompt is None else None,
     )
+
+
+def auto_compact(settings: Settings) -> bool:
+    """Whether the context is compacted by itself when it fills up (`autoCompact`)."""
+    return settings.auto_compact is None or bool(settings.auto_compact.value)
 
 
 def offers(options: Options, name: str) -> bool:

@@ -21,7 +21,7 @@ the same parts. `finish_session()` closes the transcript at exit.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from agentcli.agents.definitions import AgentCatalog, AgentDefinition
@@ -43,6 +43,7 @@ from agentcli.engine.budget import ToolResultBudget
 from agentcli.engine.caching import request_shaper
 from agentcli.engine.compaction import Compactor
 from agentcli.engine.conversation import RequestShaper
+from agentcli.engine.memory import Memory
 from agentcli.engine.parts import EngineConfig, EngineParts, SessionStart, new_session_id
 from agentcli.engine.query_engine import QueryEngine
 from agentcli.hooks.callbacks import CallbackHook
@@ -77,6 +78,7 @@ def assemble(
     hook_callbacks: Sequence[CallbackHook] = (),
     session_id: str | None = None,
     agents: AgentCatalog | None = None,
+    read_memory: Callable[[], Memory] | None = None,
 ) -> QueryEngine:
     """A QueryEngine on these parts, with its session wired in.
 
@@ -92,6 +94,7 @@ def assemble(
     client's own hooks (the Agent SDK's), run beside `hooks`. `session_id`: a new
     session's id (the Agent SDK's --session-id); by default a fresh uuid.
     `agents`: the subagents the model may start with the Task tool (None: no Task tool).
+    `read_memory`: reads the memory files `system` holds again, after a compaction.
     """
     workspace = policy.workspace
     start = _session_start(resumed, carry_totals)
@@ -132,6 +135,7 @@ def assemble(
         transcript=transcript,
         mcp=mcp,
         checkpoints=checkpoints,
+        read_memory=read_memory,
     )
     engine = QueryEngine(parts, start)
     if launcher is not None:

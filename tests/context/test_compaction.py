@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from agentcli.core.usage import Usage
+from agentcli.engine.carry_over import CUT_NOTE
 from agentcli.engine.compaction import SUMMARY_REQUEST, Compactor, choose_split
 from agentcli.engine.events import Notice
 from agentcli.engine.windows import context_usage
@@ -49,7 +50,10 @@ async def test_passing_the_threshold_compacts_once_and_keeps_recent_turns(tmp_pa
     after = provider.requests[3].messages
     sent = json.dumps(after)
     assert "SUMMARY OF EARLIER WORK" in sent and "P3" in sent and "A2" in sent
-    assert "P1" not in sent and "P2" not in sent
+    # The first prompt is carried verbatim, cut to the prompt budget (5% of the
+    # window: 100 tokens); no room is left for P2, which only the summary covers.
+    assert "P1 details details" in sent and CUT_NOTE in sent
+    assert "P2" not in sent
     assert provider.invalid == []  # every request, the summary's included, was valid
 
     loaded = load_session(writer.path)

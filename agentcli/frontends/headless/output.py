@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, TextIO, assert_never
 
 from agentcli import __version__
 from agentcli.core.wellformed import json_line as json_text
+from agentcli.engine.compaction import Compacted, CompactionReport
 from agentcli.engine.events import (
     ApiRetry,
     AssistantMessage,
@@ -269,6 +270,8 @@ class Output:
                     self._line(self._retry_line(retry))
                 else:  # at once, verbose or not: waiting on the API must never look like a hang
                     report(retry.describe())
+            case Compacted(report=compaction) if compaction and self.fmt == "stream-json":
+                self._line(self._compact_line(compaction))
             case Notice(text=text, level=level):
                 if level != "info" or self.verbose:
                     report(text)
@@ -348,6 +351,18 @@ class Output:
             "error": retry_category(retry.status),
             "error_message": retry.error,
             "session_id": self.session_id,
+        }
+
+    def _compact_line(self, compaction: CompactionReport) -> dict[str, Any]:
+        """Claude Code's `system/compact_boundary` message (`compact_metadata`: trigger,
+        pre_tokens), with what was kept and summarised besides, and the report's words."""
+        return {
+            "type": "system",
+            "subtype": "compact_boundary",
+            "compact_metadata": compaction.to_dict(),
+            "content": compaction.describe(),
+            "session_id": self.session_id,
+            "uuid": str(uuid.uuid4()),
         }
 
     def _line(self, obj: dict[str, Any]) -> None:

@@ -39,6 +39,7 @@ class EventsView:
         self.streamed_chars = 0
 
     async def show(self, event: Event) -> None:
+        from agentcli.engine.compaction import Compacted
         from agentcli.engine.events import (
             ApiRetry,
             AssistantMessage,
@@ -56,6 +57,7 @@ class EventsView:
             TurnEnded,
             UserMessage,
         )
+        from agentcli.frontends.tui.widgets.compaction_note import CompactionNote
         from agentcli.frontends.tui.widgets.subagent_pane import fold, show_subagent_event
         from agentcli.tools.todo_write import TodoDisplay
 
@@ -106,6 +108,8 @@ class EventsView:
             case SubagentEvent(parent_tool_use_id=tid) as wrapped:
                 if pane := conv.pane(tid):
                     show_subagent_event(pane, wrapped)
+            case Compacted(report=report) if report is not None:
+                conv.add_widget(CompactionNote(report))
             case Notice(text=text, level=level):
                 conv.add_note(text, level)
             case TurnEnded(reason=reason, error=error):

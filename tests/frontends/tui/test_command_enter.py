@@ -59,6 +59,10 @@ async def test_compact_and_enter_once_compacts_against_the_api(tmp_path, fake_ap
             assert len(fake_api.requests) == 3
             assert "THE SUMMARY" in engine.messages[0]["content"][0]["text"]
             assert app.prompt.text == ""
+            # It says what it kept verbatim and what it summarised, a paragraph each.
+            said = await wait_for(pilot, lambda: command_outputs(app), "the report")
+            assert "\n\nKept verbatim: " in said[-1] and "your first prompt" in said[-1]
+            assert "\n\nSummarised: " in said[-1]
     finally:
         await provider.aclose()
 

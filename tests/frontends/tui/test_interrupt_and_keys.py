@@ -243,3 +243,58 @@ async def test_enter_on_a_focused_tool_pane_expands_and_collapses_it(tmp_path):
         await pilot.press("enter")
         await pilot.pause()
         assert not pane.expanded and "second line" not in str(pane._body.content)
+
+
+async def test_status_bar_shows_how_far_the_context_is_from_auto_compaction(tmp_path):
+    """85% of a 200k window is the threshold: at 50k (25%) it is 60% away; with
+    `autoCompact: false` the bar says it is off."""
+    from agentcli.core.usage import Usage
+    from agentcli.engine.compaction import Compactor
+
+    for compactor, shown in (
+        (Compactor(threshold=0.85), "60% until auto-compact"),
+        (Compactor(threshold=0.85, auto=False), "auto-compact off"),
+    ):
+        provider = ScriptedProvider(Response([text("ok")], usage=Usage(50_000, 10)))
+        app = make_app(provider, tmp_path, engine_kw={"compactor": compactor})
+        async with app.run_test() as pilot:
+            await send(pilot, "hi")
+            await idle(pilot, app)
+            bar = str(app.status_bar.render())
+            assert f"context 50.0k (25%) · {shown} · $" in bar
+
+
+async def test_an_auto_compaction_leaves_a_line_that_opens_to_show_the_summary(tmp_path):
+    """What was kept and summarised is one line in the conversation; Enter opens it to
+    the model's summary and the prompts carried verbatim, and closes it again."""
+    from agentcli.core.usage import Usage
+    from agentcli.engine.compaction import Compactor
+    from agentcli.frontends.tui.widgets.compaction_note import CompactionNote
+
+    provider = ScriptedProvider(
+        Response([text("A1")], usage=Usage(400, 20)),
+        Response([text("A2")], usage=Usage(990, 20)),  # the next request passes 1,000
+        Response([text("THE SUMMARY OF EARLIER WORK")]),
+        Response([text("A3")], usage=Usage(500, 20)),
+    )
+    compactor = Compactor(window=2000, threshold=0.5, keep_tokens=10, prompt_tokens=200)
+    app = make_app(provider, tmp_path, engine_kw={"compactor": compactor})
+    async with app.run_test(size=(100, 40)) as pilot:
+        for prompt in ("never edit vendor/", "second", "third"):
+            await send(pilot, prompt)
+            await idle(pilot, app)
+        notes = list(app.conversation.query(CompactionNote))
+        assert len(notes) == 1 and compactor.compactions == 1
+        note = notes[0]
+        shown = str(note.render())
+        assert "Kept verbatim" in shown and "your first prompt" in shown
+        assert "Summarised: 4 earlier message(s)" in shown
+        assert "THE SUMMARY" not in shown
+        note.focus()
+        await pilot.press("enter")
+        await pilot.pause()
+        opened = str(note.render())
+        assert "THE SUMMARY OF EARLIER WORK" in opened and "never edit vendor/" in opened
+        await pilot.press("enter")
+        await pilot.pause()
+        assert "THE SUMMARY" not in str(note.render())

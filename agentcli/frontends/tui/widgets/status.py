@@ -4,7 +4,8 @@ The status line shows a spinner, what the turn is doing, elapsed time, output
 tokens and "esc to interrupt"; it ticks on a timer only while a turn runs. The status
 bar shows model, permission mode (bypassPermissions in red, "everything asks"
 while protection is uncertain, "sandboxed" while Bash runs in the sandbox),
-context used and session cost; the app
+context used, how far it is from the auto-compaction threshold ("auto-compact
+off" when the settings turn it off) and session cost; the app
 calls `refresh_from(engine)` after each event that changes them. For a moment
 it may show a key's hint instead ("Press Esc again to rewind"): while the hint
 is set it is what the bar draws, and clearing it brings the summary back, so
@@ -130,6 +131,19 @@ def format_tokens(count: int) -> str:
     return str(count)
 
 
+def compaction_distance(engine: Any, used: int) -> str:
+    """How far the context is from the auto-compaction threshold, as a share of the
+    window ("" for an engine without a compactor)."""
+    compactor = engine.compactor
+    if compactor is None:
+        return ""
+    if not compactor.auto:
+        return "auto-compact off"
+    window = compactor.window(engine)
+    left = max(compactor.limit(engine) - used, 0) * 100 // window if window else 0
+    return f"{left}% until auto-compact"
+
+
 class StatusBar(Static):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__("", **kwargs)
@@ -166,6 +180,9 @@ class StatusBar(Static):
             f"context {format_tokens(used)} ({percent}%)",
             format_cost(engine.cost_usd),
         ]
+        until = compaction_distance(engine, used)
+        if until:
+            parts.insert(3, until)
         if engine.workspace.sandbox is not None:  # see /status
             parts.insert(2, SANDBOX_LABEL)
         if engine.gate.policy.locked_reason:  # settings' deny rules unreadable: see /permissions
