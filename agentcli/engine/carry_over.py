@@ -37,7 +37,14 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentcli.core.messages import Block, Message, user_message
+from agentcli.core.messages import (
+    Block,
+    Message,
+    is_text,
+    is_tool_result,
+    is_tool_use,
+    user_message,
+)
 from agentcli.engine.windows import estimate_tokens
 
 INTRO = (
@@ -195,9 +202,9 @@ def accepted_calls(messages: Iterable[Message]) -> Iterator[tuple[str, dict[str,
         for block in content if isinstance(content, list) else []:
             if not isinstance(block, dict):
                 continue
-            if block.get("type") == "tool_use" and isinstance(block.get("input"), dict):
+            if is_tool_use(block) and isinstance(block.get("input"), dict):
                 calls[str(block.get("id"))] = (str(block.get("name")), block["input"])
-            elif block.get("type") == "tool_result" and not block.get("is_error"):
+            elif is_tool_result(block) and not block.get("is_error"):
                 call = calls.pop(str(block.get("tool_use_id")), None)
                 if call is not None:
                     yield call
@@ -231,7 +238,7 @@ def _prompt_text(message: Message) -> str:
     content = message.get("content")
     if isinstance(content, str):
         return content
-    blocks = [b for b in content or [] if isinstance(b, dict) and b.get("type") == "text"]
+    blocks = [b for b in content or [] if isinstance(b, dict) and is_text(b)]
     return "\n\n".join(b["text"] for b in blocks if b.get("text"))
 
 
@@ -241,7 +248,7 @@ def _text_blocks(message: Message) -> list[str]:
         return [content]
     if not isinstance(content, list):
         return []
-    return [b["text"] for b in content if isinstance(b, dict) and b.get("type") == "text"]
+    return [b["text"] for b in content if isinstance(b, dict) and is_text(b)]
 
 
 def _text(value: str) -> Block:

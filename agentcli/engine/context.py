@@ -148,7 +148,7 @@ def system_prompt(
     return mark_system(blocks)
 
 
-def with_memory(system: list[dict[str, Any]], memory: Memory) -> list[dict[str, Any]]:
+def with_memory(system: list[SystemBlock], memory: Memory) -> list[SystemBlock]:
     """`system` with its memory block made from `memory` (read again after a
     compaction): in the old block's place, or after the first block when there was
     none; gone when no memory file is left. The cache breakpoint moves to the last
