@@ -18,8 +18,14 @@ from __future__ import annotations
 from typing import Any
 
 from agentcli.engine.loop import INTERRUPT_MARKER
+from agentcli.frontends.tui.history_entries import (
+    AnswerEntry,
+    Entry,
+    NoteEntry,
+    ToolEntry,
+    UserEntry,
+)
 from agentcli.frontends.tui.widgets.conversation import Conversation
-from agentcli.frontends.tui.widgets.tool_pane import ToolPane
 from agentcli.tools.base import Workspace
 from agentcli.tools.display import ToolDisplay
 from agentcli.tools.registry import ToolRegistry
@@ -32,30 +38,48 @@ async def render_history(
     tools: ToolRegistry,
     workspace: Workspace,
 ) -> None:
+    """Show `messages` in the conversation: the newest screens now, the rest when the
+    person scrolls back to them (however long the session, one pass over it here)."""
+    await conversation.load_history(history_entries(messages, displays, tools, workspace))
+
+
+def history_entries(
+    messages: list[dict[str, Any]],
+    displays: dict[str, ToolDisplay],
+    tools: ToolRegistry,
+    workspace: Workspace,
+) -> list[Entry]:
+    """One entry per item the live turn showed, oldest first; no widget is built."""
     results = _results_by_id(messages)
+    entries: list[Entry] = []
     for message in messages:
         for block in _blocks(message):
             kind = block.get("type")
             if message["role"] == "user" and kind == "text":
                 text = block.get("text", "")
                 if text == INTERRUPT_MARKER:
-                    conversation.add_note("Interrupted", "interrupted")
+                    entries.append(NoteEntry("Interrupted", "interrupted"))
                 elif text.strip():
-                    conversation.add_user(text)
+                    entries.append(UserEntry(text))
             elif message["role"] == "assistant" and kind == "text":
-                conversation.append_text(block.get("text", ""))
-                await conversation.finish_answer()
-            elif kind == "tool_use":
-                pane = _add_pane(conversation, block, tools, workspace)
-                display = displays.get(block["id"])
-                pane.finish(*_outcome(block["id"], results.get(block["id"])), display)
+                if block.get("text", "").strip():
+                    entries.append(AnswerEntry(block.get("text", "")))
+            elif kind == "tool_use" and isinstance(block.get("id"), str):
+                entries.append(_tool_entry(block, results, displays, tools, workspace))
+    return entries
 
 
-def _add_pane(
-    conversation: Conversation, block: dict[str, Any], tools: ToolRegistry, workspace: Workspace
-) -> ToolPane:
-    name, inp = block.get("name", "?"), block.get("input") or {}
-    return conversation.add_tool(block["id"], name, inp, _summary(tools, name, inp, workspace))
+def _tool_entry(
+    block: dict[str, Any],
+    results: dict[str, dict[str, Any]],
+    displays: dict[str, ToolDisplay],
+    tools: ToolRegistry,
+    workspace: Workspace,
+) -> ToolEntry:
+    name, inp = str(block.get("name", "?")), block.get("input") or {}
+    status, result = _outcome(block["id"], results.get(block["id"]))
+    summary = _summary(tools, name, inp, workspace)
+    return ToolEntry(block["id"], name, inp, summary, status, result, displays.get(block["id"]))
 
 
 def _outcome(tool_use_id: str, result: dict[str, Any] | None) -> tuple[str, dict[str, Any]]:

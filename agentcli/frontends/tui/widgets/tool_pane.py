@@ -125,6 +125,25 @@ class ToolPane(Vertical, can_focus=True):
         # pane's own start-up (before compose, between compose and mount), so
         # the detail is mounted by whichever of `finish` and `on_mount` runs last.
         self._started = False
+        self._outcome: tuple[str, dict[str, Any], ToolDisplay | None] | None = None
+        self._summary_given = summary
+
+    def entry(self) -> Any:
+        """A `ToolEntry` that rebuilds this pane once its call has finished (None before)."""
+        if self._outcome is None:
+            return None
+        from agentcli.frontends.tui.history_entries import ToolEntry
+
+        status, result, display = self._outcome
+        return ToolEntry(
+            self.tool_use_id,
+            self.tool_name,
+            self.input,
+            self._summary_given,
+            status,
+            result,
+            display,
+        )
 
     def compose(self) -> ComposeResult:
         yield self._header
@@ -158,6 +177,7 @@ class ToolPane(Vertical, can_focus=True):
     def finish(self, status: str, result: dict[str, Any], display: ToolDisplay | None) -> None:
         from agentcli.frontends.tui.renderers import body_of
 
+        self._outcome = (status, result, display)
         self._result = terminal_text(result_text(result))
         self._summary = summary_line(status, display, self._result.plain)
         self.set_state(status)
