@@ -13,7 +13,6 @@ by their widget, tool output by its pane.
 
 from __future__ import annotations
 
-import asyncio
 from collections import deque
 from typing import Any
 
@@ -161,12 +160,14 @@ class Conversation(VerticalScroll, can_focus=False):
     async def scroll_history(self, key: str) -> None:
         """The prompt's scrolling keys: pageup, pagedown, home / ctrl+home (the
         conversation's first item), end / ctrl+end (its newest, anchored again)."""
+        page = max(self.scrollable_content_region.height - 1, 1)
         if key == "pageup":
-            if self.scroll_y <= self._near():
-                await self.show_earlier()
-            self.scroll_page_up(animate=False)
+            if self.scroll_y <= self._near() and self._earlier:
+                await self.show_earlier(then_up=page)  # the page up once they are laid out
+            else:
+                self.scroll_page_up(animate=False)
         elif key == "pagedown":
-            if self.scroll_y >= self.max_scroll_y - self._near():
+            if self.scroll_y >= self.max_scroll_y - self._near() and self._later:
                 await self.show_later()
             self.scroll_page_down(animate=False)
         elif key in ("home", "ctrl+home"):
@@ -185,40 +186,42 @@ class Conversation(VerticalScroll, can_focus=False):
         ):
             self.call_later(self.show_later)
 
-    async def show_earlier(self) -> None:
-        """Mount the next screenful above, keeping what is on screen where it is."""
+    # Each move mounts (awaited: the widgets exist), then fixes the scroll position in
+    # a callback after the next refresh, when the new items have their heights. It
+    # never awaits that refresh: the move may run on this widget's own message pump,
+    # which is what delivers it. `_moving` holds other moves off until then.
+
+    async def show_earlier(self, then_up: int = 0) -> None:
+        """Mount the next screenful above, keeping what is on screen where it is
+        (`then_up` lines higher: a page up that needed them)."""
         if self._moving or not self._earlier:
             return
         self._moving = True
-        try:
-            widgets = self._built(self._take_earlier(self._screenful(2)))
-            first = self._items[0] if self._items else None
-            before = first.virtual_region.y if first is not None else 0
-            await self._mount_batch(widgets, before=first)
-            self._items.extendleft(reversed(widgets))
-            await self._settled()
-            if first is not None:
-                shift = first.virtual_region.y - before
-                self.scroll_to(y=self.scroll_y + shift, animate=False, immediate=True)
-            await self._release(from_top=False)
-        finally:
-            self._moving = False
+        widgets = self._built(self._take_earlier(self._screenful(2)))
+        first = self._items[0] if self._items else None
+        before = first.virtual_region.y if first is not None else 0
+        await self._mount_batch(widgets, before=first)
+        self._items.extendleft(reversed(widgets))
+        self.call_after_refresh(self._keep_in_place, first, before, then_up)
+
+    def _keep_in_place(self, kept: Widget | None, before: int, then_up: int = 0) -> None:
+        if kept is not None and kept.is_mounted:
+            shift = kept.virtual_region.y - before
+            self.scroll_to(y=max(self.scroll_y + shift - then_up, 0), animate=False, immediate=True)
+        self._release_below()
+        self._moving = False
 
     async def show_later(self) -> None:
         """Mount the next screenful below (after the person went back to the start)."""
         if self._moving or not self._later:
             return
         self._moving = True
-        try:
-            count = self._count_for(self._later, self._screenful(2))
-            batch, self._later[:count] = self._later[:count], []
-            widgets = self._built(batch)
-            await self._mount_batch(widgets)
-            self._items.extend(widgets)
-            await self._settled()
-            await self._release(from_top=True)
-        finally:
-            self._moving = False
+        count = self._count_for(self._later, self._screenful(2))
+        batch, self._later[:count] = self._later[:count], []
+        widgets = self._built(batch)
+        await self._mount_batch(widgets)
+        self._items.extend(widgets)
+        self.call_after_refresh(self._release_above)
 
     async def show_first(self) -> None:
         """The start of the conversation: its first screens, built now."""
@@ -228,36 +231,30 @@ class Conversation(VerticalScroll, can_focus=False):
             self.scroll_home(animate=False)
             return
         entries = self._entries_of_items()
-        if entries is None:  # a live item cannot be rebuilt: go up step by step instead
+        if entries is None:  # a live item cannot be rebuilt: go up a batch at a time
             self.scroll_home(animate=False)
             await self.show_earlier()
-            self.scroll_home(animate=False)
             return
         self._moving = True
-        try:
-            self._later[:0] = entries
-            await self.remove_children(list(self._items))
-            self._items.clear()
-            count = self._count_for(self._earlier, self._screenful(2))
-            batch, self._earlier[:count] = self._earlier[:count], []
-            self._later[:0], self._earlier = self._earlier, []
-            widgets = self._built(batch)
-            await self._mount_batch(widgets)
-            self._items.extend(widgets)
-            await self._settled()
-            self.scroll_home(animate=False)
-        finally:
-            self._moving = False
+        self._later[:0] = entries
+        self.remove_children(list(self._items))
+        self._items.clear()
+        count = self._count_for(self._earlier, self._screenful(2))
+        batch, self._earlier[:count] = self._earlier[:count], []
+        self._later[:0], self._earlier = self._earlier, []
+        widgets = self._built(batch)
+        await self._mount_batch(widgets)
+        self._items.extend(widgets)
+        self.call_after_refresh(self._at_start)
+
+    def _at_start(self) -> None:
+        self.scroll_home(animate=False, immediate=True)
+        self._moving = False
 
     async def show_latest(self) -> None:
         """Back to the newest item, following new ones again."""
         if self._later and not self._moving:
-            self._moving = True
-            try:
-                self._collapse_to_latest()
-                await self._settled()
-            finally:
-                self._moving = False
+            self._collapse_to_latest()
         self.anchor()
 
     # -- the window's mechanics -----------------------------------------------------
@@ -311,12 +308,6 @@ class Conversation(VerticalScroll, can_focus=False):
                 if getattr(widget, "finished", False):
                     await widget.flush()  # type: ignore[attr-defined]
 
-    async def _settled(self) -> None:
-        """Until the screen has laid out what was just mounted."""
-        done = asyncio.Event()
-        self.call_after_refresh(done.set)
-        await done.wait()
-
     def _entries_of_items(self) -> list[Entry] | None:
         entries = []
         for widget in self._items:
@@ -333,6 +324,7 @@ class Conversation(VerticalScroll, can_focus=False):
         self._earlier.extend(entries)
         self._earlier.extend(self._later)
         self._later = []
+        self._forget(list(self._items))
         self.remove_children(list(self._items))
         self._items.clear()
         widgets = self._built(self._take_earlier(self._screenful(2)))
@@ -341,38 +333,42 @@ class Conversation(VerticalScroll, can_focus=False):
         self._items.extend(widgets)
         self.anchor()
 
-    async def _release(self, *, from_top: bool) -> None:
-        """Past `max_widgets` mounted, unmount the items farthest from the screen (they
-        become entries again, rebuilt when scrolled back to)."""
-        excess = len(self._items) - self.max_widgets
-        if excess <= 0:
-            return
+    def _releasable(self, from_top: bool) -> tuple[list[Widget], list[Entry]]:
+        """Past `max_widgets` mounted, the items farthest from the screen on one side,
+        and the entries that rebuild them; taken out of `_items`."""
         doomed: list[Widget] = []
         entries: list[Entry] = []
-        while len(doomed) < excess and self._items:
+        while len(self._items) > self.max_widgets:
             widget = self._items[0] if from_top else self._items[-1]
             entry = entry_for(widget)
             if entry is None or widget is self.answer:
                 break
             doomed.append(self._items.popleft() if from_top else self._items.pop())
             entries.append(entry)
+        self._forget(doomed)
+        return doomed, entries
+
+    def _release_below(self) -> None:
+        doomed, entries = self._releasable(from_top=False)
+        if doomed:
+            self._later[:0] = reversed(entries)
+            self.remove_children(doomed)
+
+    def _release_above(self) -> None:
+        doomed, entries = self._releasable(from_top=True)
         if not doomed:
+            self._moving = False
             return
-        for widget in doomed:
+        kept = self._items[0] if self._items else None
+        before = kept.virtual_region.y if kept is not None else 0
+        self._earlier.extend(entries)
+        self.remove_children(doomed)
+        self.call_after_refresh(self._keep_in_place, kept, before)
+
+    def _forget(self, widgets: list[Widget]) -> None:
+        for widget in widgets:
             if isinstance(widget, ToolPane):
                 self.panes.pop(widget.tool_use_id, None)
-        if from_top:
-            keep = self._items[0] if self._items else None
-            before = keep.virtual_region.y if keep is not None else 0
-            self._earlier.extend(entries)
-            await self.remove_children(doomed)
-            await self._settled()
-            if keep is not None:
-                shift = before - keep.virtual_region.y
-                self.scroll_to(y=self.scroll_y - shift, animate=False, immediate=True)
-        else:
-            self._later[:0] = reversed(entries)
-            await self.remove_children(doomed)
 
     # -- housekeeping -----------------------------------------------------------
 
