@@ -12,7 +12,7 @@ from pathlib import Path
 from agentcli.config.paths import project_dir
 from agentcli.session.claim import claim_session, fork_session
 from agentcli.session.loader import LoadedSession, TranscriptError
-from agentcli.session.store import find_session, latest_session
+from agentcli.session.store import find_session, latest_session_path
 
 
 class SessionNotFound(Exception):
@@ -38,10 +38,10 @@ def resolve_resumed(
                 "`agentcli --resume` lists this folder's sessions"
             )
     elif continue_latest:
-        latest = latest_session(project)
+        latest = latest_session_path(project)
         if latest is None:
             raise SessionNotFound(f"no earlier conversation to continue in {project}")
-        path = latest.path
+        path = latest
     else:
         return None
     if path.stem == current_id:

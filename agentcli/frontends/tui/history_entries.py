@@ -14,6 +14,7 @@ a screen; the real height is the widget's, once built.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -90,7 +91,7 @@ class ToolEntry:
     tool_use_id: str
     name: str
     input: dict[str, Any]
-    summary: str
+    summary: str | Callable[[], str]  # a function: worked out when the pane is built
     status: str
     result: dict[str, Any]
     display: ToolDisplay | None = field(default=None)
@@ -98,7 +99,8 @@ class ToolEntry:
     def build(self) -> Widget:
         from agentcli.frontends.tui.widgets.tool_pane import ToolPane
 
-        pane = ToolPane(self.tool_use_id, self.name, self.input, self.summary)
+        summary = self.summary() if callable(self.summary) else self.summary
+        pane = ToolPane(self.tool_use_id, self.name, self.input, summary)
         pane.finish(self.status, self.result, self.display)
         return pane
 

@@ -15,6 +15,7 @@ generic view, its result's first line.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from agentcli.engine.loop import INTERRUPT_MARKER
@@ -78,7 +79,7 @@ def _tool_entry(
 ) -> ToolEntry:
     name, inp = str(block.get("name", "?")), block.get("input") or {}
     status, result = _outcome(block["id"], results.get(block["id"]))
-    summary = _summary(tools, name, inp, workspace)
+    summary = partial(_summary, tools, name, inp, workspace)  # validated only when built
     return ToolEntry(block["id"], name, inp, summary, status, result, displays.get(block["id"]))
 
 
