@@ -139,10 +139,11 @@ def _resume(exe: str, env: dict[str, str], built: dict[int, tuple[Path, Path]]) 
             if run:
                 resumed[n].append(sample)
     base = median_of([s.wall_s for s in plain])
+    base_cpu = median_of([s.cpu_s for s in plain])
     base_rss = median_of([s.settled_rss_mb for s in plain])
     report(
         "agentcli, no session: banner shown, typing echoed",
-        f"{base * 1000:.0f} ms, RSS {base_rss:.0f} MB",
+        f"{base * 1000:.0f} ms (CPU {base_cpu * 1000:.0f} ms), RSS {base_rss:.0f} MB",
         "-",
         True,
     )
@@ -165,6 +166,7 @@ def _resume(exe: str, env: dict[str, str], built: dict[int, tuple[Path, Path]]) 
             f"<= {RESUME_GOAL}x" if goal else "usable",
             ratio <= RESUME_GOAL if goal else True,
         )
+        report("  the same in CPU time (a busy machine)", f"{cpu / base_cpu:.2f}x", "-", True)
         rss_ratio = settled / base_rss
         report(
             "  RSS once settled, ratio to no session",
