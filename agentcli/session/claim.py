@@ -27,8 +27,9 @@ from agentcli.session.loader import LoadedSession, TranscriptError, load_session
 from agentcli.session.lock import SessionBusy, open_locked
 
 
-def claim_session(path: Path) -> LoadedSession:
-    """The session at `path`, loaded and held for writing; a fork of it if it is busy."""
+def claim_session(path: Path, *, context_only: bool = False) -> LoadedSession:
+    """The session at `path`, loaded and held for writing; a fork of it if it is busy.
+    `context_only`: load only what the next request needs (loader.load_session)."""
     try:
         handle = open_locked(path)
     except SessionBusy:
@@ -38,7 +39,7 @@ def claim_session(path: Path) -> LoadedSession:
     except OSError as exc:
         raise TranscriptError(f"{path}: cannot open the transcript: {exc.strerror}") from None
     try:
-        loaded = load_session(path)
+        loaded = load_session(path, context_only=context_only)
     except TranscriptError:
         handle.close()
         raise

@@ -84,20 +84,26 @@ class LoadedSession:
             self.lock = None
 
 
-def load_session(path: Path) -> LoadedSession:
+def load_session(path: Path, *, context_only: bool = False) -> LoadedSession:
+    """`context_only`: what the next request needs and nothing more (`-p --continue`):
+    the session record and the records from the last compact boundary on are parsed,
+    the lines before it are not read at all. `messages`, `prompts`, `last_usage` and
+    `last_uuid` are those of a full load; `history`, `displays` and `totals` cover only
+    that part, and a broken line before the boundary goes unreported (a full load,
+    as the app does, still reports it)."""
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
         raise TranscriptError(f"{path}: no such transcript") from None
     except OSError as exc:
         raise TranscriptError(f"{path}: cannot read the transcript: {exc.strerror}") from None
-    return parse_transcript(raw, path)
+    return parse_transcript(raw, path, context_only=context_only)
 
 
-def parse_transcript(raw: bytes, path: Path) -> LoadedSession:
+def parse_transcript(raw: bytes, path: Path, *, context_only: bool = False) -> LoadedSession:
     """A transcript's content, read as if it were the file at `path`."""
     loaded = LoadedSession(path=path, session_id=path.stem)
-    _Parser(loaded).parse(raw)
+    _Parser(loaded, context_only=context_only).parse(raw)
     _repair(loaded)
     present = {id(message) for message in loaded.messages}
     loaded.prompts = {p: m for p, m in loaded.prompts.items() if id(m) in present}
@@ -105,8 +111,9 @@ def parse_transcript(raw: bytes, path: Path) -> LoadedSession:
 
 
 class _Parser:
-    def __init__(self, loaded: LoadedSession) -> None:
+    def __init__(self, loaded: LoadedSession, *, context_only: bool = False) -> None:
         self.loaded = loaded
+        self.context_only = context_only
         self.bad_lines: list[int] = []
         self.acknowledged: set[int] = set()
         self.unknown: dict[str, int] = {}
@@ -124,8 +131,9 @@ class _Parser:
         ends_cleanly = text.endswith("\n") or not text
         if ends_cleanly:
             lines.pop()
+        start = _last_boundary(lines) if self.context_only else 0
         for number, line in enumerate(lines, start=1):
-            if not line.strip():
+            if 1 < number <= start or not line.strip():  # before the boundary: unread
                 continue
             try:
                 record = json.loads(line)
@@ -252,6 +260,24 @@ class _Parser:
                 f"{name}: written by a newer agentcli (format version {self.newer}, this one "
                 f"reads {records.FORMAT_VERSION}); loaded what this version understands"
             )
+
+
+def _last_boundary(lines: list[str]) -> int:
+    """The line number (1-based) just before the last compact boundary, 0 if none.
+    Only lines that mention the record type are parsed, from the end, and only a
+    line whose record really is a boundary counts."""
+    mark = f'"{records.COMPACT_BOUNDARY}"'
+    for index in range(len(lines) - 1, 0, -1):
+        line = lines[index]
+        if mark not in line:
+            continue
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(record, dict) and record.get("type") == records.COMPACT_BOUNDARY:
+            return index
+    return 0
 
 
 def _valid_message(message: object, role: str) -> TypeGuard[dict[str, Any]]:

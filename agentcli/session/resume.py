@@ -12,7 +12,7 @@ from pathlib import Path
 from agentcli.config.paths import project_dir
 from agentcli.session.claim import claim_session, fork_session
 from agentcli.session.loader import LoadedSession, TranscriptError
-from agentcli.session.store import find_session, latest_session
+from agentcli.session.store import find_session, latest_session_path
 
 
 class SessionNotFound(Exception):
@@ -26,10 +26,13 @@ def resolve_resumed(
     resume_id: str | None = None,
     current_id: str | None = None,
     fork: bool = False,
+    context_only: bool = False,
 ) -> LoadedSession | None:
     """The session to resume, claimed, loaded and repaired (its notices say what was
     fixed, or that it was forked). `current_id`: the session already open here.
-    `fork`: go on in a new session that starts with its history (--fork-session)."""
+    `fork`: go on in a new session that starts with its history (--fork-session).
+    `context_only`: read only what the next request needs, not the history before the
+    last compaction (`-p --continue`: nothing shows it, and its totals are per run)."""
     if resume_id:
         path = find_session(project, resume_id)
         if path is None:
@@ -38,15 +41,15 @@ def resolve_resumed(
                 "`agentcli --resume` lists this folder's sessions"
             )
     elif continue_latest:
-        latest = latest_session(project)
+        latest = latest_session_path(project)
         if latest is None:
             raise SessionNotFound(f"no earlier conversation to continue in {project}")
-        path = latest.path
+        path = latest
     else:
         return None
     if path.stem == current_id:
         raise SessionNotFound(f"{current_id} is the conversation you are in")
     try:
-        return fork_session(path) if fork else claim_session(path)
+        return fork_session(path) if fork else claim_session(path, context_only=context_only)
     except TranscriptError as exc:
         raise SessionNotFound(str(exc)) from None

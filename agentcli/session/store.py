@@ -110,6 +110,31 @@ def latest_session(project: Path) -> SessionSummary | None:
     return None
 
 
+def latest_session_path(project: Path) -> Path | None:
+    """The transcript `--continue` resumes, as `latest_session` finds it, reading only up
+    to each file's first message (not the whole file: the resume reads it once)."""
+    for path in sorted(session_files(project), key=_mtime, reverse=True):
+        if _holds_a_message(path):
+            return path
+    return None
+
+
+def _holds_a_message(path: Path) -> bool:
+    try:
+        handle = path.open(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    with handle:
+        for line in handle:
+            record = json_record(line)
+            if record is None or record.get("type") not in records.MESSAGE_TYPES:
+                continue
+            meta = record.get("meta")
+            if not (isinstance(meta, dict) and (meta.get("kept") or meta.get("synthetic"))):
+                return True
+    return False
+
+
 def find_session(project: Path, session_id: str) -> Path | None:
     """A session by id (or a unique prefix of it): this project first, then any project."""
     session_id = session_id.strip()

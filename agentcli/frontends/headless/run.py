@@ -289,7 +289,10 @@ def _resumed(options: Options) -> LoadedSession | None:
     if options.resume == "":
         raise SessionNotFound("--resume needs a session ID with -p (or use --continue)")
     return resolve_resumed(
-        options.cwd, continue_latest=options.continue_session, resume_id=options.resume
+        options.cwd,
+        continue_latest=options.continue_session,
+        resume_id=options.resume,
+        context_only=True,  # the history before the last compaction is not needed here
     )
 
 

@@ -319,6 +319,11 @@ class AgentApp(App[None]):
     async def on_prompt_input_navigate(self, event: PromptInput.Navigate) -> None:
         await self.prompt_flow.navigate(event.key)
 
+    async def on_prompt_input_scroll_conversation(
+        self, event: PromptInput.ScrollConversation
+    ) -> None:
+        await self.conversation.scroll_history(event.key)
+
     async def on_prompt_input_submitted(self, event: PromptInput.Submitted) -> None:
         await self.prompt_flow.submit(event.text)
 

@@ -15,6 +15,7 @@ generic view, its result's first line.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from agentcli.core.messages import (
@@ -28,8 +29,14 @@ from agentcli.core.messages import (
 )
 from agentcli.engine.events import ToolStatus
 from agentcli.engine.loop import INTERRUPT_MARKER
+from agentcli.frontends.tui.history_entries import (
+    AnswerEntry,
+    Entry,
+    NoteEntry,
+    ToolEntry,
+    UserEntry,
+)
 from agentcli.frontends.tui.widgets.conversation import Conversation
-from agentcli.frontends.tui.widgets.tool_pane import ToolPane
 from agentcli.tools.base import Workspace
 from agentcli.tools.display import ToolDisplay
 from agentcli.tools.registry import ToolRegistry
@@ -42,29 +49,47 @@ async def render_history(
     tools: ToolRegistry,
     workspace: Workspace,
 ) -> None:
+    """Show `messages` in the conversation: the newest screens now, the rest when the
+    person scrolls back to them (however long the session, one pass over it here)."""
+    await conversation.load_history(history_entries(messages, displays, tools, workspace))
+
+
+def history_entries(
+    messages: list[Message],
+    displays: dict[str, ToolDisplay],
+    tools: ToolRegistry,
+    workspace: Workspace,
+) -> list[Entry]:
+    """One entry per item the live turn showed, oldest first; no widget is built."""
     results = _results_by_id(messages)
+    entries: list[Entry] = []
     for message in messages:
         for block in _blocks(message):
             if message["role"] == "user" and is_text(block):
                 text = block.get("text", "")
                 if text == INTERRUPT_MARKER:
-                    conversation.add_note("Interrupted", "interrupted")
+                    entries.append(NoteEntry("Interrupted", "interrupted"))
                 elif text.strip():
-                    conversation.add_user(text)
+                    entries.append(UserEntry(text))
             elif message["role"] == "assistant" and is_text(block):
-                conversation.append_text(block.get("text", ""))
-                await conversation.finish_answer()
-            elif is_tool_use(block):
-                pane = _add_pane(conversation, block, tools, workspace)
-                display = displays.get(block["id"])
-                pane.finish(*_outcome(block["id"], results.get(block["id"])), display)
+                if block.get("text", "").strip():
+                    entries.append(AnswerEntry(block.get("text", "")))
+            elif is_tool_use(block) and isinstance(block.get("id"), str):
+                entries.append(_tool_entry(block, results, displays, tools, workspace))
+    return entries
 
 
-def _add_pane(
-    conversation: Conversation, block: ToolUseBlock, tools: ToolRegistry, workspace: Workspace
-) -> ToolPane:
-    name, inp = block.get("name", "?"), block.get("input") or {}
-    return conversation.add_tool(block["id"], name, inp, _summary(tools, name, inp, workspace))
+def _tool_entry(
+    block: ToolUseBlock,
+    results: dict[str, ToolResultBlock],
+    displays: dict[str, ToolDisplay],
+    tools: ToolRegistry,
+    workspace: Workspace,
+) -> ToolEntry:
+    name, inp = str(block.get("name", "?")), block.get("input") or {}
+    status, result = _outcome(block["id"], results.get(block["id"]))
+    summary = partial(_summary, tools, name, inp, workspace)  # validated only when built
+    return ToolEntry(block["id"], name, inp, summary, status, result, displays.get(block["id"]))
 
 
 def _outcome(

@@ -38,8 +38,6 @@ if TYPE_CHECKING:
     from agentcli.session.store import SessionSummary
     from agentcli.wiring.bootstrap import Options
 
-# A resumed conversation shows its latest messages; the rest stay in the transcript.
-RESUMED_MESSAGES_SHOWN = 200
 SESSION_END_AFTER_SIGNAL_S = 5.0  # SessionEnd hooks' time when a signal ends the app
 
 
@@ -211,14 +209,9 @@ class Sessions:
         from agentcli.tools.todo_write import latest_todos
 
         app = self.app
-        history = loaded.history
-        if len(history) > RESUMED_MESSAGES_SHOWN:
-            hidden = len(history) - RESUMED_MESSAGES_SHOWN
-            app.note(f"… {hidden} earlier messages are in the transcript, not shown here")
-            history = history[-RESUMED_MESSAGES_SHOWN:]
         engine = app.state.built_engine()
-        await render_history(
-            app.conversation, history, loaded.displays, engine.tools, engine.workspace
+        await render_history(  # the newest screens now, the rest as the person scrolls
+            app.conversation, loaded.history, loaded.displays, engine.tools, engine.workspace
         )
         app.todo_panel.show_list(latest_todos(loaded.history))
         for notice in loaded.notices:

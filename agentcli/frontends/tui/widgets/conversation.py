@@ -23,6 +23,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from agentcli.core.terminal_text import clean_markdown, terminal_text
+from agentcli.frontends.tui.history_entries import Entry, entry_for
 from agentcli.frontends.tui.widgets.answer import make_answer_widget
 from agentcli.frontends.tui.widgets.tool_pane import ToolPane
 
@@ -45,6 +46,7 @@ class Note(Static):
     """
 
     def __init__(self, content: str | Text, level: str = "info") -> None:
+        self.given = content  # what rebuilds this note (history_entries.py)
         if isinstance(content, str):
             content = terminal_text(content)
         super().__init__(content, classes=f"note -{level}")
@@ -59,8 +61,16 @@ class Conversation(VerticalScroll, can_focus=False):
         self.answer: Any | None = None  # the answer streaming now
         self._answer_mounted: Any = None
         self._items: deque[Widget] = deque()  # mounted items, oldest first
+        # Mounted before a resumed history and kept above it (the banner, start-up notes).
+        self._head: list[Widget] = []
+        # The items that are not mounted, as entries (history_entries.py), oldest first:
+        # those above the mounted ones, and those below them (only while the person
+        # looks back at the start of a long conversation).
+        self._earlier: list[Entry] = []
+        self._later: list[Entry] = []
+        self._moving = False  # a batch is being mounted or released
         self.last_answer_source: str = ""
-        self.pruned = 0
+        self.pruned = 0  # items dropped for good (widgets that cannot be rebuilt)
         self._pruned_label = Static("", classes="pruned")
         self._pruned_label.display = False
 
@@ -73,6 +83,8 @@ class Conversation(VerticalScroll, can_focus=False):
     # -- adding items -----------------------------------------------------------
 
     def _add(self, widget: Widget) -> Widget:
+        if self._later:  # something new while the person reads the start: back to the end
+            self._collapse_to_latest()
         self.mount(widget)
         self._items.append(widget)
         self._prune()
@@ -97,6 +109,8 @@ class Conversation(VerticalScroll, can_focus=False):
     def append_text(self, text: str) -> None:
         """A chunk of the streaming answer: O(chunk), no layout of older items."""
         if self.answer is None:
+            if self._later:
+                self._collapse_to_latest()
             self.answer = make_answer_widget(classes="assistant-message")
             self._answer_mounted = self.mount(self.answer)
             self._items.append(self.answer)
@@ -123,6 +137,239 @@ class Conversation(VerticalScroll, can_focus=False):
     def pane(self, tool_use_id: str) -> ToolPane | None:
         return self.panes.get(tool_use_id)
 
+    # -- a resumed history ------------------------------------------------------------
+
+    async def load_history(self, entries: list[Entry]) -> None:
+        """Show a conversation's earlier items: about two screens of the newest are
+        built now, the rest when the person scrolls back to them."""
+        self._head.extend(self._items)  # what is shown already stays above it
+        self._items.clear()
+        self._earlier.extend(entries)
+        widgets = self._built(self._take_earlier(self._screenful(2)))
+        if widgets:
+            await self._mount_batch(widgets)
+            self._items.extend(widgets)
+        self.anchor()
+
+    def hidden_count(self) -> tuple[int, int]:
+        """How many items are not mounted now: (above the screen's, below them)."""
+        return len(self._earlier), len(self._later)
+
+    # -- scrolling through the whole conversation -------------------------------------
+
+    async def scroll_history(self, key: str) -> None:
+        """The prompt's scrolling keys: pageup, pagedown, home / ctrl+home (the
+        conversation's first item), end / ctrl+end (its newest, anchored again)."""
+        page = max(self.scrollable_content_region.height - 1, 1)
+        if key == "pageup":
+            if self.scroll_y <= self._near() and self._earlier:
+                await self.show_earlier(then_up=page)  # the page up once they are laid out
+            else:
+                self.scroll_page_up(animate=False)
+        elif key == "pagedown":
+            if self.scroll_y >= self.max_scroll_y - self._near() and self._later:
+                await self.show_later()
+            self.scroll_page_down(animate=False)
+        elif key in ("home", "ctrl+home"):
+            await self.show_first()
+        elif key in ("end", "ctrl+end"):
+            await self.show_latest()
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        if self._moving or not self.is_mounted:
+            return
+        if self._earlier and new_value < old_value and new_value <= self._near():
+            self.call_later(self.show_earlier)
+        elif (
+            self._later and new_value > old_value and new_value >= self.max_scroll_y - self._near()
+        ):
+            self.call_later(self.show_later)
+
+    # Each move mounts (awaited: the widgets exist), then fixes the scroll position in
+    # a callback after the next refresh, when the new items have their heights. It
+    # never awaits that refresh: the move may run on this widget's own message pump,
+    # which is what delivers it. `_moving` holds other moves off until then.
+
+    async def show_earlier(self, then_up: int = 0) -> None:
+        """Mount the next screenful above, keeping what is on screen where it is
+        (`then_up` lines higher: a page up that needed them)."""
+        if self._moving or not self._earlier:
+            return
+        self._moving = True
+        widgets = self._built(self._take_earlier(self._screenful(2)))
+        first = self._items[0] if self._items else None
+        before = first.virtual_region.y if first is not None else 0
+        await self._mount_batch(widgets, before=first)
+        self._items.extendleft(reversed(widgets))
+        self.call_after_refresh(self._keep_in_place, first, before, then_up)
+
+    def _keep_in_place(self, kept: Widget | None, before: int, then_up: int = 0) -> None:
+        if kept is not None and kept.is_mounted:
+            shift = kept.virtual_region.y - before
+            self.scroll_to(y=max(self.scroll_y + shift - then_up, 0), animate=False, immediate=True)
+        self._release_below()
+        self._moving = False
+
+    async def show_later(self) -> None:
+        """Mount the next screenful below (after the person went back to the start)."""
+        if self._moving or not self._later:
+            return
+        self._moving = True
+        count = self._count_for(self._later, self._screenful(2))
+        batch, self._later[:count] = self._later[:count], []
+        widgets = self._built(batch)
+        await self._mount_batch(widgets)
+        self._items.extend(widgets)
+        self.call_after_refresh(self._release_above)
+
+    async def show_first(self) -> None:
+        """The start of the conversation: its first screens, built now."""
+        if self._moving:
+            return
+        if not self._earlier:
+            self.scroll_home(animate=False)
+            return
+        entries = self._entries_of_items()
+        if entries is None:  # a live item cannot be rebuilt: go up a batch at a time
+            self.scroll_home(animate=False)
+            await self.show_earlier()
+            return
+        self._moving = True
+        self._later[:0] = entries
+        self.remove_children(list(self._items))
+        self._items.clear()
+        count = self._count_for(self._earlier, self._screenful(2))
+        batch, self._earlier[:count] = self._earlier[:count], []
+        self._later[:0], self._earlier = self._earlier, []
+        widgets = self._built(batch)
+        await self._mount_batch(widgets)
+        self._items.extend(widgets)
+        self.call_after_refresh(self._at_start)
+
+    def _at_start(self) -> None:
+        self.scroll_home(animate=False, immediate=True)
+        self._moving = False
+
+    async def show_latest(self) -> None:
+        """Back to the newest item, following new ones again."""
+        if self._later and not self._moving:
+            self._collapse_to_latest()
+        self.anchor()
+
+    # -- the window's mechanics -----------------------------------------------------
+
+    def _near(self) -> int:
+        return max(self.size.height // 2, 1)
+
+    def _screenful(self, screens: int) -> int:
+        return max(self.size.height, 20) * screens
+
+    @staticmethod
+    def _count_for(entries: list[Entry], lines: int) -> int:
+        """How many entries from the front of `entries` make about `lines` lines."""
+        total = 0
+        for count, entry in enumerate(entries, start=1):
+            total += entry.lines()
+            if total >= lines:
+                return count
+        return len(entries)
+
+    def _take_earlier(self, lines: int) -> list[Entry]:
+        """The newest entries above the mounted ones that make about `lines` lines."""
+        total, start = 0, len(self._earlier)
+        while start > 0 and total < lines:
+            start -= 1
+            total += self._earlier[start].lines()
+        batch, self._earlier[start:] = self._earlier[start:], []
+        return batch
+
+    def _built(self, entries: list[Entry]) -> list[Widget]:
+        widgets = []
+        for entry in entries:
+            widget = entry.build()
+            widget.history_entry = entry  # type: ignore[attr-defined]
+            if isinstance(widget, ToolPane):
+                self.panes[widget.tool_use_id] = widget
+            widgets.append(widget)
+        return widgets
+
+    async def _mount_batch(self, widgets: list[Widget], before: Widget | None = None) -> None:
+        if not widgets:
+            return
+        if before is not None:
+            await self.mount_all(widgets, before=before)
+        elif self._head and not self._items:
+            await self.mount_all(widgets, after=self._head[-1])
+        else:
+            await self.mount_all(widgets)
+        with self.app.batch_update():  # answers show their text in the same frame
+            for widget in widgets:
+                if getattr(widget, "finished", False):
+                    await widget.flush()  # type: ignore[attr-defined]
+
+    def _entries_of_items(self) -> list[Entry] | None:
+        entries = []
+        for widget in self._items:
+            entry = entry_for(widget)
+            if entry is None:
+                return None
+            entries.append(entry)
+        return entries
+
+    def _collapse_to_latest(self) -> None:
+        """Every item back in `_earlier`, then the newest two screens mounted (the items
+        mounted now can all be rebuilt: nothing live is mounted while `_later` holds any)."""
+        entries = self._entries_of_items() or []
+        self._earlier.extend(entries)
+        self._earlier.extend(self._later)
+        self._later = []
+        self._forget(list(self._items))
+        self.remove_children(list(self._items))
+        self._items.clear()
+        widgets = self._built(self._take_earlier(self._screenful(2)))
+        if widgets:
+            self.mount_all(widgets)
+        self._items.extend(widgets)
+        self.anchor()
+
+    def _releasable(self, from_top: bool) -> tuple[list[Widget], list[Entry]]:
+        """Past `max_widgets` mounted, the items farthest from the screen on one side,
+        and the entries that rebuild them; taken out of `_items`."""
+        doomed: list[Widget] = []
+        entries: list[Entry] = []
+        while len(self._items) > self.max_widgets:
+            widget = self._items[0] if from_top else self._items[-1]
+            entry = entry_for(widget)
+            if entry is None or widget is self.answer:
+                break
+            doomed.append(self._items.popleft() if from_top else self._items.pop())
+            entries.append(entry)
+        self._forget(doomed)
+        return doomed, entries
+
+    def _release_below(self) -> None:
+        doomed, entries = self._releasable(from_top=False)
+        if doomed:
+            self._later[:0] = reversed(entries)
+            self.remove_children(doomed)
+
+    def _release_above(self) -> None:
+        doomed, entries = self._releasable(from_top=True)
+        if not doomed:
+            self._moving = False
+            return
+        kept = self._items[0] if self._items else None
+        before = kept.virtual_region.y if kept is not None else 0
+        self._earlier.extend(entries)
+        self.remove_children(doomed)
+        self.call_after_refresh(self._keep_in_place, kept, before)
+
+    def _forget(self, widgets: list[Widget]) -> None:
+        for widget in widgets:
+            if isinstance(widget, ToolPane):
+                self.panes.pop(widget.tool_use_id, None)
+
     # -- housekeeping -----------------------------------------------------------
 
     def item_count(self) -> int:
@@ -130,7 +377,8 @@ class Conversation(VerticalScroll, can_focus=False):
 
     def _prune(self) -> None:
         """Unmount the oldest items once there are too many (in batches, so the
-        layout is rebuilt rarely). Items still being mounted are left for later."""
+        layout is rebuilt rarely); each becomes an entry, rebuilt when the person
+        scrolls back to it. Items still being mounted are left for later."""
         if len(self._items) <= self.max_widgets:
             return
         doomed: list[Widget] = []
@@ -141,15 +389,22 @@ class Conversation(VerticalScroll, can_focus=False):
             doomed.append(self._items.popleft())
         if not doomed:
             return
+        lost = 0
         for widget in doomed:
             if isinstance(widget, ToolPane):
                 self.panes.pop(widget.tool_use_id, None)
-        self.pruned += len(doomed)
-        self._pruned_label.update(
-            f"… {self.pruned} earlier item{'s' if self.pruned != 1 else ''} not shown "
-            "(still in the conversation)"
-        )
-        self._pruned_label.display = True
+            entry = entry_for(widget)
+            if entry is None:
+                lost += 1
+            else:
+                self._earlier.append(entry)
+        if lost:
+            self.pruned += lost
+            self._pruned_label.update(
+                f"… {self.pruned} earlier item{'s' if self.pruned != 1 else ''} not shown "
+                "(still in the conversation)"
+            )
+            self._pruned_label.display = True
         self.remove_children(doomed)
 
     async def clear(self) -> None:
@@ -157,6 +412,9 @@ class Conversation(VerticalScroll, can_focus=False):
         self.panes.clear()
         self.pruned = 0
         self._items.clear()
+        self._head.clear()
+        self._earlier.clear()
+        self._later.clear()
         self._pruned_label.display = False
         doomed = [c for c in self.children if c is not self._pruned_label]
         await self.remove_children(doomed)

@@ -23,6 +23,11 @@ from agentcli.frontends.tui.pastes import PastedTexts, is_long
 PLACEHOLDER = "Type a message · / for commands · @ for files · ! for shell"
 
 
+# Keys the prompt hands to the conversation (docs/ui.md, "Scrolling back").
+SCROLL_KEYS = frozenset({"pageup", "pagedown", "ctrl+home", "ctrl+end"})
+SCROLL_KEYS_WHEN_EMPTY = frozenset({"home", "end"})
+
+
 class PromptInput(TextArea):
     BINDINGS = [  # noqa: RUF012
         Binding("ctrl+c", "app.ctrl_c", "Clear / quit", show=False, priority=False),
@@ -37,6 +42,14 @@ class PromptInput(TextArea):
 
     class Navigate(Message):
         """A key the completion popup wants while it is showing."""
+
+        def __init__(self, key: str) -> None:
+            super().__init__()
+            self.key = key
+
+    class ScrollConversation(Message):
+        """A key that scrolls the conversation while the prompt keeps the focus:
+        pageup / pagedown always, home / end / ctrl+home / ctrl+end while it is empty."""
 
         def __init__(self, key: str) -> None:
             super().__init__()
@@ -83,6 +96,11 @@ class PromptInput(TextArea):
             event.stop()
             event.prevent_default()
             self.post_message(self.Navigate(key))
+            return
+        if key in SCROLL_KEYS or (key in SCROLL_KEYS_WHEN_EMPTY and not self.text):
+            event.stop()
+            event.prevent_default()
+            self.post_message(self.ScrollConversation(key))
             return
         if key == "enter":
             event.stop()

@@ -173,6 +173,18 @@ class StreamingMarkdown(Widget):
         self._splitter.feed(text)
         self._schedule()
 
+    @property
+    def finished(self) -> bool:
+        """No more text will come (`finish` or `complete` was called)."""
+        return self._finished
+
+    def complete(self, markdown: str) -> None:
+        """The whole answer at once, before it is mounted (a resumed or rebuilt one):
+        rendered in full when mounted, with no `finish` to await."""
+        self.append(markdown)
+        self._finished = True
+        self._splitter.close()
+
     async def finish(self) -> None:
         """The answer is complete: render everything, including the last block."""
         self._finished = True

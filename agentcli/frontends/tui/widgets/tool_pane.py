@@ -131,6 +131,25 @@ class ToolPane(Vertical, can_focus=True):
         # pane's own start-up (before compose, between compose and mount), so
         # the detail is mounted by whichever of `finish` and `on_mount` runs last.
         self._started = False
+        self._outcome: tuple[ToolStatus, Mapping[str, Any], ToolDisplay | None] | None = None
+        self._summary_given = summary
+
+    def entry(self) -> Any:
+        """A `ToolEntry` that rebuilds this pane once its call has finished (None before)."""
+        if self._outcome is None:
+            return None
+        from agentcli.frontends.tui.history_entries import ToolEntry
+
+        status, result, display = self._outcome
+        return ToolEntry(
+            self.tool_use_id,
+            self.tool_name,
+            self.input,
+            self._summary_given,
+            status,
+            result,
+            display,
+        )
 
     def compose(self) -> ComposeResult:
         yield self._header
@@ -166,6 +185,7 @@ class ToolPane(Vertical, can_focus=True):
     ) -> None:
         from agentcli.frontends.tui.renderers import body_of
 
+        self._outcome = (status, result, display)
         self._result = terminal_text(result_text(result))
         self._summary = summary_line(status, display, self._result.plain)
         self.set_state(status)

@@ -1,0 +1,144 @@
+"""A long session resumed in the app: the newest items at once, the whole history
+reachable with the keys and the wheel while the prompt keeps the focus.
+
+The session is recorded for real (bootstrap's engine, the real tools and
+transcript writer, a scripted provider), then opened with `--continue`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual import events
+
+from agentcli.frontends.tui.app import AgentApp
+from agentcli.frontends.tui.widgets.conversation import UserMessageView
+from agentcli.wiring.bootstrap import Options, build_engine
+from agentcli.wiring.composition import finish_session
+from tests.engine.scripted import Response, ScriptedProvider, text, tool_use
+from tests.frontends.tui.helpers import type_text, wait_for
+from tests.frontends.tui.test_resume import notes, open_app
+
+pytestmark = pytest.mark.timeout(300)  # walking every page of 240 messages, on 2 busy cores
+
+PROMPTS = 60  # 240 messages: more than the 200 the app once showed
+ANSWER = "The last line of the answer."  # short items: fewer pages to walk on 2 cores
+
+
+async def record_long_session(project: Path) -> None:
+    """PROMPTS prompts, each answered by a Read and a few paragraphs."""
+    config = project / "config.py"
+    config.write_text("value = 1\n")
+    responses = []
+    for n in range(PROMPTS):
+        responses.append(
+            Response([text(f"Reading {n}."), tool_use("Read", {"file_path": str(config)})])
+        )
+        responses.append(Response([text(f"Answer {n}.\n\n{ANSWER}")]))
+    engine = build_engine(Options(cwd=project), ScriptedProvider(*responses))
+    for n in range(PROMPTS):
+        async for _event in engine.submit_message(f"prompt number {n}"):
+            pass
+    finish_session(engine)
+
+
+def on_screen(app: AgentApp, wanted: str) -> bool:
+    """A user message with this text is mounted and (partly) visible."""
+    for view in app.conversation.query(UserMessageView):
+        if view.text == wanted and view.region.area > 0:
+            return True
+    return False
+
+
+def newest_on_screen(app: AgentApp) -> bool:
+    return on_screen(app, f"prompt number {PROMPTS - 1}")
+
+
+async def resumed(pilot, app: AgentApp) -> None:
+    await wait_for(pilot, lambda: any("Resumed conversation" in n for n in notes(app)))
+    await pilot.pause()
+
+
+async def test_a_long_session_resumes_with_its_newest_items_only_built(tmp_path):
+    project = tmp_path / "project"
+    project.mkdir()
+    await record_long_session(project)
+    app = open_app(project, "--continue")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await resumed(pilot, app)
+        await wait_for(pilot, lambda: newest_on_screen(app), "the newest prompt on screen")
+        earlier, later = app.conversation.hidden_count()
+        assert app.conversation.item_count() < 40 < earlier and later == 0
+        assert not on_screen(app, "prompt number 0")
+        assert app.focused is app.prompt
+
+
+async def test_home_and_end_on_an_empty_prompt_reach_the_first_prompt_and_come_back(tmp_path):
+    project = tmp_path / "project"
+    project.mkdir()
+    await record_long_session(project)
+    app = open_app(project, "--continue")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await resumed(pilot, app)
+        await pilot.press("home")
+        await wait_for(pilot, lambda: on_screen(app, "prompt number 0"), "the first prompt")
+        assert app.focused is app.prompt
+        await pilot.press("end")
+        await wait_for(pilot, lambda: newest_on_screen(app), "the newest prompt again")
+        assert app.conversation.hidden_count()[1] == 0
+        await pilot.press("ctrl+home")
+        await wait_for(pilot, lambda: on_screen(app, "prompt number 0"), "the first prompt")
+        await type_text(pilot, "hi")  # typing still goes to the prompt
+        assert app.prompt.text == "hi"
+        await pilot.press("home")  # with text, Home is the prompt's own key
+        await pilot.press("ctrl+end")
+        await wait_for(pilot, lambda: newest_on_screen(app), "the newest prompt again")
+        await pilot.press("home")
+        await pilot.pause()
+        assert newest_on_screen(app) and app.prompt.text == "hi"
+
+
+async def test_pageup_walks_back_to_the_first_prompt_and_pagedown_forward(tmp_path):
+    project = tmp_path / "project"
+    project.mkdir()
+    await record_long_session(project)
+    app = open_app(project, "--continue")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await resumed(pilot, app)
+        for _ in range(400):
+            if on_screen(app, "prompt number 0"):
+                break
+            await pilot.press("pageup")
+            await pilot.pause()
+        assert on_screen(app, "prompt number 0")
+        assert app.focused is app.prompt
+        # Every prompt was passed on the way: the history has no hole.
+        for _ in range(400):
+            if newest_on_screen(app):
+                break
+            await pilot.press("pagedown")
+            await pilot.pause()
+        assert newest_on_screen(app)
+        assert app.conversation.item_count() <= app.conversation.max_widgets
+
+
+async def test_the_mouse_wheel_scrolls_back_to_the_first_prompt(tmp_path):
+    project = tmp_path / "project"
+    project.mkdir()
+    await record_long_session(project)
+    app = open_app(project, "--continue")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await resumed(pilot, app)
+        conversation = app.conversation
+        for _ in range(500):
+            if on_screen(app, "prompt number 0"):
+                break
+            x, y = conversation.region.center
+            for _ in range(10):  # a turn of the wheel
+                conversation.post_message(
+                    events.MouseScrollUp(conversation, 1, 1, 0, -1, 0, False, False, False, x, y)
+                )
+            await pilot.pause()
+        assert on_screen(app, "prompt number 0")
+        assert app.focused is app.prompt
