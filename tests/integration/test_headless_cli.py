@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from tests.fakeapi import hang, http_error, reply, text, tool_use
+from tests.support.cli import agentcli_env, run_agentcli
 
 
 def agentcli(
@@ -19,25 +20,10 @@ def agentcli(
     *,
     stdin: str | None = None,
     key: bool = True,
-    env: dict[str, str] | None = None,
 ) -> subprocess.CompletedProcess[str]:
-    """`agentcli ARGS` in `cwd`; `env`: more variables."""
-    more, env = env or {}, {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
-    env.update(more)
-    env["AGENTCLI_RETRY_BASE_DELAY_MS"] = "0"
-    if key:
-        env["ANTHROPIC_API_KEY"] = "test-key"
-    if server is not None:
-        env["ANTHROPIC_BASE_URL"] = server.base_url
-    return subprocess.run(
-        [sys.executable, "-m", "agentcli", *args],
-        cwd=cwd,
-        env=env,
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    """`agentcli ARGS` in `cwd`, against `server` when given; `key`: with an API key."""
+    env = agentcli_env(server, key="test-key" if key else None)
+    return run_agentcli(args, cwd, env, stdin=stdin)
 
 
 def seed_script(server, config: Path) -> None:
