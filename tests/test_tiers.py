@@ -13,11 +13,16 @@ from tests.support import tiers
 
 def test_a_folder_a_file_a_test_name_and_a_fixture_each_give_their_mark():
     assert tiers.marks_for("integration/test_headless_cli.py", "test_x", []) == {"subprocess"}
-    assert tiers.marks_for("frontends/tui/test_pty_rewind.py", "test_x", []) == {"pty"}
+    # The app's tests start ripgrep, so a pty test there is a process test too.
+    assert tiers.marks_for("frontends/tui/test_pty_rewind.py", "test_x", []) == {
+        "pty",
+        "subprocess",
+    }
     shell = "permissions/test_attack_shell.py"
     assert tiers.marks_for(shell, "test_end_to_end_nothing_happens[rm x]", []) == {"subprocess"}
     assert tiers.marks_for(shell, "test_the_parser_says_ask[rm x]", []) == set()
-    assert tiers.marks_for("frontends/tui/test_x.py", "test_y", ["snap_compare"]) == {"snapshot"}
+    assert tiers.marks_for("web/test_x.py", "test_y", ["snap_compare"]) == {"snapshot"}
+    assert tiers.marks_for("tools/test_edit_properties.py", "test_y", []) == {"slow"}
     assert tiers.marks_for("tools/test_read.py", "test_reads", ["tmp_path"]) == set()
 
 

@@ -100,7 +100,10 @@ BY_PATH: dict[str, tuple[str, ...]] = {
         "test_compile_cache.py::test_a_second_agentcli_process_*",
         "test_fakeapi.py::test_cli_*",
     ),
-    "slow": (),
+    "slow": (
+        # Hypothesis searches: seconds a test, a fifth of the fast tier in three tests.
+        "tools/test_edit_properties.py",
+    ),
 }
 
 # A test that uses one of these fixtures gets the mark.
