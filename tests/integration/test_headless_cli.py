@@ -20,10 +20,16 @@ def agentcli(
     *,
     stdin: str | None = None,
     key: bool = True,
+    env: dict[str, str] | None = None,
 ) -> subprocess.CompletedProcess[str]:
-    """`agentcli ARGS` in `cwd`, against `server` when given; `key`: with an API key."""
-    env = agentcli_env(server, key="test-key" if key else None)
-    return run_agentcli(args, cwd, env, stdin=stdin)
+    """`agentcli ARGS` in `cwd`; `env`: more variables (the run's own below win)."""
+    environment = agentcli_env(key=None, **(env or {}))
+    environment["AGENTCLI_RETRY_BASE_DELAY_MS"] = "0"
+    if key:
+        environment["ANTHROPIC_API_KEY"] = "test-key"
+    if server is not None:
+        environment["ANTHROPIC_BASE_URL"] = server.base_url
+    return run_agentcli(args, cwd, environment, stdin=stdin)
 
 
 def seed_script(server, config: Path) -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 from tests.fakeapi import reply, text, tool_use
 from tests.support.cli import agentcli_env
 
-DOC = Path(__file__).parents[2] / "docs" / "sdk.md"
+DOC = Path(__file__).parents[3] / "docs" / "sdk.md"
 
 
 def example_program() -> str:

@@ -34,7 +34,7 @@ from agentcli.frontends.tui.textual_private import (
     update_block,
 )
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 H1, PARAGRAPH = Markdown.BLOCKS["h1"], Markdown.BLOCKS["paragraph_open"]  # not exported
 
 
