@@ -20,7 +20,16 @@ FILESYSTEM := $(MCP_TEST_SERVERS)/node_modules/@modelcontextprotocol/server-file
 LITELLM_VENV := .litellm-venv
 LITELLM_STAMP := $(LITELLM_VENV)/.installed-stamp
 
-.PHONY: install run test lint bench clean mcp-test-servers litellm-test-proxy
+# The tests run on every core (pytest-xdist; `make test PYTEST_WORKERS=0` runs them in
+# one process). `worksteal` hands single tests out and lets an idle worker take queued
+# ones from a busy one, so the files of slow tests (pty, agentcli runs) end up spread
+# over the workers rather than queued behind each other on one.
+# `make test-fast` is the edit-test loop: no processes, pty or snapshots (tests/README.md).
+PYTEST_WORKERS ?= auto
+PYTEST_PARALLEL := -n $(PYTEST_WORKERS) --dist worksteal
+FAST_TIER := not subprocess and not pty and not snapshot and not slow
+
+.PHONY: install run test test-fast lint bench clean mcp-test-servers litellm-test-proxy
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -33,7 +42,10 @@ run: install
 	$(BIN)/agentcli $(ARGS)
 
 test: install mcp-test-servers
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q $(PYTEST_PARALLEL)
+
+test-fast: install
+	$(BIN)/python -m pytest -q $(PYTEST_PARALLEL) -m "$(FAST_TIER)"
 
 mcp-test-servers:
 	@if command -v npm >/dev/null 2>&1; then \

@@ -1,4 +1,8 @@
-"""Shared fixtures: every test runs with its own AGENTCLI_HOME and HOME."""
+"""Shared fixtures: every test runs with its own AGENTCLI_HOME and HOME, and the tiers.
+
+A test's tier marks (pty, snapshot, subprocess, slow) come from tests/support/tiers.py;
+a test that starts a process without a process mark fails (so the fast tier stays fast).
+"""
 
 from __future__ import annotations
 
@@ -9,6 +13,8 @@ from tests.fakeapi.fixtures import fake_api  # noqa: F401  (re-exported fixture)
 from tests.fakeopenai.fixtures import fake_openai  # noqa: F401  (re-exported fixture)
 from tests.mcp.everything import needs_everything, needs_filesystem  # noqa: F401  (re-exported)
 from tests.sandbox_support import needs_bwrap  # noqa: F401  (re-exported fixture)
+from tests.support import tiers
+from tests.support.projects import project  # noqa: F401  (re-exported fixture)
 
 
 @pytest.fixture(autouse=True)
@@ -36,3 +42,32 @@ def isolated_home(tmp_path_factory, monkeypatch):
     # are process-wide: each test starts without any an earlier one left.
     monkeypatch.setattr(credentials, "_kept", {})
     return home
+
+
+_processes = tiers.ProcessGuard()
+_processes.install()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    tiers.mark_tiers(items)  # before `-m` selects by them
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    # No process test in this run (the fast tier): a process from any thread is this test's.
+    _processes.every_thread = not any(tiers.may_start_processes(item) for item in session.items)
+
+
+@pytest.fixture(autouse=True)
+def processes_only_where_marked(request: pytest.FixtureRequest):
+    """Fails a test that starts a process but is not marked `subprocess` or `pty`."""
+    if tiers.may_start_processes(request.node):
+        yield
+        return
+    _processes.watch()
+    try:
+        yield
+    finally:
+        started = _processes.stop()
+    if started:
+        pytest.fail(tiers.unmarked_message(request.node, started), pytrace=False)

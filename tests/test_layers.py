@@ -21,9 +21,7 @@ from pathlib import Path
 
 import pytest
 
-import agentcli
-
-PACKAGE = Path(agentcli.__file__).parent
+from tests.support.sources import PACKAGE, python_files, tree_of
 
 # Top to bottom. The modules of one layer may import each other. A module belongs to
 # the layer of its longest prefix here (`agentcli.mcp.config` is settings, the rest
@@ -72,7 +70,7 @@ def module_name(path: Path) -> str:
 
 
 def known_modules() -> dict[str, Path]:
-    return {module_name(path): path for path in sorted(PACKAGE.rglob("*.py"))}
+    return {module_name(path): path for path in python_files(PACKAGE)}
 
 
 def layer_of(module: str) -> int | None:
@@ -91,7 +89,7 @@ def imports_of(source: str, path: Path, modules: dict[str, Path]) -> list[Arrow]
     """Every agentcli module `path` imports, wherever the import statement is."""
     is_package = path.name == "__init__.py"
     arrows: set[Arrow] = set()
-    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+    for node in ast.walk(tree_of(path)):
         targets: list[str] = []
         if isinstance(node, ast.Import):
             targets = [alias.name for alias in node.names]
@@ -150,7 +148,7 @@ def test_only_the_app_imports_textual():
     for name, path in known_modules().items():
         if name == "agentcli.frontends.tui" or name.startswith("agentcli.frontends.tui."):
             continue
-        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        for node in ast.walk(tree_of(path)):
             if isinstance(node, ast.Import):
                 modules = [alias.name for alias in node.names]
             elif isinstance(node, ast.ImportFrom) and not node.level:

@@ -5,8 +5,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-
 from tests.fakeapi import reply, text, tool_use
 from tests.integration.test_headless_cli import agentcli
 
@@ -15,14 +13,6 @@ TODOS = [
     {"content": "Fix the bug", "status": "in_progress", "activeForm": "Fixing the bug"},
     {"content": "Run the tests", "status": "pending", "activeForm": "Running the tests"},
 ]
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    root = tmp_path / "project"
-    root.mkdir()
-    (root / "a.py").write_text("A = 1\n")
-    return root
 
 
 def stream(stdout: str) -> list[dict]:

@@ -47,14 +47,6 @@ def looping_subagent(body: dict[str, Any], *, parent_loops: bool = False) -> Any
     )
 
 
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    root = tmp_path / "project"
-    root.mkdir()
-    (root / "a.py").write_text("A = 1\n")
-    return root
-
-
 def stream(stdout: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in stdout.splitlines()]
 

@@ -24,13 +24,6 @@ def _write(path: Path, data) -> Path:
     return path
 
 
-@pytest.fixture
-def project(tmp_path) -> Path:
-    folder = tmp_path / "project"
-    folder.mkdir()
-    return folder.resolve()
-
-
 def user_file() -> Path:
     return Path(os.environ["AGENTCLI_HOME"]) / "settings.json"
 

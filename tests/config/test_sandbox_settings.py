@@ -21,13 +21,6 @@ def _write(path: Path, data) -> None:
 
 
 @pytest.fixture
-def project(tmp_path) -> Path:
-    root = tmp_path / "project"
-    root.mkdir()
-    return root
-
-
-@pytest.fixture
 def user_file() -> Path:
     return Path(os.environ["AGENTCLI_HOME"]) / "settings.json"
 

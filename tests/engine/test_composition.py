@@ -9,11 +9,9 @@ from __future__ import annotations
 
 import ast
 import json
-from pathlib import Path
 
 import pytest
 
-import agentcli
 from agentcli.config.settings import Settings
 from agentcli.engine.compaction import Compactor
 from agentcli.wiring.bootstrap import Options, build_engine
@@ -21,6 +19,7 @@ from agentcli.wiring.composition import finish_session, start_new_session
 from tests.engine.harness import make_engine, run_turn
 from tests.engine.scripted import Response, ScriptedProvider, text, tool_use
 from tests.hooks.helpers import hook_script, payloads
+from tests.support.sources import PACKAGE, python_files, tree_of
 
 PARTS = (
     "provider",
@@ -37,14 +36,13 @@ PARTS = (
 
 
 def test_only_the_composition_root_constructs_an_engine():
-    package = Path(agentcli.__file__).parent
     found = []
-    for path in sorted(package.rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text())):
+    for path in python_files(PACKAGE):
+        for node in ast.walk(tree_of(path)):
             if isinstance(node, ast.Call):
                 name = getattr(node.func, "id", None) or getattr(node.func, "attr", None)
                 if name == "QueryEngine":
-                    found.append(str(path.relative_to(package)))
+                    found.append(str(path.relative_to(PACKAGE)))
     assert set(found) == {"wiring/composition.py"}
 
 

@@ -1,15 +1,5 @@
-"""A project folder for the tests that run the real binary in it."""
+"""A project folder for the tests that run the real binary in it: `config.py` to edit."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    root = tmp_path / "project"
-    root.mkdir()
-    (root / "config.py").write_text("value = 1\n")
-    return root
+from tests.support.projects import project_with_config  # noqa: F401  (this folder's `project`)

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from tests.fakeapi import hang, http_error, reply, text, tool_use
+from tests.support.cli import agentcli_env, run_agentcli
 
 
 def agentcli(
@@ -21,23 +22,14 @@ def agentcli(
     key: bool = True,
     env: dict[str, str] | None = None,
 ) -> subprocess.CompletedProcess[str]:
-    """`agentcli ARGS` in `cwd`; `env`: more variables."""
-    more, env = env or {}, {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
-    env.update(more)
-    env["AGENTCLI_RETRY_BASE_DELAY_MS"] = "0"
+    """`agentcli ARGS` in `cwd`; `env`: more variables (the run's own below win)."""
+    environment = agentcli_env(key=None, **(env or {}))
+    environment["AGENTCLI_RETRY_BASE_DELAY_MS"] = "0"
     if key:
-        env["ANTHROPIC_API_KEY"] = "test-key"
+        environment["ANTHROPIC_API_KEY"] = "test-key"
     if server is not None:
-        env["ANTHROPIC_BASE_URL"] = server.base_url
-    return subprocess.run(
-        [sys.executable, "-m", "agentcli", *args],
-        cwd=cwd,
-        env=env,
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+        environment["ANTHROPIC_BASE_URL"] = server.base_url
+    return run_agentcli(args, cwd, environment, stdin=stdin)
 
 
 def seed_script(server, config: Path) -> None:

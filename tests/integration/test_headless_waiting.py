@@ -8,48 +8,26 @@ timeouts set through the environment so nothing waits long.
 from __future__ import annotations
 
 import json
-import os
 import re
 import socket
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.fakeapi import hang, http_error, reply, text
-
-TUNING = (
-    "AGENTCLI_MAX_RETRIES",
-    "AGENTCLI_RETRY_BASE_DELAY_MS",
-    "AGENTCLI_RETRY_MAX_TOTAL_MS",
-    "AGENTCLI_STREAM_IDLE_TIMEOUT_MS",
-    "API_TIMEOUT_MS",
-)
-
-
-def agentcli(args: list[str], cwd: Path, base_url: str, **env: str):
-    clean = {
-        k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_") and k not in TUNING
-    }
-    clean.update(ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=base_url)
-    clean["AGENTCLI_RETRY_BASE_DELAY_MS"] = "0"
-    clean.update(env)
-    return subprocess.run(
-        [sys.executable, "-m", "agentcli", *args],
-        cwd=cwd,
-        env=clean,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+from tests.support.cli import agentcli_env, run_agentcli
+from tests.support.projects import new_project
 
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    root = tmp_path / "project"
-    root.mkdir()
-    return root
+    return new_project(tmp_path)  # empty: not this folder's project with config.py
+
+
+def agentcli(args: list[str], cwd: Path, base_url: str, **env: str):
+    """`agentcli ARGS` against `base_url`; the tuning variables are unset (tests/conftest.py)
+    but for those in `env`."""
+    return run_agentcli(args, cwd, agentcli_env(ANTHROPIC_BASE_URL=base_url, **env))
 
 
 def closed_port() -> int:

@@ -8,7 +8,6 @@ conversation.
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -18,6 +17,7 @@ from typing import Any
 
 from tests.fakeapi import reply, text, tool_use
 from tests.mcp.support import REPO, TEST_SERVER, eventually_sync, tagged_processes
+from tests.support.cli import agentcli_env, run_agentcli
 
 
 def mcp_config(folder: Path, *args: str, name: str = "t") -> Path:
@@ -36,25 +36,13 @@ def cli_env(server: Any, **extra: str) -> dict[str, str]:
     """The run's environment. -p waits for its servers as long as their start-up may take
     (MCP_TIMEOUT), not the 5 s it waits by default: on a busy machine the Python test
     server can take longer to start, and these tests use its tools in the first turn."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
-    env.update(ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=server.base_url)
-    env["AGENTCLI_RETRY_BASE_DELAY_MS"] = "0"
-    env["MCP_CONNECT_TIMEOUT_MS"] = "30000"
-    env.update(extra)
-    return env
+    return agentcli_env(server, **{"MCP_CONNECT_TIMEOUT_MS": "30000", **extra})
 
 
 def agentcli(
     args: list[str], cwd: Path, server: Any, **env: str
 ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "agentcli", *args],
-        cwd=cwd,
-        env=cli_env(server, **env),
-        capture_output=True,
-        text=True,
-        timeout=90,
-    )
+    return run_agentcli(args, cwd, cli_env(server, **env), timeout=90)
 
 
 def tool_result_of(request_body: dict[str, Any]) -> dict[str, Any]:

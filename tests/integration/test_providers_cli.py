@@ -28,14 +28,6 @@ def local(server, kind: str = "openai-chat", **more) -> dict:
     return {"local": {"type": kind, "baseUrl": server.base_url, **more}}
 
 
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    root = tmp_path / "project"
-    root.mkdir()
-    (root / "config.py").write_text("value = 1\n")
-    return root
-
-
 @pytest.mark.parametrize("kind", ["openai-chat", "openai-responses"])
 def test_a_provider_model_runs_the_seed_and_its_cost_is_unknown(fake_openai, project, kind):
     config = project / "config.py"

@@ -16,13 +16,12 @@ from pathlib import Path
 import pytest
 
 from tests.integration.bash_run import KEY, run_bash
+from tests.support.projects import new_project
 
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    root = tmp_path / "project"
-    root.mkdir()
-    return root
+    return new_project(tmp_path)  # empty: not this folder's project with config.py
 
 
 @pytest.fixture

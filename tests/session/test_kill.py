@@ -7,36 +7,21 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import threading
 from pathlib import Path
 
 import pytest
 
 from tests.fakeapi import hang, reply, text, tool_use
+from tests.support.cli import agentcli_env, start_agentcli
 
 SECRET = "sk-ant-test-secret-key-0123456789"
 pytestmark = pytest.mark.timeout(60)
 
 
 def agentcli(fake_api, project: Path, home: Path, *args: str) -> subprocess.Popen:
-    env = {
-        **os.environ,
-        "ANTHROPIC_API_KEY": SECRET,
-        "ANTHROPIC_BASE_URL": fake_api.base_url,
-        "AGENTCLI_HOME": str(home),
-        "AGENTCLI_RETRY_BASE_DELAY_MS": "0",
-        "AGENTCLI_MAX_RETRIES": "0",
-    }
-    return subprocess.Popen(
-        [sys.executable, "-m", "agentcli", *args],
-        cwd=project,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    env = agentcli_env(fake_api, key=SECRET, AGENTCLI_HOME=str(home), AGENTCLI_MAX_RETRIES="0")
+    return start_agentcli(list(args), project, env)
 
 
 @pytest.fixture

@@ -3,21 +3,11 @@
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 
-import pytest
 from acp import text_block
 
 from tests.fakeapi import reply, text, tool_use
 from tests.frontends.acp.client import EditorClient, running_agent
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    root = tmp_path / "project"
-    root.mkdir()
-    (root / "config.py").write_text("value = 1\n")
-    return root
 
 
 def last_results(server, index: int) -> list[dict]:

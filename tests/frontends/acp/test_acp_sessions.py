@@ -15,14 +15,6 @@ from tests.fakeapi import hang, http_error, reply, text, thinking, tool_use
 from tests.frontends.acp.client import WAIT, EditorClient, running_agent
 
 
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    root = tmp_path / "project"
-    root.mkdir()
-    (root / "config.py").write_text("value = 1\n")
-    return root
-
-
 def read_then_edit(server, config: Path) -> None:
     server.enqueue(reply(text("Let me read it."), tool_use("Read", {"file_path": str(config)})))
     edit = {"file_path": str(config), "old_string": "value = 1", "new_string": "value = 2"}

@@ -4,35 +4,23 @@ the SDK: for what a well-behaved SDK never sends (bad lines, unknown requests)."
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 from pathlib import Path
 from typing import Any
 
 from tests.frontends.sdk.support import AGENTCLI
+from tests.support.cli import agentcli_env, start_agentcli
 
 SDK_FLAGS = ["--output-format", "stream-json", "--verbose", "--input-format", "stream-json"]
 
 
-def agentcli_env(fake_api: Any) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
-    env.update(
-        ANTHROPIC_BASE_URL=fake_api.base_url,
-        ANTHROPIC_API_KEY="test-key",
-        AGENTCLI_RETRY_BASE_DELAY_MS="0",
-    )
-    return env
-
-
 def start(fake_api: Any, project: Path, *flags: str) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [str(AGENTCLI), *SDK_FLAGS, *flags],
-        cwd=project,
-        env=agentcli_env(fake_api),
+    return start_agentcli(
+        [*SDK_FLAGS, *flags],
+        project,
+        agentcli_env(fake_api),
         stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
+        command=[str(AGENTCLI)],
     )
 
 

@@ -8,19 +8,14 @@ import subprocess
 import uuid
 
 from tests.fakeapi import reply, text
-from tests.frontends.sdk.raw import SDK_FLAGS, agentcli_env, run, user
+from tests.frontends.sdk.raw import SDK_FLAGS, run, user
 from tests.frontends.sdk.support import AGENTCLI
+from tests.support.cli import agentcli_env, run_agentcli
 
 
 def agentcli(fake_api, project, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(AGENTCLI), *args],
-        cwd=project,
-        env=agentcli_env(fake_api),
-        input="",
-        capture_output=True,
-        text=True,
-        timeout=60,
+    return run_agentcli(
+        list(args), project, agentcli_env(fake_api), stdin="", command=[str(AGENTCLI)]
     )
 
 

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from tests.fakeapi import reply, text, tool_use
-from tests.frontends.sdk.raw import agentcli_env
+from tests.support.cli import agentcli_env
 
 DOC = Path(__file__).parents[3] / "docs" / "sdk.md"
 

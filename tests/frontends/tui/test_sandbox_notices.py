@@ -5,18 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from types import SimpleNamespace
 
-import pytest
-
 from agentcli.frontends.tui.app import AgentApp
 from tests.frontends.tui.helpers import wait_for
 from tests.frontends.tui.test_startup_notices import _command, _notes
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    root = tmp_path / "project"
-    root.mkdir()
-    return root
 
 
 def _app(project: Path, *, sandbox: bool) -> AgentApp:

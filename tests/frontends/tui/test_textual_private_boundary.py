@@ -31,7 +31,8 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[3]
+from tests.support.sources import ROOT, python_files, tree_of
+
 CHECKED = ("agentcli", "tests")
 EXEMPT = {
     "agentcli/frontends/tui/textual_private.py",
@@ -129,15 +130,14 @@ class _Module:
 def _our_modules() -> list[_Module]:
     modules = []
     for top in CHECKED:
-        for path in sorted((ROOT / top).rglob("*.py")):
+        for path in python_files(ROOT / top):
             relative = path.relative_to(ROOT).as_posix()
             if relative in EXEMPT:
                 continue
             parts = list(path.relative_to(ROOT).with_suffix("").parts)
             if parts[-1] == "__init__":
                 parts.pop()
-            tree = ast.parse(path.read_text(encoding="utf-8"), relative)
-            modules.append(_Module(relative, ".".join(parts), tree))
+            modules.append(_Module(relative, ".".join(parts), tree_of(path)))
     return modules
 
 

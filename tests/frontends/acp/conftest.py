@@ -1,0 +1,5 @@
+"""A project folder for the ACP tests: `config.py` to edit."""
+
+from __future__ import annotations
+
+from tests.support.projects import project_with_config  # noqa: F401  (this folder's `project`)
