@@ -79,6 +79,12 @@ class HooksConfig(_Strict):
     SessionEnd: list[HookMatcher] = Field(default_factory=list)
     Notification: list[HookMatcher] = Field(default_factory=list)
 
+    @classmethod
+    def none(cls) -> HooksConfig:
+        """No hooks, made without validating (there is nothing to check): a run whose
+        settings have no hooks never builds this model."""
+        return cls.model_construct()
+
     def commands(self, event: HookEvent, tool_name: str | None = None) -> list[HookCommand]:
         """The commands to run for `event` (and this tool), without duplicates, in order."""
         found: list[HookCommand] = []

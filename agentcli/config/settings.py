@@ -107,7 +107,7 @@ class Settings:
     ask: list[tuple[Rule, str]] = field(default_factory=list)
     deny: list[tuple[Rule, str]] = field(default_factory=list)
     additional_dirs: list[tuple[Path, str]] = field(default_factory=list)
-    hooks: HooksConfig = field(default_factory=HooksConfig)
+    hooks: HooksConfig = field(default_factory=HooksConfig.none)
     hook_sources: list[tuple[str, str, str, str]] = field(default_factory=list)
 
     def rules(self, kind: str) -> list[Rule]:

@@ -30,6 +30,12 @@ BUILTIN_TOOLS = (
     ("TodoWrite", "agentcli.tools.todo_write:TodoWriteTool"),
 )
 
+# Offered in every session beside them (tools/exit_plan_mode.py), so stored as well.
+EXIT_PLAN_MODE_TOOL = ("ExitPlanMode", "agentcli.tools.exit_plan_mode:ExitPlanModeTool")
+
+# Every tool whose schema tools/stored_schemas.json holds.
+STORED_TOOLS = (*BUILTIN_TOOLS, EXIT_PLAN_MODE_TOOL)
+
 
 class ToolRegistry:
     def __init__(self, tools: Iterable[Tool]) -> None:

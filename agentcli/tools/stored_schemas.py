@@ -78,9 +78,9 @@ def file_text(entries: dict[str, dict[str, Any]]) -> str:
 
 
 def main() -> int:
-    from agentcli.tools.registry import BUILTIN_TOOLS
+    from agentcli.tools.registry import STORED_TOOLS
 
-    text = file_text(current_entries(dict(BUILTIN_TOOLS)))
+    text = file_text(current_entries(dict(STORED_TOOLS)))
     if SCHEMA_FILE.exists() and SCHEMA_FILE.read_text("utf-8") == text:
         print(f"{SCHEMA_FILE.name}: up to date")
         return 0

@@ -52,8 +52,7 @@ from agentcli.session.loader import LoadedSession
 from agentcli.skills.loader import load_skills, read_rules
 from agentcli.skills.tool import skill_tools
 from agentcli.tools.base import EditorFiles, Terminals, Tool, Workspace
-from agentcli.tools.exit_plan_mode import ExitPlanModeTool
-from agentcli.tools.registry import ToolRegistry, builtin_tools
+from agentcli.tools.registry import EXIT_PLAN_MODE_TOOL, ToolRegistry, builtin_tool, builtin_tools
 from agentcli.tools.structured_output import INSTRUCTION as STRUCTURED_INSTRUCTION
 from agentcli.tools.structured_output import StructuredOutputTool
 from agentcli.wiring.composition import assemble
@@ -219,7 +218,7 @@ def offered_tools(options: Options, extra: Sequence[Tool] = ()) -> list[Tool]:
     """The built-in tools (ExitPlanMode always, so the tool list, a cached prefix, stays
     stable) and `extra` ones (the Skill tool); `--tools`: only those named ("default":
     all); `--json-schema`: StructuredOutput."""
-    tools: list[Tool] = [*builtin_tools(), ExitPlanModeTool(), *extra]
+    tools: list[Tool] = [*builtin_tools(), builtin_tool(*EXIT_PLAN_MODE_TOOL), *extra]
     tools = [tool for tool in tools if offers(options, tool.name)]
     if options.json_schema is not None:
         tools.append(StructuredOutputTool(options.json_schema))

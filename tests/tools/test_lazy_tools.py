@@ -19,7 +19,7 @@ import pytest
 
 from agentcli.tools.base import Workspace
 from agentcli.tools.lazy import LazyTool
-from agentcli.tools.registry import BUILTIN_TOOLS, builtin_tools
+from agentcli.tools.registry import BUILTIN_TOOLS, STORED_TOOLS, builtin_tool, builtin_tools
 from agentcli.tools.stored_schemas import SCHEMA_FILE, current_entries, file_text
 from tests.fakeapi import reply, text, tool_use
 
@@ -32,6 +32,7 @@ TOOL_MODULES = {
     "agentcli.tools.edit",
     "agentcli.tools.write",
     "agentcli.tools.todo_write",
+    "agentcli.tools.exit_plan_mode",
     "agentcli.tools.web.fetch_tool",
     "agentcli.tools.web.fetching",
     "agentcli.tools.web.markdown",
@@ -48,7 +49,7 @@ def real_tool(where: str):
 
 
 def test_the_stored_schemas_are_what_the_tools_input_models_say():
-    expected = file_text(current_entries(dict(BUILTIN_TOOLS)))
+    expected = file_text(current_entries(dict(STORED_TOOLS)))
 
     assert SCHEMA_FILE.read_text("utf-8") == expected, (
         "the tools' input models changed: run `python -m agentcli.tools.stored_schemas`"
@@ -56,13 +57,20 @@ def test_the_stored_schemas_are_what_the_tools_input_models_say():
 
 
 def test_every_tool_is_offered_byte_for_byte_as_the_real_tool_offers_itself():
-    offered = builtin_tools()
-    real = [real_tool(where) for _, where in BUILTIN_TOOLS]
+    offered = [
+        *builtin_tools(),
+        *(builtin_tool(name, where) for name, where in STORED_TOOLS[len(BUILTIN_TOOLS) :]),
+    ]
+    real = [real_tool(where) for _, where in STORED_TOOLS]
 
     assert [tool.name for tool in offered] == [tool.name for tool in real]
-    assert json.dumps(offered.schemas()) == json.dumps([tool.schema() for tool in real])
+    offered_schemas = [tool.schema() for tool in offered]
+    assert json.dumps(offered_schemas) == json.dumps([tool.schema() for tool in real])
     lazy = {tool.name for tool in offered if isinstance(tool, LazyTool)}
-    assert lazy == {"Bash", "Glob", "Grep", "Read", "Edit", "Write", "WebFetch", "TodoWrite"}
+    assert lazy == {
+        *("Bash", "Glob", "Grep", "Read", "Edit", "Write", "WebFetch", "TodoWrite"),
+        "ExitPlanMode",
+    }
 
 
 def test_a_lazy_tool_answers_as_its_real_tool_once_asked_about_a_call(tmp_path):
@@ -122,8 +130,7 @@ def test_a_run_that_calls_no_tool_imports_none_yet_offers_them_all(fake_api, tmp
     assert out == "Hello!\n"
     assert not loaded & TOOL_MODULES
     assert "agentcli.tools.lazy" in loaded  # the lazy path is what ran
-    real = [real_tool(where) for _, where in BUILTIN_TOOLS]
-    real.append(real_tool("agentcli.tools.exit_plan_mode:ExitPlanModeTool"))
+    real = [real_tool(where) for _, where in STORED_TOOLS]
     expected = [tool.schema() for tool in real if tool.name != "WebSearch"]
     names = {tool["name"] for tool in expected}
     sent = [tool for tool in fake_api.requests[0].body["tools"] if tool["name"] in names]
