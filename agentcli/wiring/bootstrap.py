@@ -22,7 +22,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentcli.agents.definitions import load_agents
 from agentcli.agents.sub_engine import catalog_of
@@ -46,7 +46,6 @@ from agentcli.permissions.types import PermissionMode
 from agentcli.providers.base import Provider
 from agentcli.providers.registry import api_key_variables, model_catalog, providers_of
 from agentcli.providers.tuning import ApiTuning
-from agentcli.sandbox import Sandbox, unavailable_message
 from agentcli.session.checkpoint_prune import start_pruning
 from agentcli.session.loader import LoadedSession
 from agentcli.skills.loader import load_skills, read_rules
@@ -56,6 +55,9 @@ from agentcli.tools.registry import EXIT_PLAN_MODE_TOOL, ToolRegistry, builtin_t
 from agentcli.tools.structured_output import INSTRUCTION as STRUCTURED_INSTRUCTION
 from agentcli.tools.structured_output import StructuredOutputTool
 from agentcli.wiring.composition import assemble
+
+if TYPE_CHECKING:  # the sandbox's modules load only in a session that turns it on
+    from agentcli.sandbox import Sandbox
 
 
 @dataclass
@@ -315,6 +317,8 @@ def sandbox_of(settings: Settings) -> Sandbox | None:
     values = {key: item.value for key, item in settings.sandbox.items()}
     if not values.get("enabled"):
         return None
+    from agentcli.sandbox import Sandbox
+
     sandbox = Sandbox(
         network=values.get("network", False),
         auto_allow_bash=values.get("autoAllowBashIfSandboxed", True),
@@ -355,4 +359,8 @@ def sandbox_notices(workspace: Workspace) -> list[Notice]:
     """The sandbox is on but cannot run commands: said at start, not at the first Bash call."""
     sandbox = workspace.sandbox
     problem = sandbox.problem([workspace.root, *workspace.extra_dirs]) if sandbox else None
-    return [Notice(unavailable_message(problem), "error")] if problem else []
+    if not problem:
+        return []
+    from agentcli.sandbox import unavailable_message
+
+    return [Notice(unavailable_message(problem), "error")]
