@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
@@ -36,15 +36,12 @@ from agentcli.config.hooks import HooksConfig
 from agentcli.config.json_store import JsonStoreError, parse_json_object, read_json_text
 from agentcli.config.paths import agentcli_home
 from agentcli.config.rules import Rule, RuleSyntaxError
-from agentcli.config.salvage import Salvage, salvage
 from agentcli.config.settings_schema import SettingsFile, describe_errors
-from agentcli.config.untrusted import (
-    Withheld,
-    mcp_servers_withheld,
-    protective_parts,
-    withheld,
-)
 from agentcli.mcp.config.files import PROJECT_FILE
+
+if TYPE_CHECKING:  # loaded only for a file that fails to load, or a folder not trusted
+    from agentcli.config.salvage import Salvage
+    from agentcli.config.untrusted import Withheld
 
 
 @dataclass
@@ -158,6 +155,8 @@ def load_settings(
         elif kept is not None:
             _merge_salvage(settings, kept, name, base)
     if not trusted:  # its servers wait for trust, then for their own yes (mcp_approval.py)
+        from agentcli.config.untrusted import mcp_servers_withheld
+
         settings.withheld += mcp_servers_withheld(project / PROJECT_FILE)
     if cli is not None:
         _merge_cli(settings, cli, project)
@@ -178,6 +177,8 @@ def _read_layer(layer: Layer) -> Salvage | None:
     try:
         layer.data = SettingsFile.model_validate(raw)
     except ValidationError as exc:
+        from agentcli.config.salvage import salvage
+
         kept = salvage(raw)
         layer.status, layer.problem = "skipped", describe_errors(exc, text)
         layer.uncertain = kept.rules_unknown
@@ -243,6 +244,8 @@ def _merge_salvage(settings: Settings, kept: Salvage, source: str, base: Path) -
 def _merge_untrusted(settings: Settings, layer: Layer, kept: Salvage | None) -> None:
     """A project file in a folder not trusted: what protects applies (never its hooks);
     what it would enable goes to `withheld`."""
+    from agentcli.config.untrusted import protective_parts, withheld
+
     data = layer.data
     parts = protective_parts(data) if data is not None else kept
     mode_applied = False
