@@ -269,7 +269,7 @@ async def test_a_folder_the_client_adds_is_part_of_the_session(fake_api, project
 async def test_mcp_servers_the_client_passes_offer_their_tools(fake_api, project):
     from acp.schema import EnvVariable, McpServerStdio
 
-    repo = Path(__file__).resolve().parents[2]
+    repo = Path(__file__).resolve().parents[3]
     server = McpServerStdio(
         name="t",
         command=sys.executable,
