@@ -42,6 +42,33 @@ class TaskInput(ToolInput):
     )
 
 
+# TaskInput's schema as `input_schema(TaskInput)` gives it, written out so that offering
+# the tool does not build the model (a run that starts no subagent never validates one);
+# tests/agents/test_task_tool.py checks that the two agree.
+TASK_INPUT_SCHEMA: dict[str, Any] = {
+    "additionalProperties": False,
+    "properties": {
+        "description": {
+            "description": "A short (3-5 word) description of the task",
+            "minLength": 1,
+            "type": "string",
+        },
+        "prompt": {
+            "description": "The task for the agent to perform",
+            "minLength": 1,
+            "type": "string",
+        },
+        "subagent_type": {
+            "description": "The type of specialized agent to use for this task",
+            "minLength": 1,
+            "type": "string",
+        },
+    },
+    "required": ["description", "prompt", "subagent_type"],
+    "type": "object",
+}
+
+
 class TaskTool(Tool):
     name = TASK_TOOL
     input_model = TaskInput
@@ -56,6 +83,13 @@ class TaskTool(Tool):
     def description(self) -> str:
         agents = "\n".join(_listing(agent) for agent in self.launcher.catalog.agents)
         return load_prompt("task.md").replace("{agents}", agents)
+
+    def schema(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "description": self.description,
+            "input_schema": TASK_INPUT_SCHEMA,
+        }
 
     def summary(self, inp: Any, workspace: Workspace) -> str:
         return f"{inp.subagent_type}: {inp.description}"

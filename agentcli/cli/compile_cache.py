@@ -10,7 +10,10 @@ Three standard modules compile text every time agentcli starts:
   since our modules' annotations are strings and pydantic resolves them;
 - `collections.namedtuple` builds each tuple's `__new__` with `eval`.
 
-That was ~110 ms of the app's 650 ms start, for the same text on every run.
+That was ~110 ms of the app's 650 ms start, for the same text on every run;
+after the start-up trimming of issue 24 (tools imported when used, models built
+when needed) a `-p hi` still compiles ~1,060 texts, about a fifth of its CPU
+time (docs/architecture.md, "Start-up").
 `install()` gives each of those modules its own `exec` / `eval` / `compile`:
 text found in the table runs from its stored code object, anything else is
 compiled as before and added. The table is loaded from the package's own
@@ -21,11 +24,19 @@ Why it is safe to trust: the table lives where Python already loads agentcli's
 compiled code from, so whoever could change it could change those `.pyc` files
 too. It is keyed by the exact text and mode, and stamped like a `.pyc` with the
 interpreter's bytecode version (its magic number; the cache tag is in the
-name), so a table from another Python is not used. It is not written where
-Python would not write bytecode (PYTHONDONTWRITEBYTECODE). An unreadable table
-is ignored and replaced. Only those three modules see the replacements, and
-anything but plain text (code objects, other file names, flags) goes to the
-builtins unchanged.
+name) and agentcli's version, so a table from another Python or another
+release is not used. It is not written where Python would not write bytecode
+(PYTHONDONTWRITEBYTECODE). An unreadable table is ignored and replaced. Only
+those three modules see the replacements, and anything but plain text (code
+objects, other file names, flags) goes to the builtins unchanged.
+
+Where it is not installed: `AGENTCLI_COMPILE_CACHE=0` turns it off (to rule it
+out when something looks wrong: the standard modules then run untouched), and
+on a Python outside `SUPPORTED` it stays off by itself: it depends on which module
+compiles what (from 3.14, string annotations are compiled in `annotationlib`,
+not `typing`), so every supported version has a test that the table is really
+used there (tests/test_compile_cache.py), and `requires-python` stops at the
+last one.
 """
 
 import atexit
@@ -38,9 +49,22 @@ from importlib.util import MAGIC_NUMBER
 from types import CodeType
 from typing import Any
 
+from agentcli import __version__
+
 # A table that outgrows this (upgrades leave old texts behind) is rewritten with
 # only what the run used.
 MAX_ENTRIES = 8000
+
+# The Python versions whose dataclasses, typing and collections were checked to compile
+# through the names replaced here (first and last minor version, inclusive); keep it
+# and pyproject's requires-python in step.
+SUPPORTED = ((3, 11), (3, 13))
+
+# What a table starts with: the interpreter's bytecode stamp, then agentcli's version.
+STAMP = MAGIC_NUMBER + f"agentcli {__version__}\n".encode()
+
+# Set to "0" to run without the table.
+SWITCH = "AGENTCLI_COMPILE_CACHE"
 
 _install_lock = threading.Lock()
 _installed: "CompileCache | None" = None
@@ -126,7 +150,7 @@ class CompileCache:
         try:
             os.makedirs(os.path.dirname(self.path), exist_ok=True)
             with open(temporary, "wb") as file:
-                file.write(MAGIC_NUMBER + marshal.dumps(codes))
+                file.write(STAMP + marshal.dumps(codes))
             os.replace(temporary, self.path)
         except OSError:  # a read-only install: run without the table, as without .pyc files
             try:
@@ -146,13 +170,14 @@ def table_path() -> str:
 def install(path: str | None = None) -> CompileCache | None:
     """Give dataclasses, typing and collections the table, once per process; returns it.
 
-    Does nothing on an interpreter that cannot cache bytecode (no cache tag).
+    Does nothing (returns None) when `AGENTCLI_COMPILE_CACHE=0`, on a Python outside
+    `SUPPORTED`, or on one that cannot cache bytecode (no cache tag).
     """
     global _installed
     with _install_lock:
         if _installed is not None:
             return _installed
-        if sys.implementation.cache_tag is None:
+        if not enabled():
             return None
         import collections
         import dataclasses
@@ -167,14 +192,22 @@ def install(path: str | None = None) -> CompileCache | None:
         return cache
 
 
+def enabled() -> bool:
+    """Whether this process may use the table: not switched off, a supported Python."""
+    if os.environ.get(SWITCH, "").strip() == "0":
+        return False
+    first, last = SUPPORTED
+    return first <= sys.version_info[:2] <= last and sys.implementation.cache_tag is not None
+
+
 def _read(path: str) -> dict[str, CodeType]:
     """The table in `path`, or an empty one if it is missing, unreadable or not a table."""
     try:
         with open(path, "rb") as file:  # one read: marshal.load(file) reads in small pieces
             data = file.read()
-        if not data.startswith(MAGIC_NUMBER):  # another Python's bytecode
+        if not data.startswith(STAMP):  # another Python's bytecode, another agentcli's texts
             return {}
-        table = marshal.loads(memoryview(data)[len(MAGIC_NUMBER) :])
+        table = marshal.loads(memoryview(data)[len(STAMP) :])
     except (OSError, EOFError, ValueError, TypeError):
         return {}
     if not isinstance(table, dict):

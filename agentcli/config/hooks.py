@@ -35,7 +35,7 @@ TOOL_EVENTS = frozenset({HookEvent.PRE_TOOL_USE, HookEvent.POST_TOOL_USE})
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
 
 class HookCommand(_Strict):
@@ -78,6 +78,12 @@ class HooksConfig(_Strict):
     SessionStart: list[HookMatcher] = Field(default_factory=list)
     SessionEnd: list[HookMatcher] = Field(default_factory=list)
     Notification: list[HookMatcher] = Field(default_factory=list)
+
+    @classmethod
+    def none(cls) -> HooksConfig:
+        """No hooks, made without validating (there is nothing to check): a run whose
+        settings have no hooks never builds this model."""
+        return cls.model_construct()
 
     def commands(self, event: HookEvent, tool_name: str | None = None) -> list[HookCommand]:
         """The commands to run for `event` (and this tool), without duplicates, in order."""

@@ -52,7 +52,7 @@ def _http_url(value: str) -> str:
 
 
 class ModelSettings(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     contextWindow: int | None = Field(None, gt=0)
     maxOutputTokens: int | None = Field(None, gt=0)
@@ -62,7 +62,7 @@ class ModelSettings(BaseModel):
 
 
 class ProviderSettings(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     type: ProviderType
     baseUrl: Annotated[str, AfterValidator(_http_url)] | None = None

@@ -16,6 +16,7 @@ caller to fail closed.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
@@ -23,7 +24,11 @@ from pydantic import TypeAdapter, ValidationError
 from agentcli.config.hooks import HooksConfig
 from agentcli.config.settings_schema import MODES, Mode, RuleList
 
-_RULES: TypeAdapter[list[str]] = TypeAdapter(RuleList)
+
+@cache
+def _rules() -> TypeAdapter[list[str]]:
+    """Built when first needed: only a settings file that fails to load is salvaged."""
+    return TypeAdapter(RuleList)
 
 
 @dataclass
@@ -61,7 +66,7 @@ def salvage(raw: dict[str, Any]) -> Salvage:
         if permissions.get(kind) is None:
             continue
         try:
-            setattr(found, kind, _RULES.validate_python(permissions[kind]))
+            setattr(found, kind, _rules().validate_python(permissions[kind]))
         except ValidationError:
             found.rules_unknown = True
     mode = permissions.get("defaultMode")

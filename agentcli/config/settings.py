@@ -31,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
@@ -39,9 +39,11 @@ from agentcli.config.hooks import HooksConfig
 from agentcli.config.json_store import JsonStoreError, parse_json_object, read_json_text
 from agentcli.config.paths import agentcli_home
 from agentcli.config.rules import Rule, RuleSyntaxError
-from agentcli.config.salvage import Salvage, salvage
 from agentcli.config.settings_schema import SettingsFile, describe_errors
-from agentcli.config.untrusted import Withheld, protective_parts, withheld
+
+if TYPE_CHECKING:  # loaded only for a file that fails to load, or a folder not trusted
+    from agentcli.config.salvage import Salvage
+    from agentcli.config.untrusted import Withheld
 
 
 @dataclass
@@ -105,7 +107,7 @@ class Settings:
     ask: list[tuple[Rule, str]] = field(default_factory=list)
     deny: list[tuple[Rule, str]] = field(default_factory=list)
     additional_dirs: list[tuple[Path, str]] = field(default_factory=list)
-    hooks: HooksConfig = field(default_factory=HooksConfig)
+    hooks: HooksConfig = field(default_factory=HooksConfig.none)
     hook_sources: list[tuple[str, str, str, str]] = field(default_factory=list)
 
     def rules(self, kind: str) -> list[Rule]:
@@ -174,6 +176,8 @@ def _read_layer(layer: Layer) -> Salvage | None:
     try:
         layer.data = SettingsFile.model_validate(raw)
     except ValidationError as exc:
+        from agentcli.config.salvage import salvage
+
         kept = salvage(raw)
         layer.status, layer.problem = "skipped", describe_errors(exc, text)
         layer.uncertain = kept.rules_unknown
@@ -241,6 +245,8 @@ def _merge_salvage(settings: Settings, kept: Salvage, source: str, base: Path) -
 def _merge_untrusted(settings: Settings, layer: Layer, kept: Salvage | None) -> None:
     """A project file in a folder not trusted: what protects applies (never its hooks);
     what it would enable goes to `withheld`."""
+    from agentcli.config.untrusted import protective_parts, withheld
+
     data = layer.data
     parts = protective_parts(data) if data is not None else kept
     mode_applied = False

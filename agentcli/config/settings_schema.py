@@ -46,7 +46,7 @@ FolderList = Annotated[list[str], BeforeValidator(one_as_list)]
 
 
 class PermissionsSettings(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     allow: RuleList = Field(default_factory=list)
     ask: RuleList = Field(default_factory=list)
@@ -58,7 +58,7 @@ class PermissionsSettings(BaseModel):
 class SandboxSettings(BaseModel):
     """Claude Code's names; `network` is a plain switch here (no domain list, no proxy)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     enabled: bool | None = None
     autoAllowBashIfSandboxed: bool | None = None
@@ -68,7 +68,7 @@ class SandboxSettings(BaseModel):
 class SettingsFile(BaseModel):
     """What one settings file may hold."""
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, defer_build=True)
 
     schema_: str | None = Field(None, alias="$schema")
     model: str | None = None

@@ -23,7 +23,7 @@ SUMMARY_CHARS = 100
 class McpInput(ToolInput):
     """Whatever object the model sends: the server checks it against its schema."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", defer_build=True)
 
 
 @dataclass(frozen=True, slots=True)

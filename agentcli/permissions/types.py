@@ -38,7 +38,7 @@ class PermissionOption(BaseModel):
     refusal and an interrupt are always possible and are not listed. (ACP's
     allow_once / allow_always options; its reject_once is the refusal.)"""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     scope: Scope
     label: str
@@ -53,7 +53,7 @@ class Asker(BaseModel):
     (the name of its transcript; the Agent SDK's `agent_id`). The description is the
     model's words: shown on one line, cut short, and escaped by each front end."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     agent_type: str
     description: str
@@ -71,7 +71,7 @@ class PermissionRequest(BaseModel):
     """What the person is asked about: all a front end needs to show the question,
     as data that dumps to JSON (`model_dump(mode="json")`) for an SDK or ACP client."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     tool_name: str
     tool_use_id: str
@@ -93,7 +93,7 @@ class PermissionAnswer(BaseModel):
     stops the whole turn: nothing else runs, and the model is not asked again
     until the person writes. A plain refusal lets the turn carry on."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     allow: bool
     scope: Scope = "once"

@@ -39,7 +39,9 @@ RESULT_BUDGET_CHARS = 40_000
 class ToolInput(BaseModel):
     """Base for tool input models: unknown fields are an error the model can fix."""
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    # Every agentcli model is built when first used, not at import (docs/architecture.md,
+    # "Start-up"): most runs validate few of them, and building one costs a millisecond.
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, defer_build=True)
 
 
 # What the system takes: a path of at most PATH_MAX bytes, a command-line argument

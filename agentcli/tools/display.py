@@ -32,7 +32,7 @@ _KNOWN: dict[str, type[ToolDisplay]] = {}
 class ToolDisplay(BaseModel):
     """The base of every display model. A subclass sets `type` to a literal name."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     type: str
 
@@ -72,7 +72,7 @@ class DiffHunk(BaseModel):
     """One hunk of a unified diff as data. Starts are 1-based; for an empty side, the
     number of the line before the hunk. `lines` keep their sign (" ", "-", "+")."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     old_start: int
     old_lines: int
@@ -138,7 +138,7 @@ class PlanDisplay(ToolDisplay):
 class LiveOutput(BaseModel):
     """What a running tool reports as it goes (Bash: new output), before its display."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     text: str
 

@@ -2,6 +2,9 @@
 
 The order matters: tool definitions are part of the cached prompt prefix, so
 they must be byte-identical from one request to the next.
+
+The built-in tools are offered from their stored schemas and imported when
+first used (tools/lazy.py); one whose schema is not stored is imported here.
 """
 
 from __future__ import annotations
@@ -11,19 +14,27 @@ from importlib import import_module
 from typing import Any
 
 from agentcli.tools.base import Tool
+from agentcli.tools.lazy import LazyTool
+from agentcli.tools.stored_schemas import is_stored
 
-# module:class of the built-in tools, in the order the model sees them.
+# The built-in tools, name and module:class, in the order the model sees them.
 BUILTIN_TOOLS = (
-    "agentcli.tools.bash:BashTool",
-    "agentcli.tools.glob:GlobTool",
-    "agentcli.tools.grep:GrepTool",
-    "agentcli.tools.read:ReadTool",
-    "agentcli.tools.edit:EditTool",
-    "agentcli.tools.write:WriteTool",
-    "agentcli.tools.web.fetch_tool:WebFetchTool",
-    "agentcli.tools.web.search_tool:WebSearchTool",
-    "agentcli.tools.todo_write:TodoWriteTool",
+    ("Bash", "agentcli.tools.bash:BashTool"),
+    ("Glob", "agentcli.tools.glob:GlobTool"),
+    ("Grep", "agentcli.tools.grep:GrepTool"),
+    ("Read", "agentcli.tools.read:ReadTool"),
+    ("Edit", "agentcli.tools.edit:EditTool"),
+    ("Write", "agentcli.tools.write:WriteTool"),
+    ("WebFetch", "agentcli.tools.web.fetch_tool:WebFetchTool"),
+    ("WebSearch", "agentcli.tools.web.search_tool:WebSearchTool"),
+    ("TodoWrite", "agentcli.tools.todo_write:TodoWriteTool"),
 )
+
+# Offered in every session beside them (tools/exit_plan_mode.py), so stored as well.
+EXIT_PLAN_MODE_TOOL = ("ExitPlanMode", "agentcli.tools.exit_plan_mode:ExitPlanModeTool")
+
+# Every tool whose schema tools/stored_schemas.json holds.
+STORED_TOOLS = (*BUILTIN_TOOLS, EXIT_PLAN_MODE_TOOL)
 
 
 class ToolRegistry:
@@ -59,8 +70,14 @@ class ToolRegistry:
 
 
 def builtin_tools() -> ToolRegistry:
-    tools = []
-    for spec in BUILTIN_TOOLS:
-        module_name, class_name = spec.split(":")
-        tools.append(getattr(import_module(module_name), class_name)())
-    return ToolRegistry(tools)
+    return ToolRegistry(builtin_tool(name, where) for name, where in BUILTIN_TOOLS)
+
+
+def builtin_tool(name: str, where: str, **arguments: Any) -> Tool:
+    """The tool, lazy when its schema is stored (tools/stored_schemas.py); `arguments`
+    go to its class."""
+    if is_stored(name):
+        return LazyTool(name, where, **arguments)
+    module_name, class_name = where.split(":")
+    tool: Tool = getattr(import_module(module_name), class_name)(**arguments)
+    return tool

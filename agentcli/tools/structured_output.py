@@ -27,7 +27,7 @@ MAX_PROBLEMS = 5
 class StructuredOutputInput(ToolInput):
     """Any object: the tool checks it against the schema itself, to say what is wrong."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", defer_build=True)
 
 
 class StructuredOutputTool(Tool):

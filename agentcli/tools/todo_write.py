@@ -25,7 +25,7 @@ TodoStatus = Literal["pending", "in_progress", "completed"]
 
 
 class TodoItem(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True, defer_build=True)
 
     content: str = Field(min_length=1, description="What to do, in the imperative")
     status: TodoStatus

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentcli.agents.definitions import load_agents
 from agentcli.agents.sub_engine import catalog_of
@@ -49,18 +49,18 @@ from agentcli.permissions.types import PermissionMode
 from agentcli.providers.base import Provider
 from agentcli.providers.registry import api_key_variables, model_catalog, providers_of
 from agentcli.providers.tuning import ApiTuning
-from agentcli.sandbox import Sandbox, unavailable_message
 from agentcli.session.checkpoint_prune import start_pruning
 from agentcli.session.loader import LoadedSession
 from agentcli.skills.loader import load_skills, read_rules
 from agentcli.skills.tool import skill_tools
 from agentcli.tools.base import EditorFiles, Terminals, Tool, Workspace
-from agentcli.tools.bash import BashTool
-from agentcli.tools.exit_plan_mode import ExitPlanModeTool
-from agentcli.tools.registry import ToolRegistry, builtin_tools
+from agentcli.tools.registry import BUILTIN_TOOLS, EXIT_PLAN_MODE_TOOL, ToolRegistry, builtin_tool
 from agentcli.tools.structured_output import INSTRUCTION as STRUCTURED_INSTRUCTION
 from agentcli.tools.structured_output import StructuredOutputTool
 from agentcli.wiring.composition import assemble
+
+if TYPE_CHECKING:  # the sandbox's modules load only in a session that turns it on
+    from agentcli.sandbox import Sandbox
 
 
 @dataclass
@@ -230,7 +230,7 @@ def offered_tools(options: Options, extra: Sequence[Tool] = ()) -> list[Tool]:
     """The built-in tools (ExitPlanMode always, so the tool list, a cached prefix, stays
     stable) and `extra` ones (the Skill tool); `--tools`: only those named ("default":
     all); `--json-schema`: StructuredOutput."""
-    tools: list[Tool] = [*session_builtin_tools(), ExitPlanModeTool(), *extra]
+    tools: list[Tool] = [*session_builtin_tools(), builtin_tool(*EXIT_PLAN_MODE_TOOL), *extra]
     tools = [tool for tool in tools if offers(options, tool.name)]
     if options.json_schema is not None:
         tools.append(StructuredOutputTool(options.json_schema))
@@ -238,10 +238,15 @@ def offered_tools(options: Options, extra: Sequence[Tool] = ()) -> list[Tool]:
 
 
 def session_builtin_tools() -> list[Tool]:
-    """The built-in tools, the Bash tool given the permission analysis' judgement of
-    which command lines only read (tools/bash.py `read_only_lines`)."""
-    bash = BashTool(read_only_lines=only_reads)
-    return [bash if tool.name == bash.name else tool for tool in builtin_tools()]
+    """The built-in tools (each imported when first used), the Bash tool given the
+    permission analysis' judgement of which command lines only read (tools/bash.py
+    `read_only_lines`)."""
+    return [
+        builtin_tool(name, where, read_only_lines=only_reads)
+        if name == "Bash"
+        else builtin_tool(name, where)
+        for name, where in BUILTIN_TOOLS
+    ]
 
 
 def chosen_system(options: Options, system: list[SystemBlock]) -> list[SystemBlock]:
@@ -350,6 +355,8 @@ def sandbox_of(settings: Settings) -> Sandbox | None:
     values = {key: item.value for key, item in settings.sandbox.items()}
     if not values.get("enabled"):
         return None
+    from agentcli.sandbox import Sandbox
+
     sandbox = Sandbox(
         network=values.get("network", False),
         auto_allow_bash=values.get("autoAllowBashIfSandboxed", True),
@@ -390,4 +397,8 @@ def sandbox_notices(workspace: Workspace) -> list[Notice]:
     """The sandbox is on but cannot run commands: said at start, not at the first Bash call."""
     sandbox = workspace.sandbox
     problem = sandbox.problem([workspace.root, *workspace.extra_dirs]) if sandbox else None
-    return [Notice(unavailable_message(problem), "error")] if problem else []
+    if not problem:
+        return []
+    from agentcli.sandbox import unavailable_message
+
+    return [Notice(unavailable_message(problem), "error")]

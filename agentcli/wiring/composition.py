@@ -116,7 +116,7 @@ def assemble(
     session_hooks = None
     if hooks is not None or hook_callbacks:
         path = str(transcript.path) if transcript is not None else None
-        commands = hooks or HooksConfig()
+        commands = hooks or HooksConfig.none()
         session_hooks = _hooks(commands, workspace, start.session_id, path, policy, hook_callbacks)
     launcher = SubagentLauncher(agents, assemble_subagent) if agents is not None else None
     if launcher is not None:

@@ -52,7 +52,9 @@ def test_a_one_shot_run_answers_without_importing_the_sdk(fake_api, tmp_path):
 def test_a_one_shot_run_loads_nothing_only_other_features_need(fake_api, tmp_path):
     """What a plain `-p hi` never uses stays unloaded: the MCP SDK (no servers),
     jsonschema (no --json-schema), YAML (no command or agent files), the ACP and SDK
-    front ends, the HTML converter, and httpx's command-line tool (click, rich)."""
+    front ends, the HTML converter, httpx's command-line tool (click, rich), the
+    sandbox (not turned on), and what only a settings file that fails to load or a folder
+    not trusted needs (config/salvage.py, config/untrusted.py)."""
     fake_api.enqueue(reply(text("Hello!")))
 
     done = run_python(["-m", "agentcli", "-p", "hi"], tmp_path, fake_api.base_url)
@@ -62,6 +64,8 @@ def test_a_one_shot_run_loads_nothing_only_other_features_need(fake_api, tmp_pat
     loaded = imported_modules(done.stderr)
     assert not roots & {"mcp", "jsonschema", "yaml", "html_to_markdown", "rich", "click", "textual"}
     assert not {"agentcli.frontends.acp.agent", "agentcli.frontends.sdk.session"} & loaded
+    assert not {name for name in loaded if name.startswith("agentcli.sandbox")}
+    assert not {"agentcli.config.salvage", "agentcli.config.untrusted"} & loaded
 
 
 def test_the_provider_the_app_loads_does_not_import_the_sdk(fake_api, tmp_path):

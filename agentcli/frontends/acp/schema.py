@@ -17,7 +17,9 @@ PROTOCOL_VERSION = 1
 
 
 class Params(BaseModel):
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore")
+    model_config = ConfigDict(
+        alias_generator=to_camel, populate_by_name=True, extra="ignore", defer_build=True
+    )
 
 
 class FileSystemCapability(Params):

@@ -23,7 +23,7 @@ TRANSPORTS = ("stdio", "http", "sse")
 class StdioServer(BaseModel):
     """A program agentcli starts and talks to over its stdin and stdout."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     type: Literal["stdio"] = "stdio"
     command: str = Field(min_length=1)
@@ -32,7 +32,7 @@ class StdioServer(BaseModel):
 
 
 class _RemoteServer(BaseModel):
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     url: str
     headers: dict[str, str] = Field(default_factory=dict)
