@@ -76,6 +76,9 @@ BY_PATH: dict[str, tuple[str, ...]] = {
         "tools/test_grep.py",
         "web/test_web_fetch_ui.py",
         "web/test_web_headless.py",
+        "frontends/driver/test_over_http.py",
+        "test_models_built_lazily.py",
+        "tools/test_lazy_tools.py",
         # The tests of a file that is otherwise in process.
         "agents/test_subagent_checkpoints.py::test_rewind_to_the_prompt_undoes_*",
         "config/test_credentials.py::test_the_binary_takes_its_key_*",
@@ -98,6 +101,9 @@ BY_PATH: dict[str, tuple[str, ...]] = {
         "permissions/test_mcp_server_names.py::test_mcp_add_refuses_the_name_*",
         "session/test_rewind_links.py::test_the_command_line_rewind_*",
         "test_compile_cache.py::test_a_second_agentcli_process_*",
+        "test_compile_cache.py::test_on_every_supported_python_*",
+        "test_compile_cache.py::test_outside_the_supported_range_*",
+        "test_compile_cache.py::test_the_switch_*",
         "test_fakeapi.py::test_cli_*",
     ),
     "slow": (

@@ -32,7 +32,7 @@ class UserEntry:
     text: str
 
     def build(self) -> Widget:
-        from agentcli.frontends.tui.widgets.conversation import UserMessageView
+        from agentcli.frontends.tui.widgets.items import UserMessageView
 
         return UserMessageView(self.text)
 
@@ -46,7 +46,7 @@ class NoteEntry:
     level: str = "info"
 
     def build(self) -> Widget:
-        from agentcli.frontends.tui.widgets.conversation import Note
+        from agentcli.frontends.tui.widgets.items import Note
 
         return Note(self.content, self.level)
 
@@ -119,7 +119,7 @@ def entry_for(widget: Widget) -> Entry | None:
     rebuilt (one still changing, or one the conversation did not make)."""
     from textual.widgets import Markdown
 
-    from agentcli.frontends.tui.widgets.conversation import Note, UserMessageView
+    from agentcli.frontends.tui.widgets.items import Note, UserMessageView
     from agentcli.frontends.tui.widgets.tool_pane import ToolPane
 
     made = getattr(widget, "history_entry", None)
@@ -130,7 +130,18 @@ def entry_for(widget: Widget) -> Entry | None:
     if isinstance(widget, Note):
         return NoteEntry(widget.given, widget.level)
     if isinstance(widget, ToolPane):
-        return widget.entry()  # type: ignore[no-any-return]
+        if widget.outcome is None:
+            return None  # still running: it cannot be rebuilt as it will be
+        status, result, display = widget.outcome
+        return ToolEntry(
+            widget.tool_use_id,
+            widget.tool_name,
+            widget.input,
+            widget.summary_given,
+            status,
+            result,
+            display,
+        )
     if isinstance(widget, Markdown) and widget.has_class("note"):
         return MarkdownNoteEntry(widget.source)
     if widget.has_class("assistant-message") and getattr(widget, "finished", False):

@@ -22,35 +22,14 @@ from textual.containers import VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Static
 
-from agentcli.core.terminal_text import clean_markdown, terminal_text
+from agentcli.core.terminal_text import clean_markdown
 from agentcli.frontends.tui.history_entries import Entry, entry_for
 from agentcli.frontends.tui.widgets.answer import make_answer_widget
+from agentcli.frontends.tui.widgets.items import Note, UserMessageView
 from agentcli.frontends.tui.widgets.tool_pane import ToolPane
 
 MAX_WIDGETS = 300
 PRUNE_BATCH = 50
-
-
-class UserMessageView(Static):
-    """What the person sent, prefixed like a prompt."""
-
-    def __init__(self, text: str) -> None:
-        super().__init__(terminal_text("> " + text), classes="user-message")
-        self.text = text
-
-
-class Note(Static):
-    """A line that is not part of the conversation: errors, notices, command output.
-
-    A string is untrusted text (never markup): shown by `terminal_text`.
-    """
-
-    def __init__(self, content: str | Text, level: str = "info") -> None:
-        self.given = content  # what rebuilds this note (history_entries.py)
-        if isinstance(content, str):
-            content = terminal_text(content)
-        super().__init__(content, classes=f"note -{level}")
-        self.level = level
 
 
 class Conversation(VerticalScroll, can_focus=False):

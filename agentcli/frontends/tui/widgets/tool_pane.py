@@ -134,22 +134,15 @@ class ToolPane(Vertical, can_focus=True):
         self._outcome: tuple[ToolStatus, Mapping[str, Any], ToolDisplay | None] | None = None
         self._summary_given = summary
 
-    def entry(self) -> Any:
-        """A `ToolEntry` that rebuilds this pane once its call has finished (None before)."""
-        if self._outcome is None:
-            return None
-        from agentcli.frontends.tui.history_entries import ToolEntry
+    @property
+    def outcome(self) -> tuple[ToolStatus, Mapping[str, Any], ToolDisplay | None] | None:
+        """How the call ended (None while it runs): with `summary_given`, what rebuilds
+        this pane (history_entries.py `entry_for`)."""
+        return self._outcome
 
-        status, result, display = self._outcome
-        return ToolEntry(
-            self.tool_use_id,
-            self.tool_name,
-            self.input,
-            self._summary_given,
-            status,
-            result,
-            display,
-        )
+    @property
+    def summary_given(self) -> str:
+        return self._summary_given
 
     def compose(self) -> ComposeResult:
         yield self._header
