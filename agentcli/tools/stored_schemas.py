@@ -6,7 +6,7 @@ importing the tool. So the schemas are written once to a file that ships with
 the package, and the registry offers each tool from it without importing the
 tool (tools/lazy.py). The file is made from the real models by
 
-    python -m agentcli.tools.stored_schemas
+    python -m agentcli.tools.write_stored_schemas
 
 and `tests/tools/test_lazy_tools.py` fails, naming that command, when it no
 longer matches them (a field or its description changed), so the model is
@@ -20,7 +20,6 @@ imported at start as before (tools/registry.py).
 from __future__ import annotations
 
 import json
-import sys
 from functools import cache
 from importlib import import_module
 from pathlib import Path
@@ -75,19 +74,3 @@ def current_entries(where: dict[str, str]) -> dict[str, dict[str, Any]]:
 
 def file_text(entries: dict[str, dict[str, Any]]) -> str:
     return json.dumps(entries, indent=2, ensure_ascii=False) + "\n"
-
-
-def main() -> int:
-    from agentcli.tools.registry import STORED_TOOLS
-
-    text = file_text(current_entries(dict(STORED_TOOLS)))
-    if SCHEMA_FILE.exists() and SCHEMA_FILE.read_text("utf-8") == text:
-        print(f"{SCHEMA_FILE.name}: up to date")
-        return 0
-    SCHEMA_FILE.write_text(text, "utf-8")
-    print(f"{SCHEMA_FILE.name}: written")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -32,7 +32,6 @@ from agentcli.config.notices import Notice, startup_notices
 from agentcli.config.paths import project_dir
 from agentcli.config.settings import CliSettings, Settings, Sourced, load_settings
 from agentcli.config.trust import is_trusted
-from agentcli.config.untrusted import Withheld
 from agentcli.core.messages import SystemBlock
 from agentcli.engine.compaction import Compactor
 from agentcli.engine.context import Environment, system_prompt
@@ -41,7 +40,6 @@ from agentcli.engine.parts import DEFAULT_MODEL, EngineConfig
 from agentcli.engine.query_engine import QueryEngine
 from agentcli.hooks.callbacks import CallbackHook
 from agentcli.mcp.config.servers import load_mcp_servers
-from agentcli.mcp.config.withheld import project_servers_withheld
 from agentcli.mcp.manager import McpManager
 from agentcli.mcp.timeouts import McpTimeouts
 from agentcli.permissions.policy import LOCKED, PermissionPolicy, only_reads
@@ -60,6 +58,7 @@ from agentcli.tools.structured_output import StructuredOutputTool
 from agentcli.wiring.composition import assemble
 
 if TYPE_CHECKING:  # the sandbox's modules load only in a session that turns it on
+    from agentcli.config.untrusted import Withheld  # and these in a folder not trusted
     from agentcli.sandbox import Sandbox
 
 
@@ -312,7 +311,9 @@ def project_withheld(project: Path) -> list[Withheld]:
 def with_project_servers(settings: Settings, project: Path) -> Settings:
     """In a folder not trusted, the servers of its `.mcp.json` are withheld too: they
     wait for trust, then for their own yes (mcp/config/approval.py)."""
-    if not settings.trusted:
+    if not settings.trusted:  # loaded only here: a trusted folder never needs it
+        from agentcli.mcp.config.withheld import project_servers_withheld
+
         settings.withheld += project_servers_withheld(project)
     return settings
 

@@ -52,7 +52,7 @@ def test_the_stored_schemas_are_what_the_tools_input_models_say():
     expected = file_text(current_entries(dict(STORED_TOOLS)))
 
     assert SCHEMA_FILE.read_text("utf-8") == expected, (
-        "the tools' input models changed: run `python -m agentcli.tools.stored_schemas`"
+        "the tools' input models changed: run `python -m agentcli.tools.write_stored_schemas`"
     )
 
 
