@@ -32,6 +32,14 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 
+def load_tool(where: str, **arguments: Any) -> Tool:
+    """The tool of class `where` ("module:Class"), its module imported now; `arguments`
+    go to the class."""
+    module_name, class_name = where.split(":")
+    tool: Tool = getattr(import_module(module_name), class_name)(**arguments)
+    return tool
+
+
 class _FromRealTool(Generic[T]):
     """A class attribute of `Tool` (input_model, read_only...) read from the real tool,
     which is loaded for it."""
@@ -79,9 +87,7 @@ class LazyTool(Tool):
         if self._real is None:
             with self._loading:
                 if self._real is None:
-                    module_name, class_name = self.where.split(":")
-                    kind = getattr(import_module(module_name), class_name)
-                    tool: Tool = kind(**self.arguments)
+                    tool = load_tool(self.where, **self.arguments)
                     if tool.name != self.name:
                         raise RuntimeError(
                             f"{self.where} is named {tool.name!r}, not {self.name!r}"

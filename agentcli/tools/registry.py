@@ -10,11 +10,10 @@ first used (tools/lazy.py); one whose schema is not stored is imported here.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from importlib import import_module
 from typing import Any
 
 from agentcli.tools.base import Tool
-from agentcli.tools.lazy import LazyTool
+from agentcli.tools.lazy import LazyTool, load_tool
 from agentcli.tools.stored_schemas import is_stored
 
 # The built-in tools, name and module:class, in the order the model sees them.
@@ -78,6 +77,4 @@ def builtin_tool(name: str, where: str, **arguments: Any) -> Tool:
     go to its class."""
     if is_stored(name):
         return LazyTool(name, where, **arguments)
-    module_name, class_name = where.split(":")
-    tool: Tool = getattr(import_module(module_name), class_name)(**arguments)
-    return tool
+    return load_tool(where, **arguments)
