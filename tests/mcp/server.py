@@ -227,6 +227,10 @@ async def _serve_http(*, sse: bool) -> None:
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
+    # Listen before the URL is printed: a client that connects before uvicorn's own
+    # start-up then waits in the backlog instead of being refused (a bound socket
+    # that is not listening refuses, and on a busy machine the client is that quick).
+    sock.listen(128)
     app = mcp.sse_app() if sse else mcp.streamable_http_app()
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
     path = "/sse" if sse else "/mcp"

@@ -142,7 +142,9 @@ def state_of(manager: McpManager, name: str) -> ServerStatus:
 
 def tool_named(manager: McpManager, name: str) -> Tool:
     tool = next((tool for tool in manager.tools() if tool.name == name), None)
-    assert tool is not None, f"no tool {name}: {[t.name for t in manager.tools()]}"
+    assert tool is not None, (
+        f"no tool {name}: {[t.name for t in manager.tools()]}; servers: {manager.status()}"
+    )
     return tool
 
 
