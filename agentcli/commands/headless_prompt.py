@@ -3,9 +3,10 @@
 - `/fix-issue 123`, a custom command (a command file): expanded in its
   turn's scope, as the app does (command_run.py).
 - `/cost`, a built-in command that runs in -p (its `frontends` has "print":
-  /cost, /context, /memory, /status, /permissions, /agents): run, and what
-  it says is the answer (stdout, or the result's `result`); nothing goes to
-  the model.
+  /cost, /context, /memory, /status, /permissions, /agents, /compact): run,
+  and what it says is the answer (stdout, or the result's `result`); nothing
+  goes to the model but what the command itself asks (`/compact`'s summary,
+  with `--continue`: stream-json gets its `compact_boundary` line).
 - `/clear`, `/theme`, ... any other built-in: refused, saying it works only
   in the app. It would mean nothing here, and sending it to the model as
   text would spend a request on a word the person meant as a command.
@@ -25,6 +26,7 @@ written (docs/sdk.md).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -40,6 +42,7 @@ from agentcli.commands.registry import (
 
 if TYPE_CHECKING:
     from agentcli.commands.command_run import CommandRun
+    from agentcli.engine.events import Event
     from agentcli.engine.query_engine import QueryEngine
 
 _COMMAND_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]*")
@@ -103,8 +106,11 @@ def read_prompt(engine: QueryEngine, prompt: str) -> tuple[HeadlessPrompt, list[
     return Prose(), []
 
 
-async def run_builtin(engine: QueryEngine, builtin: BuiltinCommand) -> tuple[str, str | None]:
-    """Run a headless built-in on `engine`: what it said, and its error (None: none)."""
+async def run_builtin(
+    engine: QueryEngine, builtin: BuiltinCommand, shown: Callable[[Event], None] | None = None
+) -> tuple[str, str | None]:
+    """Run a headless built-in on `engine`: what it said, and its error (None: none).
+    `shown` gets the events the command makes (a `/compact`'s `Compacted`)."""
     said: list[str] = []
     failed: list[str] = []
     context = CommandContext(
@@ -115,11 +121,30 @@ async def run_builtin(engine: QueryEngine, builtin: BuiltinCommand) -> tuple[str
         output=said.append,
         error=failed.append,
     )
+    if shown is not None:
+        context.event = shown
     try:
         await builtin.command.handler(context)
     except Exception as exc:  # a broken command gets one line, not a traceback
         failed.append(f"/{builtin.command.name} failed: {type(exc).__name__}: {exc}")
     return "\n\n".join(said), "\n".join(failed) or None
+
+
+def sdk_command(prompt: object) -> BuiltinCommand | None:
+    """The built-in an SDK program's prompt runs (`query("/compact focus")`, a command
+    whose `frontends` has "sdk"), or None: the prompt goes to the model as written
+    (blocks, prose, and every other slash word, as before)."""
+    if not isinstance(prompt, str):
+        return None
+    parsed = parse_command_line(prompt.strip())
+    if parsed is None:
+        return None
+    name, arguments = parsed
+    load_command_modules()
+    builtin = REGISTRY.get(name)
+    if builtin is None or not builtin.runs_in("sdk"):
+        return None
+    return BuiltinCommand(builtin, arguments)
 
 
 def _is_root_path(name: str) -> bool:

@@ -13,7 +13,10 @@ Each command says where it runs (`Command.frontends`):
 - "print": `-p "/cost"`, no host: what the command says is the answer
   (commands/headless_prompt.py);
 - "acp": an editor's session (frontends/acp), no host: the command is
-  announced in `available_commands_update` and runs on the session's engine.
+  announced in `available_commands_update` and runs on the session's engine;
+- "sdk": an Agent SDK program's prompt that is the command (`query("/compact")`,
+  as Claude Code takes it), no host: run like "print", its answer the turn's result
+  (frontends/sdk/session.py). Any other prompt goes to the model as written.
 
 `/help` in the app, the editor's command list and what `-p` accepts all read
 these declarations, so they cannot disagree.
@@ -34,7 +37,7 @@ if TYPE_CHECKING:
     from agentcli.permissions.question import PermissionQuestion
     from agentcli.session.loader import LoadedSession
 
-Frontend = Literal["tui", "print", "acp"]
+Frontend = Literal["tui", "print", "acp", "sdk"]
 APP_ONLY: frozenset[Frontend] = frozenset({"tui"})
 
 

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING
 from agentcli.commands.host import APP_ONLY, CommandHost, Frontend
 
 if TYPE_CHECKING:
+    from agentcli.engine.events import Event
     from agentcli.engine.query_engine import QueryEngine
 
 
@@ -46,6 +47,9 @@ class CommandContext:
     commands that declare them); `engine` the session's (None while it is
     built); `args` the text after `/name ` (stripped, possibly empty).
     `output(text)` shows what the command says (markdown); `error(text)` an error.
+    `event(e)`: what the command did that a front end shows as it shows the engine's
+    own events in a turn (`/compact`'s `Compacted`: stream-json's compact_boundary);
+    a front end that has nothing more to show leaves it a no-op.
     """
 
     host: CommandHost | None
@@ -54,6 +58,7 @@ class CommandContext:
     registry: CommandRegistry | None = None
     output: Callable[[str], None] = field(default=lambda text: None)
     error: Callable[[str], None] = field(default=lambda text: None)
+    event: Callable[[Event], None] = field(default=lambda event: None)
 
     def app(self) -> CommandHost:
         """The host, for a command that runs only in the app (`frontends={"tui"}`): no
@@ -79,7 +84,8 @@ class Command:
     source: "builtin", "session", "user", ... (for /help grouping).
     frontends: where it runs (commands/host.py): "tui" the app; "print" `-p "/cost"`,
         which prints what it says and refuses the others (commands/headless_prompt.py);
-        "acp" an editor's session. Outside the app `ctx.host` is None.
+        "acp" an editor's session; "sdk" an SDK program's prompt that is the command.
+        Outside the app `ctx.host` is None.
     """
 
     name: str

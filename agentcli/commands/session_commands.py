@@ -7,13 +7,17 @@ them and show the text.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentcli.commands.registry import CommandContext, command
 from agentcli.core.pricing import is_estimate, model_price
 from agentcli.engine.memory import load_memory, memory_locations
 from agentcli.engine.windows import context_usage
+
+if TYPE_CHECKING:
+    from agentcli.engine.events import Event
 
 NOT_READY = "agentcli is still starting; try again in a moment."
 
@@ -120,9 +124,17 @@ def memory_text(engine: Any) -> str:
     return "\n".join(lines)
 
 
-async def compact_text(engine: Any, focus: str = "") -> tuple[bool, str]:
+async def compact_text(
+    engine: Any, focus: str = "", shown: Callable[[Event], None] | None = None
+) -> tuple[bool, str]:
+    """Compact now: (succeeded, what to say). `shown` gets the `Compacted` event of a
+    compaction that succeeded, for a front end that shows it as it shows a turn's."""
     outcome = await engine.compact(focus)
     if outcome.ok:  # the report's lines, as paragraphs of the markdown shown
+        if shown is not None:
+            from agentcli.engine.compaction import Compacted
+
+            shown(Compacted(outcome.message, report=outcome.report))
         return True, outcome.message.replace("\n", "\n\n")
     return False, f"Compaction failed; the conversation is unchanged: {outcome.message}"
 
@@ -135,13 +147,13 @@ async def compact_text(engine: Any, focus: str = "") -> tuple[bool, str]:
     "Summarise the conversation to free context",
     argument_hint="[focus]",
     source="session",
-    frontends=("tui", "acp"),
+    frontends=("tui", "print", "acp", "sdk"),  # -p --continue "/compact", query("/compact")
 )
 async def compact_command(ctx: CommandContext) -> None:
     if ctx.engine is None:
         ctx.error(NOT_READY)
         return
-    ok, text = await compact_text(ctx.engine, ctx.args)
+    ok, text = await compact_text(ctx.engine, ctx.args, ctx.event)
     (ctx.output if ok else ctx.error)(text)
 
 

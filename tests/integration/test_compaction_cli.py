@@ -99,3 +99,48 @@ def test_auto_compact_false_in_the_settings_turns_the_automatic_one_off(fake_api
         assert '"compact_boundary"' not in done.stdout
         assert not [r for r in fake_api.requests if is_summary_request(r.body)]
         assert len(fake_api.requests) == FILES + 1  # every read, and the answer
+
+
+# A window where the reads fit (no automatic compaction) but a split exists for /compact.
+ROOMY = {"AGENTCLI_CONTEXT_WINDOW": "40000"}
+
+
+def test_p_slash_compact_compacts_the_continued_session_and_the_next_run_goes_on_from_it(
+    fake_api, tmp_path
+):
+    project = make_project(tmp_path)
+    fake_api.default = reading_model(project)
+    assert agentcli(["-p", PROMPT], project, fake_api, env=ROOMY).returncode == 0
+    assert not [r for r in fake_api.requests if is_summary_request(r.body)]
+
+    args = ["-p", "/compact the file names", "--continue", "--output-format", "stream-json"]
+    args.append("--verbose")
+    done = agentcli(args, project, fake_api, env=ROOMY)
+
+    assert done.returncode == 0, done.stderr
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [x["subtype"] for x in lines if x["type"] == "system"] == ["init", "compact_boundary"]
+    meta = next(x for x in lines if x.get("subtype") == "compact_boundary")["compact_metadata"]
+    assert meta["trigger"] == "manual" and meta["pre_tokens"] > meta["post_tokens"] > 0
+    assert lines[-1]["type"] == "result" and lines[-1]["subtype"] == "success"
+    summary = fake_api.requests[-1].body
+    assert is_summary_request(summary) and "the file names" in json.dumps(summary["messages"])
+
+    fake_api.default = lambda body: reply(text("Carry on."))
+    later = agentcli(["-p", "what next?", "--continue"], project, fake_api, env=ROOMY)
+
+    assert later.returncode == 0 and later.stdout.strip() == "Carry on.", later.stderr
+    sent = fake_api.requests[-1].body["messages"]
+    opening = json.dumps(sent[0])
+    assert "SUMMARY: read some files." in opening and json.dumps(PROMPT)[1:-1] in opening
+    assert json.dumps(sent[-1]).count("what next?") == 1
+
+
+def test_p_slash_compact_of_a_new_session_says_there_is_nothing_to_compact(fake_api, tmp_path):
+    project = make_project(tmp_path)
+
+    done = agentcli(["-p", "/compact"], project, fake_api, env=ROOMY)
+
+    assert done.returncode == 1 and done.stdout == ""
+    assert "not enough history to compact" in done.stderr
+    assert "Traceback" not in done.stderr and fake_api.requests == []

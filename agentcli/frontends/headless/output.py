@@ -51,6 +51,7 @@ from agentcli.engine.events import (
 from agentcli.frontends.output_streams import Stdout, say
 
 if TYPE_CHECKING:
+    from agentcli.core.usage import Usage
     from agentcli.frontends.driver.tally import TurnTally
 
 
@@ -110,6 +111,20 @@ class RunSummary:
             permission_denials=list(tally.permission_denials),
             structured_output=tally.structured_output,
         )
+
+    @classmethod
+    def of_command(
+        cls, session_id: str, said: str, failed: str | None, usage: Usage, cost: float | None
+    ) -> RunSummary:
+        """What the result reports of a built-in command run instead of a turn (`-p
+        "/cost"`, an SDK prompt "/compact"): its words are the result, its error the
+        run's; the session's totals so far."""
+        summary = cls(session_id=session_id, reason=EndReason.COMPLETED, last_text=said)
+        if failed is not None:
+            summary.ending = Ending("error_during_execution", None, failed)
+        summary.total_cost_usd = cost
+        summary.usage = usage.to_dict()
+        return summary
 
     @property
     def subtype(self) -> str:

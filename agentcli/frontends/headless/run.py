@@ -147,20 +147,16 @@ async def _run_engine(engine: QueryEngine, run: _Run, reading: HeadlessPrompt) -
 
 
 async def _run_builtin(engine: QueryEngine, run: _Run, builtin: BuiltinCommand) -> int:
-    """`-p "/cost"`: the command's text is the answer; no request is made."""
+    """`-p "/cost"`: the command's text is the answer; no request is made but the
+    command's own (`-p --continue "/compact"`: the summary, then its boundary line)."""
     from agentcli.commands.headless_prompt import run_builtin
-    from agentcli.engine.events import EndReason
-    from agentcli.frontends.headless.output import Ending, RunSummary
+    from agentcli.frontends.headless.output import RunSummary
     from agentcli.providers.base import close_provider
     from agentcli.wiring.composition import finish_session
 
     output = _output(engine, run)
-    said, failed = await run_builtin(engine, builtin)
-    summary = RunSummary(session_id=engine.session_id, reason=EndReason.COMPLETED, last_text=said)
-    if failed is not None:
-        summary.ending = Ending("error_during_execution", None, failed)
-    summary.total_cost_usd = engine.cost_usd
-    summary.usage = engine.usage.to_dict()
+    said, failed = await run_builtin(engine, builtin, output.event)
+    summary = RunSummary.of_command(engine.session_id, said, failed, engine.usage, engine.cost_usd)
     summary.duration_ms = int((time.monotonic() - run.started) * 1000)
     await close_provider(engine.provider)
     finish_session(engine)

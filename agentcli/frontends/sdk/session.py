@@ -28,6 +28,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from agentcli.commands.headless_prompt import run_builtin, sdk_command
 from agentcli.core.messages import Block
 from agentcli.engine.events import AssistantMessage, Event
 from agentcli.engine.query_engine import QueryEngine
@@ -275,9 +276,14 @@ class SdkSession:
             self.aliases[later.prompt_id] = prompt_id
         self._init_line(engine)
         budget: float | None = self.args.max_budget_usd
+        builtin = sdk_command(batch[0].content) if len(batch) == 1 else None
         if self.is_over_budget(engine):
             summary = RunSummary(session_id=engine.session_id, ending=over_budget(budget or 0.0))
             summary.total_cost_usd = engine.cost_usd
+        elif builtin is not None:  # "/compact": run, as Claude Code runs it; not sent as text
+            said, failed = await run_builtin(engine, builtin, self.output.event)
+            cost = engine.cost_usd
+            summary = RunSummary.of_command(engine.session_id, said, failed, engine.usage, cost)
         else:
             front = _SdkTurn(self, engine)
             prompt = folded([queued.content for queued in batch])

@@ -8,12 +8,13 @@ into one next turn, as Claude Code folds queued prompts.
 from __future__ import annotations
 
 import asyncio
+import json
 import uuid
 from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-from claude_agent_sdk import ClaudeSDKClient, ResultError, ResultMessage, query
+from claude_agent_sdk import ClaudeSDKClient, ResultError, ResultMessage, SystemMessage, query
 
 from tests.fakeapi import hang, reply, text, tool_use
 from tests.frontends.sdk.support import result_of, sdk_options, until_result
@@ -106,3 +107,35 @@ async def test_rewind_files_to_a_folded_message_goes_back_to_its_turns_start(fak
 
     assert folded.user_message_uuids == ids
     assert notes.read_text() == "mine\n"
+
+
+async def test_a_slash_compact_prompt_compacts_as_claude_code_does(fake_api, project):
+    """`client.query("/compact ...")`: the session is summarised (no answer is asked
+    for), a `compact_boundary` system message says so, and the next turn goes on from
+    the summary."""
+    (project / "big.txt").write_text("filler line of a big file\n" * 1200)
+    fake_api.enqueue(reply(tool_use("Read", {"file_path": str(project / "big.txt")})))
+    fake_api.enqueue(reply(text("Read it.")))
+    fake_api.enqueue(reply(text("SUMMARY: the big file was read.")))
+    fake_api.enqueue(reply(text("Carry on.")))
+    options = sdk_options(fake_api, project)
+    options.env["AGENTCLI_CONTEXT_WINDOW"] = "40000"  # room for the read, a split for /compact
+
+    async with ClaudeSDKClient(options) as client:
+        await client.query("read big.txt")
+        assert result_of(await until_result(client.receive_response())).subtype == "success"
+        await client.query("/compact what was read")
+        compacted = await until_result(client.receive_response())
+        await client.query("go on")
+        went_on = await until_result(client.receive_response())
+
+    boundary = [m for m in compacted if isinstance(m, SystemMessage)]
+    assert [m.subtype for m in boundary][-1] == "compact_boundary"
+    assert boundary[-1].data["compact_metadata"]["trigger"] == "manual"
+    assert result_of(compacted).subtype == "success" and not result_of(compacted).is_error
+    summary_request = json.dumps(fake_api.requests[2].body["messages"][-1])
+    assert "what was read" in summary_request and "/compact" not in summary_request
+    assert result_of(went_on).result == "Carry on."
+    sent = fake_api.requests[3].body["messages"]
+    assert "SUMMARY: the big file was read." in json.dumps(sent[0])
+    assert "read big.txt" in json.dumps(sent[0])  # the first prompt, carried verbatim
