@@ -12,10 +12,19 @@ fake server recorded it) to the same server and reading the stream to its end, a
 work (issue 24: "as fast as a compiled agent"; the ratio is reported, not
 judged); and `-p hi` with the compile cache off (`AGENTCLI_COMPILE_CACHE=0`),
 so each run shows what the cache still saves (agentcli/cli/compile_cache.py).
+
+And the peer the issue names: Codex (written in Rust), `codex exec hi` against the
+fake OpenAI server (the Responses API; its request checks off, since Codex sends
+fields of OpenAI's own backend) interleaved with `-p hi` against the fake Messages
+API, each doing one streamed request and printing the answer. Goal (issue 24): as
+fast as Codex, `<= 1.0x`. `make bench` installs Codex from npm into `.bench-tools/`
+when npm is there (AGENTCLI_BENCH_CODEX names another binary); without it the line
+says so.
 """
 
 from __future__ import annotations
 
+import glob
 import json
 import os
 import shutil
@@ -55,6 +64,69 @@ def curl_request(base_url: str, body: dict[str, object]) -> list[str] | None:
         *(argument for header in headers for argument in ("--header", header)),
         *("--data-binary", json.dumps(body), f"{base_url.rstrip('/')}/v1/messages"),
     ]
+
+
+REPO = Path(__file__).resolve().parents[1]
+CODEX_GOAL = 1.0
+
+
+def codex_binary() -> str | None:
+    """Codex's native binary: AGENTCLI_BENCH_CODEX, the one `make bench` installed in
+    .bench-tools/ (the binary itself, not npm's Node launcher in front of it), or
+    `codex` on PATH."""
+    named = os.environ.get("AGENTCLI_BENCH_CODEX")
+    if named:
+        return named
+    pattern = ".bench-tools/node_modules/@openai/codex-linux-*/vendor/*/bin/codex"
+    found = sorted(glob.glob(str(REPO / pattern)))
+    return found[0] if found else shutil.which("codex")
+
+
+def codex_exec(codex: str, base_url: str) -> list[str]:
+    """`codex exec hi` against `base_url` (a Responses API), no git check, no config of
+    the person's own (the bench's CODEX_HOME)."""
+    provider = (
+        f'model_providers.bench={{name="bench", base_url="{base_url}", '
+        'env_key="OPENAI_API_KEY", wire_api="responses"}'
+    )
+    config = ["-c", 'model_provider="bench"', "-c", provider, "-c", 'model="gpt-5"']
+    return [codex, "exec", "--skip-git-repo-check", *config, "hi"]
+
+
+def against_codex(exe: str, env: dict[str, str], project: str) -> None:
+    """`-p hi` beside `codex exec hi`, interleaved, each against its fake server."""
+    from tests.fakeapi import FakeAnthropic, reply, text
+    from tests.fakeopenai.server import FakeOpenAI
+
+    codex = codex_binary()
+    if codex is None:
+        print("   codex not found (npm missing?): the comparison with Codex is skipped")
+        return
+    codex_home = tempfile.mkdtemp(prefix="agentcli-bench-codex-")
+    codex_env = dict(env, CODEX_HOME=codex_home, OPENAI_API_KEY="bench-key")
+    try:
+        with FakeAnthropic() as ours_server, FakeOpenAI(strict=False) as codex_server:
+            ours_server.default = codex_server.default = reply(text("Hello!"))
+            ours_env = dict(env, ANTHROPIC_BASE_URL=ours_server.base_url)
+            argv = codex_exec(codex, codex_server.base_url)
+            run_child(argv, codex_env, cwd=project)  # its first-run set-up, not measured
+            theirs, ours = [], []
+            for _ in range(RUNS):
+                theirs.append(run_child(argv, codex_env, cwd=project))
+                ours.append(run_child([exe, "-p", "hi"], ours_env, cwd=project))
+    finally:
+        shutil.rmtree(codex_home, ignore_errors=True)
+    c, o = median_of([x.wall_s for x in theirs]), median_of([x.wall_s for x in ours])
+    c_cpu, o_cpu = median_of([x.cpu_s for x in theirs]), median_of([x.cpu_s for x in ours])
+    report(
+        "codex exec hi (Rust; fake Responses API)",
+        f"{c * 1000:.0f} ms, CPU {c_cpu * 1000:.0f} ms",
+        "-",
+        True,
+    )
+    report("  agentcli -p hi beside it", f"{o * 1000:.0f} ms, CPU {o_cpu * 1000:.0f} ms", "-", True)
+    report("  agentcli to Codex", f"{o / c:.2f}x", f"<= {CODEX_GOAL}x", o / c <= CODEX_GOAL)
+    report("  the same in CPU time", f"{o_cpu / c_cpu:.2f}x", "-", True)
 
 
 def agentcli_binary() -> str:
@@ -145,6 +217,7 @@ def main() -> None:
             report("  agentcli -p hi to curl", f"{o / c:.1f}x, +{(o - c) * 1000:.0f} ms", "-", True)
         else:
             print("   curl not found: the compiled baseline is skipped")
+        against_codex(exe, env, project)
     finally:
         shutil.rmtree(home, ignore_errors=True)
         shutil.rmtree(project, ignore_errors=True)
