@@ -34,7 +34,16 @@ def engine(tmp_path: Path):
 
 
 def test_the_headless_built_ins_are_the_ones_that_need_no_app():
-    assert HEADLESS == ["agents", "compact", "context", "cost", "memory", "permissions", "status"]
+    assert HEADLESS == [
+        "agents",
+        "compact",
+        "context",
+        "cost",
+        "export",
+        "memory",
+        "permissions",
+        "status",
+    ]
     assert {"clear", "exit", "help", "model", "theme", "trust"} <= set(APP_ONLY)
 
 
@@ -45,9 +54,9 @@ def test_an_app_only_built_in_is_refused_by_name(engine, name):
     assert reading == Refused(f"/{name} works only in the interactive app, not with -p")
 
 
-# /compact of an empty session says there is nothing to compact (tests/integration's
-# test_compaction_cli.py runs it on a continued one).
-@pytest.mark.parametrize("name", [name for name in HEADLESS if name != "compact"])
+# /compact and /export of an empty session say there is nothing to do (the continued
+# ones: tests/integration/test_compaction_cli.py, tests/commands/test_export.py).
+@pytest.mark.parametrize("name", [name for name in HEADLESS if name not in ("compact", "export")])
 async def test_a_headless_built_in_answers_with_no_app(engine, name):
     reading, _ = read_prompt(engine, f"/{name}")
     assert isinstance(reading, BuiltinCommand)

@@ -144,3 +144,19 @@ def test_p_slash_compact_of_a_new_session_says_there_is_nothing_to_compact(fake_
     assert done.returncode == 1 and done.stdout == ""
     assert "not enough history to compact" in done.stderr
     assert "Traceback" not in done.stderr and fake_api.requests == []
+
+
+def test_p_slash_export_of_the_continued_session_writes_its_markdown(fake_api, tmp_path):
+    project = make_project(tmp_path)
+    fake_api.default = reading_model(project)
+    assert agentcli(["-p", PROMPT], project, fake_api, env=ROOMY).returncode == 0
+    asked = len(fake_api.requests)
+
+    done = agentcli(["-p", "/export talk.md", "--continue"], project, fake_api)
+
+    assert done.returncode == 0, done.stderr
+    assert str(project / "talk.md") in done.stdout and len(fake_api.requests) == asked
+    written = (project / "talk.md").read_text()
+    assert written.startswith("# agentcli conversation")
+    assert PROMPT in written and "They are all filler." in written
+    assert f"**Read** `{project / 'data' / 'f0.txt'}`" in written

@@ -214,3 +214,20 @@ async def test_exit_command_quits(tmp_path):
         await send(pilot, "/exit")
         await pilot.pause()
     assert app.return_code == 0
+
+
+async def test_export_copies_the_conversation_or_writes_the_file_named(tmp_path):
+    app = make_app(ScriptedProvider(Response([text("The answer, **bold**.")])), tmp_path)
+    async with app.run_test() as pilot:
+        await send(pilot, "a question")
+        await idle(pilot, app)
+        await send(pilot, "/export")
+        await wait_for(pilot, lambda: bool(app.clipboard), "the clipboard")
+        assert "## You\n\na question" in app.clipboard
+        assert "## agentcli\n\nThe answer, **bold**." in app.clipboard
+        assert "Copied the conversation" in last_output(app)
+
+        await send(pilot, "/export talk.md")
+        await wait_for(pilot, lambda: "Exported" in last_output(app), "the export")
+    written = (app.state.cwd / "talk.md").read_text()
+    assert "a question" in written and "The answer, **bold**." in written
