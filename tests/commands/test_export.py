@@ -98,7 +98,7 @@ async def test_a_tool_result_with_fences_of_its_own_stays_inside_its_block(engin
 
 async def test_nothing_to_export_and_a_folder_are_refused_with_a_message(engine):
     root = engine.workspace.root
-    said, failed = await export(engine, "out.md")
+    _, failed = await export(engine, "out.md")
     assert failed is not None and "nothing to export" in failed.lower()
     assert not (root / "out.md").exists()
 
