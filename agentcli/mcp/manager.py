@@ -240,10 +240,12 @@ class McpManager:
         return ServerStatus(server.name, server.scope, server.spec.type, state)
 
     def _build_tools(self) -> list[Tool]:
+        connected = list(self._connected())
+        if not connected:  # no server yet (or none at all): nothing to import for it
+            return []
         from agentcli.mcp.resource_tools import ListMcpResourcesTool, ReadMcpResourceTool
         from agentcli.mcp.tools import McpTool
 
-        connected = list(self._connected())
         names = api_names((c.name, spec.name) for c in connected for spec in c.tools)
         tools: list[Tool] = [
             McpTool(names[(c.name, spec.name)], c.name, spec, c)
