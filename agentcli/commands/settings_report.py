@@ -66,13 +66,14 @@ def uncertain_line(settings: Settings | None) -> list[str]:
     return [f"**Protection uncertain:** {md(text)}"]
 
 
-def skipped_lines(settings: Settings) -> list[str]:
-    skipped = [layer for layer in settings.layers if layer.problem]
-    if not skipped:
-        return []
-    lines = ["**Skipped settings files:**", ""]
-    lines += [f"- {layer.name} `{layer.path}`: {md(layer.problem or '')}" for layer in skipped]
-    return lines
+def problem_lines(settings: Settings) -> list[str]:
+    """The settings files skipped, and each key of a file that was ignored, and why."""
+    lines = []
+    for layer in settings.layers:
+        if layer.problem:
+            lines.append(f"- {layer.name} `{layer.path}`: skipped: {md(layer.problem)}")
+        lines += [f"- {layer.name} `{layer.path}`: ignored {md(n)}" for n in layer.notices]
+    return ["**Settings problems:**", "", *lines] if lines else []
 
 
 def rules_lines(label: str, rules: list[Any], settings: Settings | None) -> list[str]:

@@ -50,20 +50,27 @@ def read_leniently(raw: dict[str, Any], text: str) -> Reading:
     """The file's valid part, and a notice for each key dropped from it. `raw` is the
     parsed `text`, which has failed validation as a whole."""
     pruned, positions, reading = copy.deepcopy(raw), KeyPositions(text), Reading(None)
+    described: list[tuple[tuple[int, int], str, bool]] = []
     for _ in range(_MAX_PASSES):
         try:
             reading.data = SettingsFile.model_validate(pruned)
-            return reading
+            break
         except ValidationError as exc:
             errors = exc.errors(include_url=False)
         drops = _drops(pruned, errors)
         if not drops:
+            reading.rules_unknown = True  # what is left cannot be read: nothing is trusted
             break
-        for path, error in sorted(drops.items(), reverse=True):  # a list's later items first
+        for path, path_errors in sorted(drops.items(), reverse=True):  # later items first
             value = _remove(pruned, path)
             reading.rules_unknown |= _protects(path, value)
-            _describe(reading, error, positions)
-    reading.rules_unknown = True  # what is left cannot be read: nothing in it is trusted
+            parts = [_described(error, positions) for error in path_errors]
+            texts = "; ".join(text for _at, text, _claude in parts)
+            described.append((parts[0][0], texts, all(claude for *_rest, claude in parts)))
+    else:
+        reading.rules_unknown = True  # what is left cannot be read: nothing in it is trusted
+    for _where, text, claude_code_key in sorted(described):  # in the order of the file
+        (reading.unsupported if claude_code_key else reading.notices).append(text)
     return reading
 
 
@@ -79,14 +86,18 @@ def _granule(loc: KeyPath) -> KeyPath:
     return loc[:depth]
 
 
-def _drops(pruned: dict[str, Any], errors: list[Any]) -> dict[KeyPath, Any]:
-    """Each key to drop (as found in `pruned`), with its first error; none inside another."""
-    found: dict[KeyPath, Any] = {}
+def _drops(pruned: dict[str, Any], errors: list[Any]) -> dict[KeyPath, list[Any]]:
+    """Each key to drop (as found in `pruned`), with its errors; none inside another."""
+    found: dict[KeyPath, list[Any]] = {}
     for error in errors:
         path = _existing(pruned, _granule(tuple(error["loc"])))
         if path:
-            found.setdefault(path, error)
-    return {p: e for p, e in found.items() if not any(p[: len(q)] == q != p for q in found)}
+            found.setdefault(path, []).append(error)
+    inner = [p for p in found if any(p[: len(q)] == q != p for q in found)]
+    for path in inner:  # its errors go with the key that holds it
+        outer = next(q for q in found if path[: len(q)] == q != path)
+        found[outer] += found.pop(path)
+    return found
 
 
 def _existing(data: Any, path: KeyPath) -> KeyPath:
@@ -118,18 +129,20 @@ def _protects(path: KeyPath, value: Any) -> bool:
     return len(path) == 3 or not any(value == empty for empty in _EMPTY)
 
 
-def _describe(reading: Reading, error: Any, positions: KeyPositions) -> None:
+def _described(error: Any, positions: KeyPositions) -> tuple[tuple[int, int], str, bool]:
+    """(where, the notice, whether the key is Claude Code's): "unknown key 'x' (line 1,
+    column 2)", "model (line 2, column 3): Input should be a valid string (found 3)"."""
     loc = tuple(error["loc"])
     position = positions.of(loc)
     where = f" (line {position[0]}, column {position[1]})" if position else ""
     key = ".".join(str(part) for part in loc) or "(top level)"
+    at = position or (0, 0)
     if error["type"] != "extra_forbidden":
         message = error["msg"].removeprefix("Value error, ")
-        reading.notices.append(f"{key}{where}: {message} (found {error.get('input')!r})")
-    elif is_claude_code_key(loc):
+        return at, f"{key}{where}: {message} (found {error.get('input')!r})", False
+    if is_claude_code_key(loc):
         shown = f"hook event {loc[1]!r}" if loc[0] == "hooks" else repr(key)
-        reading.unsupported.append(f"{shown}{where}")
-    elif len(loc) == 2 and loc[0] == "hooks":
-        reading.notices.append(f"unknown hook event {loc[1]!r}{where}")
-    else:
-        reading.notices.append(f"unknown key {key!r}{where}")
+        return at, f"{shown}{where}", True
+    if len(loc) == 2 and loc[0] == "hooks":
+        return at, f"unknown hook event {loc[1]!r}{where}", False
+    return at, f"unknown key {key!r}{where}", False
