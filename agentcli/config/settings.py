@@ -342,6 +342,8 @@ def _single_values(data: SettingsFile) -> set[str]:
     keys: set[str] = set()
     for name in data.model_fields_set - {"schema_", "hooks", "mcpServers"}:
         value = getattr(data, name)
+        if value is None:  # a key dropped as out of place (`_keys_out_of_place`)
+            continue
         if name == "permissions":
             keys |= {f"permissions.{k}" for k in value.model_fields_set if k == "defaultMode"}
         elif isinstance(value, BaseModel):

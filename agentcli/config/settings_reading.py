@@ -105,12 +105,11 @@ def _existing(data: Any, path: KeyPath) -> KeyPath:
     is expected has no items: `"deny": "Bash(rm"` is dropped whole)."""
     kept: list[str | int] = []
     for part in path:
-        if isinstance(data, dict) and isinstance(part, str) and part in data:
-            data = data[part]
-        elif isinstance(data, list) and isinstance(part, int) and 0 <= part < len(data):
-            data = data[part]
-        else:
+        in_object = isinstance(data, dict) and isinstance(part, str) and part in data
+        in_list = isinstance(data, list) and isinstance(part, int) and 0 <= part < len(data)
+        if not (in_object or in_list):
             break
+        data = data[part]
         kept.append(part)
     return tuple(kept)
 

@@ -50,7 +50,10 @@ def contributions(settings: Settings, source: str) -> list[str]:
 
 
 def layer_summary(
-    settings: Settings, layer: Layer, text: Callable[[str], str] = str, path: Callable[[str], str] = str
+    settings: Settings,
+    layer: Layer,
+    text: Callable[[str], str] = str,
+    path: Callable[[str], str] = str,
 ) -> str:
     """`gives model, env (2)`, and who wins where agentcli's file at the same place sets
     the same key; empty when the file gives nothing. `text`, `path`: how words and the

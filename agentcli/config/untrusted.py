@@ -66,9 +66,7 @@ def protective_parts(data: SettingsFile) -> Salvage:
     )
 
 
-def withheld(
-    source: str, path: Path, data: SettingsFile, *, mode_applied: bool
-) -> list[Withheld]:
+def withheld(source: str, path: Path, data: SettingsFile, *, mode_applied: bool) -> list[Withheld]:
     """What the file (the part of it that could be read) would enable if trusted."""
     items: list[tuple[str, str]] = []
     items += _hooks(data.hooks)

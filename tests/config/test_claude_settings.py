@@ -65,14 +65,16 @@ def test_claude_config_dir_moves_the_user_file(project, places, tmp_path, monkey
     assert _layer(settings, "claude user").path == elsewhere
 
 
-def test_agentcli_wins_at_the_same_place_lists_merge_and_places_keep_their_order(
-    project, places
-):
+def test_agentcli_wins_at_the_same_place_lists_merge_and_places_keep_their_order(project, places):
     _write(places["claude user"], {"model": "cu", "env": {"A": "cu", "B": "cu"}})
     _write(places["user"], {"env": {"A": "u"}})
     _write(
         places["claude project"],
-        {"model": "cp", "theme": "t-cp", "permissions": {"deny": ["Bash(rm:*)"], "allow": ["Read"]}},
+        {
+            "model": "cp",
+            "theme": "t-cp",
+            "permissions": {"deny": ["Bash(rm:*)"], "allow": ["Read"]},
+        },
     )
     _write(
         places["project"],
@@ -86,7 +88,10 @@ def test_agentcli_wins_at_the_same_place_lists_merge_and_places_keep_their_order
     assert (settings.theme.value, settings.theme.source) == ("t-cl", "claude local")
     assert (settings.default_mode.value, settings.default_mode.source) == ("plan", "claude local")
     assert (settings.env["A"].value, settings.env["B"].value) == ("u", "cu")
-    assert [(str(r), s) for r, s in settings.allow] == [("Read", "claude project"), ("Edit", "project")]
+    assert [(str(r), s) for r, s in settings.allow] == [
+        ("Read", "claude project"),
+        ("Edit", "project"),
+    ]
     assert [str(r) for r in settings.rules("deny")] == ["Bash(rm:*)"]
     # where both files of one place set a key, the Claude Code file says who won
     assert _layer(settings, "claude project").shadowed == ["model"]
@@ -184,7 +189,11 @@ def test_an_untrusted_folder_s_claude_code_files_only_protect(project, places):
     _write(
         places["claude project"],
         {
-            "permissions": {"deny": ["Bash(rm:*)"], "allow": ["Bash"], "defaultMode": "bypassPermissions"},
+            "permissions": {
+                "deny": ["Bash(rm:*)"],
+                "allow": ["Bash"],
+                "defaultMode": "bypassPermissions",
+            },
             "hooks": {"PreToolUse": [guard]},
             "env": {"EVIL": "1"},
         },

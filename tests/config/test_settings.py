@@ -271,7 +271,9 @@ def test_layers_say_what_was_ignored_and_why_they_were_skipped(files):
     _write(user, {"thme": "x"})
     _write(shared, "{oops")
     settings = load_settings(project)
-    user_layer, project_layer, local_layer = (_layer(settings, n) for n in ("user", "project", "local"))
+    user_layer, project_layer, local_layer = (
+        _layer(settings, n) for n in ("user", "project", "local")
+    )
     assert user_layer.status == "loaded" and user_layer.problem is None
     assert user_layer.notices == ["unknown key 'thme' (line 1, column 2)"]
     assert project_layer.problem.startswith("invalid JSON at line 1, column 2")
