@@ -276,3 +276,32 @@ def test_status_and_config_show_each_file_and_what_it_gave(project, places):
     text = render_settings(settings)
     assert "Bash(rm:*)  (claude project)" in text and 'A = "1"  (claude user)' in text
     assert "gives permissions.allow (2), permissions.deny (1)" in text
+
+
+def test_claude_code_files_answer_for_mcp_json_servers_by_their_place(project, places):
+    from agentcli.mcp.config.servers import load_mcp_servers
+
+    servers = {"db": {"command": "db-mcp"}, "web": {"type": "http", "url": "http://w"}}
+    _write(project / ".mcp.json", {"mcpServers": servers})
+
+    def approved():
+        found = load_mcp_servers(project.resolve(), trusted=True).servers
+        return {name: server.approved for name, server in found.items()}
+
+    # the repository's own Claude Code file may say no, never yes
+    _write(
+        places["claude project"],
+        {"enableAllProjectMcpServers": True, "disabledMcpjsonServers": ["web"]},
+    )
+    assert approved() == {"db": False}
+    _write(places["claude local"], {"enabledMcpjsonServers": ["db"]})  # yours: yes
+    assert approved() == {"db": True}
+
+
+def test_writing_a_claude_code_settings_file_always_asks(project, tmp_path, monkeypatch):
+    from agentcli.config.special_paths import special_path_reason
+
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "cc"))
+    elsewhere = (tmp_path / "cc" / "settings.json").resolve()
+    reason = special_path_reason(elsewhere, project.resolve(), writing=True)
+    assert reason == "it changes agentcli's settings"
