@@ -258,7 +258,8 @@ def _read_layer(layer: Layer) -> None:
         layer.data, layer.uncertain = reading.data, reading.rules_unknown
         layer.notices, layer.unsupported = reading.notices, reading.unsupported
         if reading.data is None:
-            layer.status, layer.problem = "skipped", "; ".join(reading.notices)
+            why = "; ".join(reading.notices) or "it does not fit the settings' format"
+            layer.status, layer.problem = "skipped", why
             layer.notices = []
             return
     layer.status = "loaded"
