@@ -36,6 +36,9 @@ def isolated_home(tmp_path_factory, monkeypatch):
         "MCP_TIMEOUT",
         "MCP_TOOL_TIMEOUT",
         "MCP_CONNECT_TIMEOUT_MS",
+        # Claude Code's settings files are read beside agentcli's: the developer's stay out.
+        "CLAUDE_CONFIG_DIR",
+        "AGENTCLI_IGNORE_CLAUDE_SETTINGS",
     ):
         monkeypatch.delenv(name, raising=False)
     # Keys a provider's settings took out of the environment (config/credentials.py)

@@ -146,7 +146,7 @@ async def permissions_command(ctx: CommandContext) -> None:
     out += [*report.uncertain_line(settings), ""]
     for label, rules in (("Allow", policy.allow), ("Ask", policy.ask), ("Deny", policy.deny)):
         out += [*report.rules_lines(label, rules, settings), ""]
-    out += report.skipped_lines(settings) if settings is not None else []
+    out += report.problem_lines(settings) if settings is not None else []
     ctx.output("\n".join(out).rstrip())
 
 

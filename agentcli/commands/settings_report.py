@@ -15,6 +15,7 @@ from typing import Any
 
 from agentcli.config.notices import uncertain_notice
 from agentcli.config.settings import Settings
+from agentcli.config.show import claude_switch_line, layer_summary
 
 _MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_\[\]<>#|~])")
 _SOURCES = {"session": "this session", "command line": "command line"}
@@ -27,15 +28,24 @@ def md(text: str) -> str:
 
 
 def settings_files_lines(settings: Settings) -> list[str]:
-    """A nested list item per file: `- layer path: loaded | not found | skipped: why`."""
+    """A nested list item per file: `- layer path: loaded, gives ... | not found |
+    skipped: why`, then each key of it that was ignored, and why."""
     lines = []
     for layer in settings.layers:
         state = f"skipped: {md(layer.problem)}" if layer.problem else layer.status
         if layer.partly_applied:
             state += f" ({UNTRUSTED})"
+        summary = layer_summary(settings, layer, md, lambda path: f"`{path}`")
+        if summary:
+            state += f", {summary}"
         lines.append(f"  - {layer.name} `{layer.path}`: {state}")
+        lines += [f"    - ignored: {md(notice)}" for notice in layer.notices]
+        if layer.unsupported:
+            listed = md(", ".join(layer.unsupported))
+            lines.append(f"    - Claude Code settings agentcli does not use: {listed}")
     lines += [f"  - {md(p)}" for p in settings.problems if p.startswith("command line:")]
-    return lines
+    switch = claude_switch_line(settings)
+    return lines + ([f"  - {md(switch)}"] if switch else [])
 
 
 def sandbox_state(workspace: Any) -> str:
@@ -56,13 +66,14 @@ def uncertain_line(settings: Settings | None) -> list[str]:
     return [f"**Protection uncertain:** {md(text)}"]
 
 
-def skipped_lines(settings: Settings) -> list[str]:
-    skipped = [layer for layer in settings.layers if layer.problem]
-    if not skipped:
-        return []
-    lines = ["**Skipped settings files:**", ""]
-    lines += [f"- {layer.name} `{layer.path}`: {md(layer.problem or '')}" for layer in skipped]
-    return lines
+def problem_lines(settings: Settings) -> list[str]:
+    """The settings files skipped, and each key of a file that was ignored, and why."""
+    lines = []
+    for layer in settings.layers:
+        if layer.problem:
+            lines.append(f"- {layer.name} `{layer.path}`: skipped: {md(layer.problem)}")
+        lines += [f"- {layer.name} `{layer.path}`: ignored {md(n)}" for n in layer.notices]
+    return ["**Settings problems:**", "", *lines] if lines else []
 
 
 def rules_lines(label: str, rules: list[Any], settings: Settings | None) -> list[str]:
@@ -77,5 +88,4 @@ def source_of(rule: Any, settings: Settings | None) -> str:
     layer = next((x for x in settings.layers if x.name == rule.source), None) if settings else None
     if layer is None:
         return _SOURCES.get(rule.source, md(rule.source))
-    kept = ", kept from a skipped file" if layer.status == "skipped" else ""
-    return f"{layer.name} settings (`{layer.path}`{kept})"
+    return f"{layer.name} settings (`{layer.path}`)"

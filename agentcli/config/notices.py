@@ -1,8 +1,8 @@
 """What the settings mean for the person, in words.
 
 The same sentences on start (the app's notes, headless stderr), in `/status`
-and `/permissions`, and in `agentcli config`: skipped settings files,
-protection uncertain (deny rules that could not be read), project settings
+and `/permissions`, and in `agentcli config`: skipped settings files, keys
+ignored (a mistake, or a Claude Code setting agentcli does not use), protection uncertain (deny rules that could not be read), project settings
 withheld in a folder not trusted, and the bypassPermissions warning.
 """
 
@@ -33,6 +33,7 @@ def startup_notices(settings: Settings, mode: str) -> list[Notice]:
     """What the settings say at start; `mode` is the permission mode the session
     starts in."""
     notices = [Notice(f"settings: {problem}") for problem in settings.problems]
+    notices += [Notice(f"settings: {line}") for line in settings.unsupported]
     if settings.uncertain:
         notices.append(Notice(uncertain_notice(settings), "error"))
     if settings.withheld:

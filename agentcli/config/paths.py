@@ -1,7 +1,8 @@
 """Where agentcli keeps its files: everything under AGENTCLI_HOME (default ~/.agentcli).
 
 Nothing is written anywhere else, so a test (or a person) can isolate a run
-by pointing AGENTCLI_HOME at a scratch folder.
+by pointing AGENTCLI_HOME at a scratch folder. Claude Code's folder is read too
+(its settings.json), never written.
 """
 
 from __future__ import annotations
@@ -14,6 +15,13 @@ from pathlib import Path
 def agentcli_home() -> Path:
     configured = os.environ.get("AGENTCLI_HOME")
     return Path(configured).expanduser() if configured else Path.home() / ".agentcli"
+
+
+def claude_config_dir() -> Path:
+    """Claude Code's own folder, `CLAUDE_CONFIG_DIR` (default ~/.claude): agentcli only
+    reads its settings.json (config/settings.py), never writes there."""
+    configured = os.environ.get("CLAUDE_CONFIG_DIR")
+    return Path(configured).expanduser() if configured else Path.home() / ".claude"
 
 
 def project_key(project: Path) -> str:

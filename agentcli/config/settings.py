@@ -1,26 +1,37 @@
 """Settings files: validated, layered, and traceable to where each value came from.
 
-Layers, lowest to highest:
-  user     $AGENTCLI_HOME/settings.json
-  project  <project>/.agentcli/settings.json        (committed)
-  local    <project>/.agentcli/settings.local.json  (personal, not committed)
+Layers, lowest to highest; at each place Claude Code's file comes first, so agentcli's
+own wins where both set the same key (the Claude Code layer's `shadowed` says which):
+  claude user     $CLAUDE_CONFIG_DIR/settings.json (default ~/.claude/settings.json)
+  user            $AGENTCLI_HOME/settings.json
+  claude project  <project>/.claude/settings.json
+  project         <project>/.agentcli/settings.json        (committed)
+  claude local    <project>/.claude/settings.local.json
+  local           <project>/.agentcli/settings.local.json  (personal, not committed)
+  --settings      a file named on the command line
   command line flags
 
 Lists (permission rules, additional folders, hooks) add up across layers;
 scalars (model, defaultMode, theme), `env` keys, `sandbox` keys and
-`providers` entries are overridden by a higher layer (`--sandbox` sets `sandbox.enabled`). A file
-that is not valid JSON, or has an unknown key or a wrong type, is skipped
-with a problem naming the file, the key, its line and column, and what was
-expected; the other layers still load. A broken file never loosens
-protection: what protects in it (deny and ask rules, hooks, a stricter mode)
-is kept when it is valid on its own (salvage.py), and when its deny or ask
-rules cannot be read at all, `uncertain` says so and the session fails
-closed (wiring/bootstrap.py `locked_reason`; config/notices.py words it).
+`providers` entries are overridden by a higher layer (`--sandbox` sets `sandbox.enabled`).
+Claude Code's files are left out when AGENTCLI_IGNORE_CLAUDE_SETTINGS=1, or
+`"claudeCodeSettings": false` in $AGENTCLI_HOME/settings.json (only there: a project's
+file must not switch off the deny rules of the person's own ~/.claude/settings.json).
+
+A file is read key by key (config/settings_reading.py): an unknown key, or a value of
+the wrong type, is a problem naming the file, the key, its line and column, and that
+key alone is ignored; a Claude Code key agentcli does not use is listed in `unsupported`.
+A file that cannot be read at all (not JSON, not an object) is skipped. Protection is
+never loosened by a mistake: when a file's deny or ask rules cannot be read, `uncertain`
+says so and the session fails closed (wiring/bootstrap.py `locked_reason`;
+config/notices.py words it), and that file's permissions give only what protects
+(config/salvage.py).
 
 The project's own files come with the folder, so in a folder the person has
 not trusted (config/trust.py) only what protects in them applies, and what
-they would enable is listed in `withheld` (config/untrusted.py). The user
-file and the command line are the person's own and always apply. The servers
+they would enable is listed in `withheld` (config/untrusted.py); Claude Code's
+project files exactly as agentcli's. The user files and the command line are the
+person's own and always apply. The servers
 of the project's `.mcp.json` are MCP's configuration, not settings: the
 session's loader (wiring/bootstrap.py `settings_for`) adds them to `withheld`
 (mcp/config/withheld.py).
@@ -28,35 +39,64 @@ session's loader (wiring/bootstrap.py `settings_for`) adds them to `withheld`
 
 from __future__ import annotations
 
+import os
 from collections.abc import Collection
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from agentcli.config.hooks import HooksConfig
-from agentcli.config.json_store import JsonStoreError, parse_json_object, read_json_text
-from agentcli.config.paths import agentcli_home
+from agentcli.config.json_store import (
+    JsonStoreError,
+    parse_json_object,
+    read_json_object,
+    read_json_text,
+)
+from agentcli.config.paths import agentcli_home, claude_config_dir
 from agentcli.config.rules import Rule, RuleSyntaxError
-from agentcli.config.settings_schema import SettingsFile, describe_errors
+from agentcli.config.settings_schema import PermissionsSettings, SettingsFile
 
 if TYPE_CHECKING:  # loaded only for a file that fails to load, or a folder not trusted
     from agentcli.config.salvage import Salvage
     from agentcli.config.untrusted import Withheld
 
+# Set (to anything but 0, false or no): Claude Code's settings files are not read.
+IGNORE_CLAUDE_ENV = "AGENTCLI_IGNORE_CLAUDE_SETTINGS"
+# The one file whose `claudeCodeSettings` is honoured.
+SWITCH_LAYER = "user"
+
+
+@dataclass(frozen=True, slots=True)
+class SettingsSource:
+    """One settings file agentcli reads, and where it stands."""
+
+    name: str  # claude user | user | claude project | project | claude local | local | --settings
+    place: str  # user | project | local | --settings: what --setting-sources names
+    path: Path
+    base: Path  # the folder relative rules and folders are taken from
+    in_project: bool  # comes with the project folder: applies fully only when trusted
+    claude: bool = False  # Claude Code's file (agentcli's own at the same place wins)
+
 
 @dataclass
 class Layer:
-    name: str  # user | project | local | command line
+    name: str  # a SettingsSource's name
     path: Path | None
     base: Path  # the folder relative rules and folders are taken from
     data: SettingsFile | None = None
-    status: str = "not found"  # loaded | not found | skipped
-    problem: str | None = None  # why it was skipped: key, line, column, what was expected
-    uncertain: bool = False  # skipped, and its deny or ask rules could not be read
+    status: str = "not found"  # loaded | not found | skipped | same file as <layer>
+    problem: str | None = None  # why it was skipped: unreadable, not JSON, not an object
+    uncertain: bool = False  # its deny or ask rules could not (all) be read
     in_project: bool = False  # comes with the project folder: applies fully only when trusted
     untrusted: bool = False  # in a folder not trusted: only what protects in it applies
+    place: str = ""  # user | project | local | --settings
+    claude: bool = False  # Claude Code's file
+    notices: list[str] = field(default_factory=list)  # keys ignored: key, line, column, why
+    unsupported: list[str] = field(default_factory=list)  # Claude Code keys agentcli skips
+    shadowed: list[str] = field(default_factory=list)  # keys agentcli's file here also sets
+    winner: Path | None = None  # that file of agentcli's
 
     @property
     def partly_applied(self) -> bool:
@@ -89,6 +129,10 @@ class Settings:
     layers: list[Layer]
     problems: list[str]
     trusted: bool = True  # the project's own files apply in full
+    # Claude Code keys agentcli does not use, one line per file: ignored, no mistake.
+    unsupported: list[str] = field(default_factory=list)
+    # Why Claude Code's settings files are not read (the switch that says so), or None.
+    claude_ignored: str | None = None
     # What the project's files would enable in a trusted folder (none when trusted).
     withheld: list[Withheld] = field(default_factory=list)
     # Why protection is uncertain: deny or ask rules that could not be read, one per source.
@@ -117,14 +161,35 @@ class Settings:
         return {key: item.value for key, item in self.env.items()}
 
 
-def settings_files(project: Path) -> list[tuple[str, Path, Path, bool]]:
-    """(layer name, file, base folder for relative paths, comes with the project), lowest
-    first. A file that comes with the project applies in full only in a trusted folder."""
-    return [
-        ("user", agentcli_home() / "settings.json", project, False),
-        ("project", project / ".agentcli" / "settings.json", project, True),
-        ("local", project / ".agentcli" / "settings.local.json", project, True),
-    ]
+def settings_files(project: Path, *, claude: bool | None = None) -> list[SettingsSource]:
+    """The settings files of a session in `project`, lowest first. `claude`: whether
+    Claude Code's are among them (default: unless switched off, `claude_settings_ignored`)."""
+    if claude is None:
+        claude = claude_settings_ignored() is None
+    ours = agentcli_home()
+    files = [
+        SettingsSource("claude user", "user", claude_config_dir() / "settings.json", project, False, True),
+        SettingsSource("user", "user", ours / "settings.json", project, False),
+        SettingsSource("claude project", "project", project / ".claude" / "settings.json", project, True, True),
+        SettingsSource("project", "project", project / ".agentcli" / "settings.json", project, True),
+        SettingsSource("claude local", "local", project / ".claude" / "settings.local.json", project, True, True),
+        SettingsSource("local", "local", project / ".agentcli" / "settings.local.json", project, True),
+    ]  # fmt: skip
+    return [source for source in files if claude or not source.claude]
+
+
+def claude_settings_ignored() -> str | None:
+    """What switches Claude Code's settings files off, in words, or None (they are read).
+    A user file that cannot be read switches nothing off: reading more only protects more."""
+    value = os.environ.get(IGNORE_CLAUDE_ENV, "").strip()
+    if value.lower() not in ("", "0", "false", "no"):
+        return f"{IGNORE_CLAUDE_ENV}={value}"
+    user = agentcli_home() / "settings.json"
+    try:
+        switched_off = read_json_object(user).get("claudeCodeSettings") is False
+    except JsonStoreError:
+        return None
+    return f'"claudeCodeSettings": false in {user}' if switched_off else None
 
 
 def load_settings(
@@ -135,69 +200,164 @@ def load_settings(
     sources: Collection[str] | None = None,
     flag_file: Path | None = None,
 ) -> Settings:
-    """Read every layer, report the broken ones, and merge the rest. `trusted`: whether
-    the project folder is trusted (its own files apply in full; see config/trust.py).
-    `sources`: only these of the user, project and local files (--setting-sources);
-    `flag_file`: one more file above them (--settings)."""
+    """Read every layer, report what cannot be used, and merge the rest. `trusted`:
+    whether the project folder is trusted (its own files apply in full; see
+    config/trust.py). `sources`: only the files of these places, user, project and local
+    (--setting-sources); `flag_file`: one more file above them (--settings)."""
     project = project.resolve()
     settings = Settings(layers=[], problems=[], trusted=trusted)
-    files = [f for f in settings_files(project) if sources is None or f[0] in sources]
+    settings.claude_ignored = claude_settings_ignored()
+    files = settings_files(project, claude=settings.claude_ignored is None)
+    files = [f for f in files if sources is None or f.place in sources]
     if flag_file is not None:
-        files.append(("--settings", flag_file, project, False))
-    for name, path, base, in_project in files:
-        layer = Layer(name, path, base, in_project=in_project)
-        layer.untrusted = in_project and not trusted
+        files.append(SettingsSource("--settings", "--settings", flag_file, project, False))
+    read: dict[Path, str] = {}  # each file once: ~/.claude is also the home folder's .claude
+    for source in files:
+        layer = Layer(source.name, source.path, source.base, in_project=source.in_project)
+        layer.place, layer.claude = source.place, source.claude
+        layer.untrusted = source.in_project and not trusted
         settings.layers.append(layer)
-        kept = _read_layer(layer)
-        if layer.problem is not None:
-            _report_skipped(settings, layer, kept)
-        if layer.untrusted:
-            _merge_untrusted(settings, layer, kept)
-        elif layer.data is not None:
-            _merge(settings, layer.data, name, base)
-        elif kept is not None:
-            _merge_salvage(settings, kept, name, base)
+        real = _real(source.path)
+        if real in read:
+            layer.status = f"same file as {read[real]}"
+            continue
+        read[real] = layer.name
+        _read_layer(layer)
+        _report(settings, layer)
+        _apply(settings, layer)
+    _note_shadowed(settings.layers)
     if cli is not None:
         _merge_cli(settings, cli, project)
     return settings
 
 
-def _read_layer(layer: Layer) -> Salvage | None:
-    """Fill in the layer's status, data and problem; what a skipped file still gives."""
+def _real(path: Path) -> Path:
+    try:
+        return path.resolve()
+    except OSError:
+        return path
+
+
+def _read_layer(layer: Layer) -> None:
+    """Fill in the layer's status, data, notices and uncertainty."""
     assert layer.path is not None
     try:
         text = read_json_text(layer.path)
         if text is None:
-            return None
+            return
         raw = parse_json_object(text, layer.path)
     except JsonStoreError as exc:  # nothing in it can be trusted, its deny rules included
         layer.status, layer.problem, layer.uncertain = "skipped", exc.reason, True
-        return None
+        return
     try:
         layer.data = SettingsFile.model_validate(raw)
-    except ValidationError as exc:
-        from agentcli.config.salvage import salvage
+    except ValidationError:
+        from agentcli.config.settings_reading import read_leniently
 
-        kept = salvage(raw)
-        layer.status, layer.problem = "skipped", describe_errors(exc, text)
-        layer.uncertain = kept.rules_unknown
-        return kept
+        reading = read_leniently(raw, text)
+        layer.data, layer.uncertain = reading.data, reading.rules_unknown
+        layer.notices, layer.unsupported = reading.notices, reading.unsupported
+        if reading.data is None:
+            why = "; ".join(reading.notices) or "it does not fit the settings' format"
+            layer.status, layer.problem = "skipped", why
+            layer.notices = []
+            return
     layer.status = "loaded"
-    return None
+    _keys_out_of_place(layer, text)
 
 
-def _report_skipped(settings: Settings, layer: Layer, kept: Salvage | None) -> None:
-    skipped = "this settings file was skipped"
-    parts = kept.kept() if kept is not None else []
-    if parts:
-        listed = ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else parts[0]
-        skipped += f", except its {listed}"
-    settings.problems.append(f"{layer.path}: {layer.problem}; {skipped}")
+def _keys_out_of_place(layer: Layer, text: str) -> None:
+    """Keys that are valid, but not in this file: the switch for Claude Code's files is
+    the person's own (their $AGENTCLI_HOME/settings.json), and MCP servers are not read
+    from Claude Code's settings files (Claude Code keeps them in .mcp.json and ~/.claude.json)."""
+    data = layer.data
+    assert data is not None
+    misplaced: dict[str, str] = {}
+    if data.claudeCodeSettings is not None and layer.name != SWITCH_LAYER:
+        misplaced["claudeCodeSettings"] = f"read only from {agentcli_home() / 'settings.json'}"
+    if data.mcpServers and layer.claude:
+        misplaced["mcpServers"] = (
+            "MCP servers are read from .mcp.json and agentcli's own settings files, "
+            "not from Claude Code's settings files"
+        )
+    if not misplaced:
+        return
+    from agentcli.config.key_positions import KeyPositions
+
+    positions = KeyPositions(text)
+    for key, why in misplaced.items():
+        position = positions.of((key,))
+        where = f" (line {position[0]}, column {position[1]})" if position else ""
+        layer.notices.append(f"{key}{where}: {why}")
+    layer.data = data.model_copy(update={"claudeCodeSettings": None, "mcpServers": {}})
+
+
+def _report(settings: Settings, layer: Layer) -> None:
+    if layer.problem is not None:
+        settings.problems.append(f"{layer.path}: {layer.problem}; this settings file was skipped")
+    settings.problems += [f"{layer.path}: {notice}; ignored" for notice in layer.notices]
+    if layer.unsupported:
+        listed = ", ".join(layer.unsupported)
+        settings.unsupported.append(
+            f"{layer.path}: Claude Code settings agentcli does not use, ignored: {listed}"
+        )
     if layer.uncertain:
         settings.uncertain.append(f"the deny and ask rules in {layer.path} could not be read")
 
 
-def _merge(settings: Settings, data: SettingsFile, source: str, base: Path) -> None:
+def _apply(settings: Settings, layer: Layer) -> None:
+    """Merge what the layer gives: all of it, or in a folder not trusted what protects,
+    and of a file whose deny or ask rules could not all be read, only the protective
+    part of its permissions (the rest of it applies)."""
+    data = layer.data
+    if data is None:
+        return
+    if layer.untrusted:
+        _merge_untrusted(settings, layer, data)
+    elif layer.uncertain:
+        from agentcli.config.salvage import Salvage
+
+        perms = data.permissions
+        _merge(settings, data.model_copy(update={"permissions": PermissionsSettings()}), layer)
+        _merge_salvage(settings, Salvage(perms.deny, perms.ask, perms.defaultMode), layer)
+    else:
+        _merge(settings, data, layer)
+
+
+def _note_shadowed(layers: list[Layer]) -> None:
+    """On each Claude Code layer: the keys agentcli's file at the same place also sets,
+    where agentcli's wins (lists are not among them: they add up)."""
+    ours = {layer.place: layer for layer in layers if not layer.claude}
+    for layer in layers:
+        twin = ours.get(layer.place)
+        if not layer.claude or twin is None or layer.untrusted:
+            continue
+        if layer.data is None or twin.data is None:
+            continue
+        both = _single_values(layer.data) & _single_values(twin.data)
+        layer.shadowed, layer.winner = sorted(both), twin.path
+
+
+def _single_values(data: SettingsFile) -> set[str]:
+    """The keys a file sets that a higher file overrides (rather than adds to)."""
+    keys: set[str] = set()
+    for name in data.model_fields_set - {"schema_", "hooks", "mcpServers"}:
+        value = getattr(data, name)
+        if value is None:  # a key dropped as out of place (`_keys_out_of_place`)
+            continue
+        if name == "permissions":
+            keys |= {f"permissions.{k}" for k in value.model_fields_set if k == "defaultMode"}
+        elif isinstance(value, BaseModel):
+            keys |= {f"{name}.{k}" for k in value.model_fields_set}
+        elif isinstance(value, dict):
+            keys |= {f"{name}.{k}" for k in value}
+        elif not isinstance(value, list):
+            keys.add(name)
+    return keys
+
+
+def _merge(settings: Settings, data: SettingsFile, layer: Layer) -> None:
+    source, base = layer.name, layer.base
     if data.model is not None:
         settings.model = Sourced(data.model, source)
     if data.smallFastModel is not None:
@@ -225,9 +385,10 @@ def _merge(settings: Settings, data: SettingsFile, source: str, base: Path) -> N
     _add_hooks(settings, data.hooks, source)
 
 
-def _merge_salvage(settings: Settings, kept: Salvage, source: str, base: Path) -> bool:
-    """A skipped file's protective parts; its mode only when it asks for more care.
-    Returns whether its mode applied."""
+def _merge_salvage(settings: Settings, kept: Salvage, layer: Layer) -> bool:
+    """What protects in a file that applies only in part; its mode only when it asks for
+    more care. Returns whether its mode applied."""
+    source, base = layer.name, layer.base
     _add_rules(settings, "deny", kept.deny, source, base)
     _add_rules(settings, "ask", kept.ask, source, base)
     current = settings.default_mode.value if settings.default_mode else "default"
@@ -242,25 +403,21 @@ def _merge_salvage(settings: Settings, kept: Salvage, source: str, base: Path) -
     return stricter
 
 
-def _merge_untrusted(settings: Settings, layer: Layer, kept: Salvage | None) -> None:
+def _merge_untrusted(settings: Settings, layer: Layer, data: SettingsFile) -> None:
     """A project file in a folder not trusted: what protects applies (never its hooks);
     what it would enable goes to `withheld`."""
     from agentcli.config.untrusted import protective_parts, withheld
 
-    data = layer.data
-    parts = protective_parts(data) if data is not None else kept
-    mode_applied = False
-    if parts is not None:
-        without_hooks = replace(parts, hooks=None)
-        mode_applied = _merge_salvage(settings, without_hooks, layer.name, layer.base)
-    if data is not None and data.model is not None:
+    parts = replace(protective_parts(data), hooks=None)
+    mode_applied = _merge_salvage(settings, parts, layer)
+    if data.model is not None:
         settings.model = Sourced(data.model, layer.name)
-    if data is not None and data.smallFastModel is not None:
+    if data.smallFastModel is not None:
         settings.small_fast_model = Sourced(data.smallFastModel, layer.name)
-    if data is not None and data.theme is not None:
+    if data.theme is not None:
         settings.theme = Sourced(data.theme, layer.name)
     assert layer.path is not None
-    settings.withheld += withheld(layer.name, layer.path, data, kept, mode_applied=mode_applied)
+    settings.withheld += withheld(layer.name, layer.path, data, mode_applied=mode_applied)
 
 
 def _strictness(mode: str) -> int:

@@ -3,8 +3,9 @@
 The models follow Claude Code's settings files, with one leniency: where a
 list of rules or folders is expected, a single string is taken as a list of
 one (`"deny": "Bash(rm:*)"` means `["Bash(rm:*)"]`), since refusing it would
-throw away a deny rule whose meaning is plain. Errors name the key, its line
-and column in the file, and what was expected.
+throw away a deny rule whose meaning is plain. A file that does not fit is
+read key by key (config/settings_reading.py): what does not fit is named, with
+its line and column, and the rest applies.
 """
 
 from __future__ import annotations
@@ -18,11 +19,9 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
-    ValidationError,
 )
 
 from agentcli.config.hooks import HooksConfig
-from agentcli.config.key_positions import KeyPositions
 from agentcli.config.provider_settings import ProvidersSettings
 from agentcli.config.rules import Rule
 
@@ -35,13 +34,15 @@ def one_as_list(value: Any) -> Any:
     return [value] if isinstance(value, str) else value
 
 
-def _check_rules(values: list[str]) -> list[str]:
-    for value in values:
-        Rule.parse(value)  # raises RuleSyntaxError (a ValueError) with the rule's text
-    return values
+def _check_rule(value: str) -> str:
+    Rule.parse(value)  # raises RuleSyntaxError (a ValueError) with the rule's text
+    return value
 
 
-RuleList = Annotated[list[str], BeforeValidator(one_as_list), AfterValidator(_check_rules)]
+# Each rule checked on its own, so a bad one is named by its place (`permissions.deny.1`).
+RuleList = Annotated[
+    list[Annotated[str, AfterValidator(_check_rule)]], BeforeValidator(one_as_list)
+]
 FolderList = Annotated[list[str], BeforeValidator(one_as_list)]
 
 
@@ -95,19 +96,6 @@ class SettingsFile(BaseModel):
     )
     # Model back ends besides Anthropic's (config/provider_settings.py).
     providers: ProvidersSettings = Field(default_factory=dict)
-
-
-def describe_errors(exc: ValidationError, text: str) -> str:
-    """One clause per problem: the key, where it is in `text`, what was expected."""
-    clauses, positions = [], KeyPositions(text)
-    for error in exc.errors(include_url=False):
-        loc = error["loc"]
-        key = ".".join(str(part) for part in loc) or "(top level)"
-        position = positions.of(loc)
-        where = f" (line {position[0]}, column {position[1]})" if position else ""
-        if error["type"] == "extra_forbidden":
-            clauses.append(f"unknown key {key!r}{where}")
-        else:
-            message = error["msg"].removeprefix("Value error, ")
-            clauses.append(f"{key}{where}: {message} (found {error.get('input')!r})")
-    return "; ".join(clauses)
+    # false: Claude Code's settings files are not read (config/settings.py); honoured
+    # only in $AGENTCLI_HOME/settings.json.
+    claudeCodeSettings: bool | None = None

@@ -7,9 +7,70 @@ module to show them.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from dataclasses import fields
 
 from agentcli.config.notices import uncertain_notice, withheld_notice
-from agentcli.config.settings import Settings
+from agentcli.config.settings import Layer, Settings, Sourced
+
+# Settings' fields by the key a file writes them as (other fields: their own name).
+_KEY_NAMES = {
+    "small_fast_model": "smallFastModel",
+    "default_mode": "permissions.defaultMode",
+    "checkpoint_retention_days": "checkpointRetentionDays",
+    "auto_compact": "autoCompact",
+    "allow": "permissions.allow",
+    "ask": "permissions.ask",
+    "deny": "permissions.deny",
+    "additional_dirs": "permissions.additionalDirectories",
+    "hook_sources": "hooks",
+}
+# Not values a file gives (or given as hook_sources).
+_NOT_GIVEN = frozenset({"layers", "problems", "unsupported", "claude_ignored", "trusted",
+                        "withheld", "uncertain", "hooks"})  # fmt: skip
+
+
+def contributions(settings: Settings, source: str) -> list[str]:
+    """What applies from the layer `source`, in the end: `model`, `env (2)`,
+    `permissions.deny (1)` (a value a higher file overrides is not among them)."""
+    given = []
+    for item in fields(settings):
+        if item.name in _NOT_GIVEN:
+            continue
+        value, key = getattr(settings, item.name), _KEY_NAMES.get(item.name, item.name)
+        if isinstance(value, Sourced):
+            given += [key] if value.source == source else []
+        elif isinstance(value, dict):
+            count = sum(1 for v in value.values() if isinstance(v, Sourced) and v.source == source)
+            given += [f"{key} ({count})"] if count else []
+        elif isinstance(value, list):
+            count = sum(1 for v in value if isinstance(v, tuple) and v[-1] == source)
+            given += [f"{key} ({count})"] if count else []
+    return given
+
+
+def layer_summary(
+    settings: Settings,
+    layer: Layer,
+    text: Callable[[str], str] = str,
+    path: Callable[[str], str] = str,
+) -> str:
+    """`gives model, env (2)`, and who wins where agentcli's file at the same place sets
+    the same key; empty when the file gives nothing. `text`, `path`: how words and the
+    winning file's path are written (markdown escapes them differently)."""
+    parts = []
+    given = contributions(settings, layer.name)
+    if given:
+        parts.append(text("gives " + ", ".join(given)))
+    if layer.shadowed:
+        parts.append(f"{path(str(layer.winner))} {text('wins for: ' + ', '.join(layer.shadowed))}")
+    return "; ".join(parts)
+
+
+def claude_switch_line(settings: Settings) -> str | None:
+    if settings.claude_ignored is None:
+        return None
+    return f"Claude Code's settings files are not read ({settings.claude_ignored})."
 
 
 def provider_lines(settings: Settings) -> list[str]:
@@ -31,22 +92,30 @@ TRUST_NOTE = (
 
 
 def render_settings(settings: Settings) -> str:
-    skipped = {layer.name for layer in settings.layers if layer.status == "skipped"}
-
-    def origin(source: str) -> str:  # a skipped file's deny/ask rules, hooks, mode still apply
-        return f"({source}, kept from a skipped file)" if source in skipped else f"({source})"
+    def origin(source: str) -> str:
+        return f"({source})"
 
     lines = ["Settings files (lowest to highest precedence):"]
+    width = max((len(layer.name) for layer in settings.layers), default=0)
     for layer in settings.layers:
         untrusted = ", folder not trusted" if layer.partly_applied else ""
-        lines.append(f"  {layer.name:<8} {layer.path}  [{layer.status}{untrusted}]")
+        lines.append(f"  {layer.name:<{width}} {layer.path}  [{layer.status}{untrusted}]")
+        summary = layer_summary(settings, layer)
+        if summary:
+            lines.append(f"  {'':<{width}}   {summary}")
     lines.append("  command line flags")
+    switch = claude_switch_line(settings)
+    if switch:
+        lines.append(switch)
     if settings.withheld:
         lines += ["", withheld_notice(settings), TRUST_NOTE]
     if settings.problems:
         lines.append("")
         lines.append("Problems:")
         lines += [f"  ! {problem}" for problem in settings.problems]
+    if settings.unsupported:
+        lines += ["", "Not used:"]
+        lines += [f"  - {line}" for line in settings.unsupported]
     if settings.uncertain:
         lines += ["", uncertain_notice(settings)]
     lines.append("")

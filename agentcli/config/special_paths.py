@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from agentcli.config.paths import agentcli_home
+from agentcli.config.paths import agentcli_home, claude_config_dir
 from agentcli.config.trust import trust_file
 
 
@@ -101,13 +101,17 @@ def secret_name(name: str) -> bool:
 
 
 def settings_paths(root: Path) -> list[Path]:
-    """The settings files that configure a session in `root`, and the list of trusted
-    folders (a folder written into it would have its settings applied)."""
+    """The settings files that configure a session in `root` (Claude Code's too, read
+    beside agentcli's: config/settings.py), and the list of trusted folders (a folder
+    written into it would have its settings applied)."""
     return [
         _real(agentcli_home() / "settings.json"),
+        _real(claude_config_dir() / "settings.json"),  # CLAUDE_CONFIG_DIR may be anywhere
         _real(trust_file()),
         _real(root / ".agentcli" / "settings.json"),
         _real(root / ".agentcli" / "settings.local.json"),
+        _real(root / ".claude" / "settings.json"),
+        _real(root / ".claude" / "settings.local.json"),
     ]
 
 

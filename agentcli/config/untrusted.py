@@ -1,6 +1,7 @@
 """What a project settings file may do before its folder is trusted, and what it may not.
 
-A project file (`.agentcli/settings.json`, `.agentcli/settings.local.json`)
+A project file (`.agentcli/settings.json`, `.agentcli/settings.local.json`, and
+Claude Code's `.claude/settings.json` and `.claude/settings.local.json` alike)
 comes with the folder: from a cloned repository, it is somebody else's. Until
 the person trusts the folder (config/trust.py), only what protects applies:
 its deny and ask rules, a `defaultMode` stricter than the one that applies
@@ -65,32 +66,19 @@ def protective_parts(data: SettingsFile) -> Salvage:
     )
 
 
-def withheld(
-    source: str,
-    path: Path,
-    data: SettingsFile | None,
-    kept: Salvage | None,
-    *,
-    mode_applied: bool,
-) -> list[Withheld]:
-    """What the file would enable if trusted. `data`: the file when valid; `kept`: the
-    protective parts of a skipped one (whose hooks would run if trusted)."""
+def withheld(source: str, path: Path, data: SettingsFile, *, mode_applied: bool) -> list[Withheld]:
+    """What the file (the part of it that could be read) would enable if trusted."""
     items: list[tuple[str, str]] = []
-    if data is not None:
-        items += _hooks(data.hooks)
-        items += [("env", f"{key}={value}") for key, value in data.env.items()]
-        items += [("providers", _provider(name, p)) for name, p in data.providers.items()]
-        permissions = data.permissions
-        mode = permissions.defaultMode
-        if mode in LOOSER_MODES and not mode_applied:
-            items.append(("permissions.defaultMode", mode))
-        items += [("permissions.allow", rule) for rule in permissions.allow]
-        items += [
-            ("permissions.additionalDirectories", d) for d in permissions.additionalDirectories
-        ]
-        items += _other_keys(data)
-    elif kept is not None and kept.hooks is not None:
-        items += _hooks(kept.hooks)
+    items += _hooks(data.hooks)
+    items += [("env", f"{key}={value}") for key, value in data.env.items()]
+    items += [("providers", _provider(name, p)) for name, p in data.providers.items()]
+    permissions = data.permissions
+    mode = permissions.defaultMode
+    if mode in LOOSER_MODES and not mode_applied:
+        items.append(("permissions.defaultMode", mode))
+    items += [("permissions.allow", rule) for rule in permissions.allow]
+    items += [("permissions.additionalDirectories", d) for d in permissions.additionalDirectories]
+    items += _other_keys(data)
     return [Withheld(key, shown_in_full(value), source, path) for key, value in items]
 
 

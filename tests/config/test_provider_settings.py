@@ -53,7 +53,7 @@ def test_a_project_provider_waits_for_trust_and_is_listed_as_withheld(tmp_path):
     assert trusted.providers["local"].source == "project"
 
 
-def test_a_bad_provider_entry_skips_the_file_with_the_key_and_the_expectation(tmp_path):
+def test_a_bad_provider_entry_is_ignored_with_the_key_and_the_expectation(tmp_path):
     write(user_file(), {"providers": {"local": {"type": "openai", "baseUrl": "localhost:1234"}}})
 
     settings = load_settings(tmp_path)
@@ -62,6 +62,7 @@ def test_a_bad_provider_entry_skips_the_file_with_the_key_and_the_expectation(tm
     (problem,) = settings.problems
     assert "providers.local.type" in problem and "'openai-chat'" in problem
     assert "providers.local.baseUrl" in problem and "http://" in problem
+    assert problem.endswith("; ignored")
 
 
 def test_a_provider_name_with_a_slash_is_refused(tmp_path):

@@ -59,23 +59,28 @@ def test_the_flag_turns_it_on_from_the_command_line(project, user_file):
 @pytest.mark.parametrize(
     ("sandbox", "expected"),
     [
-        ({"enabled": True, "excludedCommands": ["git"]}, "unknown key 'sandbox.excludedCommands'"),
+        ({"enabled": True, "excludedCommands": ["git"]}, "'sandbox.excludedCommands'"),
         ({"network": {"allowedDomains": ["x.org"]}}, "sandbox.network (line 1, column"),
         ({"enabled": [True]}, "sandbox.enabled"),
+        ({"enabled": True, "autoAllowBashIfSandbox": True}, "'sandbox.autoAllowBashIfSandbox'"),
     ],
 )
-def test_a_key_we_do_not_support_is_named_and_the_file_skipped(
+def test_a_key_we_do_not_support_is_named_and_the_rest_applies(
     project, user_file, sandbox, expected
 ):
-    _write(user_file, {"sandbox": sandbox})
+    _write(user_file, {"sandbox": sandbox, "theme": "kept"})
     settings = load_settings(project)
-    assert expected in settings.problems[0]
+    (named,) = settings.problems + settings.unsupported
+    assert expected in named and "ignored" in named
+    assert settings.theme.value == "kept"
+    enabled = settings.sandbox.get("enabled")
+    assert (enabled is not None and enabled.value is True) == (sandbox.get("enabled") is True)
 
 
-def test_a_skipped_file_still_turns_the_sandbox_on(project, user_file):
+def test_a_bad_rule_elsewhere_leaves_the_sandbox_on(project, user_file):
     _write(user_file, {"sandbox": {"enabled": True}, "permissions": {"allow": ["Bash(x"]}})
     settings = load_settings(project)
-    assert "skipped, except its sandbox" in settings.problems[0]
+    assert "permissions.allow.0" in settings.problems[0]
     assert settings.sandbox["enabled"].value is True
     assert sandbox_of(settings) is not None
 

@@ -69,24 +69,18 @@ def test_relative_rules_and_folders_are_taken_from_the_project(files):
     assert settings.additional_dirs == [((project / "../lib").resolve(), "project")]
 
 
+def _layer(settings, name):
+    return next(layer for layer in settings.layers if layer.name == name)
+
+
 @pytest.mark.parametrize(
     ("content", "expected"),
     [
         ('{"model": "x",\n  "theme": }', "line 2, column 12"),
         ("[1, 2]", "expected a JSON object"),
-        ({"modle": "x"}, "unknown key 'modle' (line 1, column 2)"),
-        ({"model": 3}, "model (line 1, column 2): Input should be a valid string"),
-        ({"permissions": {"allow": 3}}, "permissions.allow (line 1, column 18): Input should be"),
-        ({"permissions": {"defaultMode": "yolo"}}, "permissions.defaultMode"),
-        ({"permissions": {"allow": ["Bash(oops"]}}, "not a permission rule"),
-        ({"permissions": {"alow": []}}, "unknown key 'permissions.alow'"),
-        ({"env": {"A": 1}}, "env.A (line 1, column 10): Input should be a valid string"),
-        ({"hooks": {"PreToolUs": []}}, "unknown key 'hooks.PreToolUs'"),
-        ({"hooks": {"Stop": [{"hooks": [{"command": "x", "timeout": -1}]}]}}, "timeout"),
-        ({"hooks": {"Stop": [{"matcher": "(", "hooks": []}]}}, "not a valid regular expression"),
     ],
 )
-def test_a_bad_file_is_reported_and_skipped_while_others_load(files, content, expected):
+def test_a_file_that_is_not_a_json_object_is_skipped_while_others_load(files, content, expected):
     project, user, _shared, local = files
     _write(user, {"model": "from-user"})
     _write(local, content)
@@ -94,10 +88,42 @@ def test_a_bad_file_is_reported_and_skipped_while_others_load(files, content, ex
     (problem,) = settings.problems
     assert str(local) in problem and expected in problem and "skipped" in problem
     assert settings.model.value == "from-user"
-    assert [layer.status for layer in settings.layers] == ["loaded", "not found", "skipped"]
+    assert [_layer(settings, n).status for n in ("user", "project", "local")] == [
+        "loaded",
+        "not found",
+        "skipped",
+    ]
 
 
-def test_protective_parts_of_a_skipped_file_still_hold(files):
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        ({"modle": "x"}, "unknown key 'modle' (line 1, column 2)"),
+        ({"model": 3}, "model (line 1, column 2): Input should be a valid string"),
+        ({"permissions": {"allow": 3}}, "permissions.allow (line 1, column 18): Input should be"),
+        ({"permissions": {"defaultMode": "yolo"}}, "permissions.defaultMode"),
+        ({"permissions": {"allow": ["Bash(oops"]}}, "not a permission rule"),
+        ({"permissions": {"alow": []}}, "unknown key 'permissions.alow'"),
+        ({"env": {"A": 1}}, "env.A (line 1, column 10): Input should be a valid string"),
+        ({"hooks": {"PreToolUs": []}}, "unknown hook event 'PreToolUs'"),
+        ({"hooks": {"Stop": [{"hooks": [{"command": "x", "timeout": -1}]}]}}, "timeout"),
+        ({"hooks": {"Stop": [{"matcher": "(", "hooks": []}]}}, "not a valid regular expression"),
+    ],
+)
+def test_a_bad_key_is_reported_and_ignored_while_the_rest_of_its_file_applies(
+    files, content, expected
+):
+    project, user, _shared, local = files
+    _write(user, {"model": "from-user"})
+    _write(local, {**content, "theme": "from-local"})
+    settings = load_settings(project)
+    (problem,) = settings.problems
+    assert problem.startswith(f"{local}: ") and expected in problem and "ignored" in problem
+    assert (settings.model.value, settings.theme.value) == ("from-user", "from-local")
+    assert _layer(settings, "local").status == "loaded"
+
+
+def test_a_typo_leaves_the_rest_of_the_file_in_force(files):
     project, _, shared, _ = files
     guard = {"matcher": "Bash", "hooks": [{"type": "command", "command": "./guard.sh"}]}
     _write(
@@ -109,28 +135,30 @@ def test_protective_parts_of_a_skipped_file_still_hold(files):
         },
     )
     settings = load_settings(project)
-    assert settings.problems and settings.uncertain == []
+    assert settings.problems == [f"{shared}: unknown key 'typo' (line 1, column 194); ignored"]
+    assert settings.uncertain == []
     assert [str(r) for r in settings.rules("deny")] == ["Bash(rm:*)"]
     assert [str(r) for r in settings.rules("ask")] == ["Bash(git push:*)"]
-    assert settings.rules("allow") == []  # dropped with the file: stricter, not looser
+    assert [str(r) for r in settings.rules("allow")] == ["Bash"]
     assert [h.command for h in settings.hooks.PreToolUse[0].hooks] == ["./guard.sh"]
-    assert "skipped, except its deny rules, ask rules and hooks" in settings.problems[0]
 
 
 @pytest.mark.parametrize(
     ("lower", "skipped", "expected"),
     [
-        ("acceptEdits", "default", "default"),  # the skipped file asked for more care: kept
+        ("acceptEdits", "default", "default"),  # the unreadable block asked for more care
         ("default", "plan", "plan"),
-        ("default", "bypassPermissions", "default"),  # looser: not taken from a skipped file
+        ("default", "bypassPermissions", "default"),  # looser: not taken from such a block
         (None, "acceptEdits", None),
     ],
 )
-def test_a_skipped_file_keeps_its_mode_only_when_stricter(files, lower, skipped, expected):
+def test_permissions_with_unreadable_deny_rules_keep_their_mode_only_when_stricter(
+    files, lower, skipped, expected
+):
     project, user, _, local = files
     if lower:
         _write(user, {"permissions": {"defaultMode": lower}})
-    _write(local, {"thme": "x", "permissions": {"defaultMode": skipped}})
+    _write(local, {"permissions": {"deny": [3], "defaultMode": skipped}})
     settings = load_settings(project)
     assert (settings.default_mode.value if settings.default_mode else None) == expected
 
@@ -179,9 +207,9 @@ def test_validation_errors_name_the_line_and_column_of_the_key(files):
     project, _, shared, _ = files
     text = '{\n  "deny": 1,\n  "permissions": {\n    "deny": ["Read"],\n    "alow": []\n  }\n}'
     _write(shared, text)
-    (problem,) = load_settings(project).problems
-    assert "unknown key 'deny' (line 2, column 3)" in problem
-    assert "unknown key 'permissions.alow' (line 5, column 5)" in problem
+    deny, alow = load_settings(project).problems
+    assert "unknown key 'deny' (line 2, column 3)" in deny
+    assert "unknown key 'permissions.alow' (line 5, column 5)" in alow
 
 
 @pytest.mark.parametrize(
@@ -209,8 +237,8 @@ def test_a_file_whose_deny_or_ask_rules_cannot_be_read_makes_protection_uncertai
     settings = load_settings(project)
     (uncertain,) = settings.uncertain
     assert uncertain == f"the deny and ask rules in {shared} could not be read"
-    assert why in settings.layers[1].problem and why in settings.problems[0]
-    assert [layer.uncertain for layer in settings.layers] == [False, True, False]
+    assert why in settings.problems[0]
+    assert [layer.name for layer in settings.layers if layer.uncertain] == ["project"]
     assert [str(r) for r in settings.rules("deny")] == ["Read(./.env)"]  # the others still hold
 
 
@@ -218,10 +246,10 @@ def test_a_folder_where_a_settings_file_should_be_makes_protection_uncertain(fil
     project, _, _, local = files
     local.mkdir(parents=True)
     settings = load_settings(project)
-    assert settings.uncertain and "cannot read: Is a directory" in settings.layers[2].problem
+    assert settings.uncertain and "cannot read: Is a directory" in _layer(settings, "local").problem
 
 
-def test_a_broken_allow_list_only_drops_the_file_without_uncertainty(files):
+def test_a_broken_allow_list_is_dropped_without_uncertainty(files):
     project, _, shared, _ = files
     _write(shared, {"permissions": {"allow": ["Bash(oops"], "deny": ["Bash(rm:*)"]}})
     settings = load_settings(project)
@@ -238,13 +266,16 @@ def test_an_unreadable_disallowed_tools_flag_makes_protection_uncertain(files):
     assert bad_allow.problems and bad_allow.uncertain == []
 
 
-def test_layers_say_why_they_were_skipped(files):
+def test_layers_say_what_was_ignored_and_why_they_were_skipped(files):
     project, user, shared, _ = files
     _write(user, {"thme": "x"})
     _write(shared, "{oops")
     settings = load_settings(project)
-    user_layer, project_layer, local_layer = settings.layers
-    assert user_layer.status == "skipped" and "unknown key 'thme'" in user_layer.problem
+    user_layer, project_layer, local_layer = (
+        _layer(settings, n) for n in ("user", "project", "local")
+    )
+    assert user_layer.status == "loaded" and user_layer.problem is None
+    assert user_layer.notices == ["unknown key 'thme' (line 1, column 2)"]
     assert project_layer.problem.startswith("invalid JSON at line 1, column 2")
     assert str(shared) not in project_layer.problem  # the layer knows its own path
     assert (local_layer.status, local_layer.problem) == ("not found", None)
@@ -262,13 +293,15 @@ def test_config_output_names_sources_and_problems(files):
     assert "Protection uncertain" in text and "every tool call asks" in text
 
 
-def test_config_output_says_which_rules_come_from_a_skipped_file(files):
+def test_config_output_names_the_ignored_key_and_what_the_file_still_gives(files):
     project, _, shared, _ = files
     _write(shared, {"permissions": {"deny": "Bash(rm:*)", "defaultMode": "plan"}, "x": 1})
     text = render_settings(load_settings(project))
-    assert "Bash(rm:*)  (project, kept from a skipped file)" in text
-    assert 'permissions.defaultMode = "plan"  (project, kept from a skipped file)' in text
-    assert "skipped, except its deny rules" in text and "Protection uncertain" not in text
+    assert "Bash(rm:*)  (project)" in text
+    assert 'permissions.defaultMode = "plan"  (project)' in text
+    assert f"! {shared}: unknown key 'x' (line 1, column 64); ignored" in text
+    assert "gives permissions.defaultMode, permissions.deny (1)" in text
+    assert "Protection uncertain" not in text
 
 
 def test_json_store_keeps_other_keys_and_creates_folders(tmp_path):

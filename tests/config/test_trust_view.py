@@ -35,8 +35,10 @@ def test_config_shows_an_untrusted_folder_as_the_app_would(tmp_path, monkeypatch
 def test_status_marks_the_files_of_an_untrusted_folder(tmp_path):
     _cloned(tmp_path)
     lines = settings_files_lines(load_settings(tmp_path, trusted=False))
-    project, local = lines[1], lines[2]
-    assert project.endswith(
-        "loaded (folder not trusted: only its deny and ask rules apply; /trust to review)"
+    project, local = (
+        next(x for x in lines if x.startswith(f"  - {n} `")) for n in ("project", "local")
+    )
+    assert "loaded (folder not trusted: only its deny and ask rules apply; /trust to review)" in (
+        project
     )
     assert local.endswith("not found")

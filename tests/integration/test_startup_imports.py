@@ -53,8 +53,9 @@ def test_a_one_shot_run_loads_nothing_only_other_features_need(fake_api, tmp_pat
     """What a plain `-p hi` never uses stays unloaded: the MCP SDK (no servers),
     jsonschema (no --json-schema), YAML (no command or agent files), the ACP and SDK
     front ends, the HTML converter, httpx's command-line tool (click, rich), the
-    sandbox (not turned on), and what only a settings file that fails to load or a folder
-    not trusted needs (config/salvage.py, config/untrusted.py)."""
+    sandbox (not turned on), and what only a settings file that does not fit or a folder
+    not trusted needs (config/settings_reading.py and the Claude Code key names it uses,
+    config/salvage.py, config/untrusted.py)."""
     fake_api.enqueue(reply(text("Hello!")))
 
     done = run_python(["-m", "agentcli", "-p", "hi"], tmp_path, fake_api.base_url)
@@ -65,7 +66,8 @@ def test_a_one_shot_run_loads_nothing_only_other_features_need(fake_api, tmp_pat
     assert not roots & {"mcp", "jsonschema", "yaml", "html_to_markdown", "rich", "click", "textual"}
     assert not {"agentcli.frontends.acp.agent", "agentcli.frontends.sdk.session"} & loaded
     assert not {name for name in loaded if name.startswith("agentcli.sandbox")}
-    assert not {"agentcli.config.salvage", "agentcli.config.untrusted"} & loaded
+    lenient = {"agentcli.config.settings_reading", "agentcli.config.claude_code_keys"}
+    assert not {"agentcli.config.salvage", "agentcli.config.untrusted", *lenient} & loaded
 
 
 def test_the_provider_the_app_loads_does_not_import_the_sdk(fake_api, tmp_path):

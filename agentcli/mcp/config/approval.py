@@ -10,9 +10,9 @@ changes what the server runs, the person is asked again; a no holds for the
 name, whatever it later says.
 
 Claude Code's settings keys work too: `disabledMcpjsonServers` (from any
-settings file) says no; `enabledMcpjsonServers` and
-`enableAllProjectMcpServers` say yes, but only from the person's own files
-(user and local settings): the project's committed settings come from the
+settings file, Claude Code's `.claude/` ones included) says no; `enabledMcpjsonServers`
+and `enableAllProjectMcpServers` say yes, but only from the person's own files
+(user and local settings, agentcli's or Claude Code's): the project's committed settings come from the
 same repository as `.mcp.json`, and a repository does not get to approve its
 own servers. A no beats a yes wherever each comes from.
 """
@@ -33,7 +33,7 @@ from agentcli.mcp.config.files import PROJECT_FILE, read_server_file
 from agentcli.mcp.config.specs import ServerSpec
 
 Approval = Literal["approved", "rejected", "pending"]
-# Layers whose settings may approve a project's servers: the person's own files.
+# Places whose settings may approve a project's servers: the person's own files.
 _APPROVING_LAYERS = ("user", "local")
 
 
@@ -70,10 +70,10 @@ class ProjectApprovals:
         enabled: set[str] = set()
         disabled: set[str] = set()
         enable_all = False
-        for layer, path, _base, _in_project in settings_files(project):
-            raw = _settings(path)
+        for source in settings_files(project):  # Claude Code's files too, by their place
+            raw = _settings(source.path)
             disabled |= _names(raw.get("disabledMcpjsonServers"))
-            if layer in _APPROVING_LAYERS:
+            if source.place in _APPROVING_LAYERS:
                 enabled |= _names(raw.get("enabledMcpjsonServers"))
                 flag = raw.get("enableAllProjectMcpServers")
                 enable_all = flag if isinstance(flag, bool) else enable_all

@@ -78,7 +78,7 @@ async def test_a_broken_deny_file_is_shown_on_start_with_the_locked_state(projec
         assert "default · everything asks" in str(app.status_bar.render())
 
 
-async def test_a_skipped_file_and_the_bypass_warning_are_shown_on_start(project):
+async def test_an_ignored_key_and_the_bypass_warning_are_shown_on_start(project):
     (project / ".agentcli" / "settings.local.json").write_text('{"thme": "dark"}')
     app = _app(project, mode="bypassPermissions")
     async with app.run_test(size=(120, 50)) as pilot:
@@ -114,7 +114,7 @@ async def test_status_says_when_there_is_no_model_connection(project):
         assert "Model connection: No API key found. Set ANTHROPIC_API_KEY" in shown
 
 
-async def test_permissions_shows_rule_sources_skipped_files_and_the_locked_state(project):
+async def test_permissions_shows_rule_sources_ignored_keys_and_the_locked_state(project):
     shared = project / ".agentcli" / "settings.json"
     shared.write_text(json.dumps({"permissions": {"deny": "Bash(rm:*)", "allow": ["Read"]}}))
     local = project / ".agentcli" / "settings.local.json"
@@ -126,9 +126,10 @@ async def test_permissions_shows_rule_sources_skipped_files_and_the_locked_state
         assert f"Bash(rm:*) — project settings ({shared})" in shown
         assert f"Read — project settings ({shared})" in shown
         assert "Bash — command line" in shown
-        assert f"Bash(git push:*) — local settings ({local}, kept from a skipped file)" in shown
-        assert "Edit —" not in shown  # the skipped file's allow rules are gone
-        assert f"local {local}: unknown key 'x' (line 1, column 67)" in shown
+        # an unknown key is ignored alone: the rest of its file applies
+        assert f"Bash(git push:*) — local settings ({local})" in shown
+        assert f"Edit — local settings ({local})" in shown
+        assert f"local {local}: ignored unknown key 'x' (line 1, column 67)" in shown
         assert "Protection uncertain" not in shown
 
 
