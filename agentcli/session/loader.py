@@ -110,6 +110,27 @@ def parse_transcript(raw: bytes, path: Path, *, context_only: bool = False) -> L
     return loaded
 
 
+def parse_tail(raw: bytes, path: Path) -> LoadedSession:
+    """The newest lines of a transcript (session/tail.py), for showing them before the
+    whole file is read: their `history` and `displays` only. Nothing is repaired or
+    reported (the whole file's parse does both), and a rewind to a prompt before
+    these lines cannot be applied: whoever shows them checks them against the whole
+    file's history once it is read (`tail_agrees`)."""
+    loaded = LoadedSession(path=path, session_id=path.stem)
+    _Parser(loaded).parse(raw)
+    loaded.notices.clear()
+    return loaded
+
+
+def tail_agrees(tail: LoadedSession, whole: LoadedSession) -> bool:
+    """The tail's history is the end of the whole file's (nothing before the tail
+    changed what it shows)."""
+    count = len(tail.history)
+    return count <= len(whole.history) and whole.history[len(whole.history) - count :] == (
+        tail.history
+    )
+
+
 class _Parser:
     def __init__(self, loaded: LoadedSession, *, context_only: bool = False) -> None:
         self.loaded = loaded

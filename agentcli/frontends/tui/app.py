@@ -258,6 +258,10 @@ class AgentApp(App[None]):
     def _engine_built(self, message: messages.EngineBuilt) -> None:
         self.sessions.engine_built(message.engine)
 
+    @on(messages.ResumedTail)
+    async def _resumed_tail(self, message: messages.ResumedTail) -> None:
+        await self.sessions.show_tail(message.tail, message.drawn)
+
     @on(messages.ResumedAtStart)
     async def _resumed_at_start(self, message: messages.ResumedAtStart) -> None:
         await self.sessions.show_resumed(message.loaded)

@@ -16,6 +16,7 @@ It gets a `SessionHost`: the few things of the app it reads or calls.
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
 
     from agentcli.commands.registry import CommandRegistry
     from agentcli.engine.query_engine import QueryEngine
+    from agentcli.frontends.tui.history_view import ToolContext
     from agentcli.frontends.tui.state import AppState
     from agentcli.frontends.tui.widgets.conversation import Conversation
     from agentcli.frontends.tui.widgets.todo_list import TodoPanel
@@ -62,6 +64,7 @@ class SessionHost(RunsWorkers, Protocol):
     def note(self, text: str, level: str = "info") -> None: ...
     def refresh_status(self) -> None: ...
     def post_message(self, message: Message) -> bool: ...
+    def call_after_refresh(self, callback: Callable[..., Any], *args: Any) -> bool: ...
     def push_screen(self, screen: Any, callback: Any = None) -> Any: ...
     async def clear_conversation(self) -> None: ...
 
@@ -72,6 +75,8 @@ class Sessions:
         self.app = app
         self.options = options
         self.opened = False  # SessionStart hooks ran for this engine (or are running)
+        # A resumed session's tail on screen, waiting for the whole session (show_tail).
+        self.tail_shown: tuple[LoadedSession, ToolContext] | None = None
 
     # -- a new engine -----------------------------------------------------------------
 
@@ -204,15 +209,49 @@ class Sessions:
         await self.show_resumed(loaded)
         await self.open_session()
 
+    async def show_tail(self, tail: LoadedSession, drawn: threading.Event) -> None:
+        """A resumed session's newest messages, before the rest of its transcript is
+        read and its engine built (session/tail_first.py); `drawn` is set once they
+        are on screen. Their panes' summaries use the built-in tools until the engine
+        has its own."""
+        from agentcli.frontends.tui.history_view import ToolContext, history_entries
+        from agentcli.tools.base import Workspace
+        from agentcli.tools.registry import builtin_tools
+        from agentcli.tools.todo_write import latest_todos
+
+        app = self.app
+        try:
+            context = ToolContext(builtin_tools(), Workspace(app.cwd))
+            entries = history_entries(tail.history, tail.displays, context)
+            self.tail_shown = (tail, context)
+            await app.conversation.load_history(entries)
+            app.todo_panel.show_list(latest_todos(tail.history))
+        finally:
+            app.call_after_refresh(drawn.set)
+
     async def show_resumed(self, loaded: LoadedSession) -> None:
-        from agentcli.frontends.tui.history_view import render_history
+        """The resumed session, whole: what its tail did not show goes above it (or,
+        if the rest of the file changed what the tail showed, the whole is redrawn)."""
+        from agentcli.frontends.tui.history_view import history_entries, render_history
+        from agentcli.session.loader import tail_agrees
         from agentcli.tools.todo_write import latest_todos
 
         app = self.app
         engine = app.state.built_engine()
-        await render_history(  # the newest screens now, the rest as the person scrolls
-            app.conversation, loaded.history, loaded.displays, engine.tools, engine.workspace
-        )
+        shown, self.tail_shown = self.tail_shown, None
+        if shown is not None and tail_agrees(shown[0], loaded):
+            tail, context = shown
+            context.tools, context.workspace = engine.tools, engine.workspace
+            split = len(loaded.history) - len(tail.history)
+            head, rest = loaded.history[:split], loaded.history[split:]
+            earlier = history_entries(head, loaded.displays, context, later=rest)
+            await app.conversation.add_earlier_history(earlier)
+        else:
+            if shown is not None:
+                await app.clear_conversation()
+            await render_history(  # the newest screens now, the rest as the person scrolls
+                app.conversation, loaded.history, loaded.displays, engine.tools, engine.workspace
+            )
         app.todo_panel.show_list(latest_todos(loaded.history))
         for notice in loaded.notices:
             app.note(notice, "warning")

@@ -130,6 +130,14 @@ class Conversation(VerticalScroll, can_focus=False):
             self._items.extend(widgets)
         self.anchor()
 
+    async def add_earlier_history(self, entries: list[Entry]) -> None:
+        """Items older than every one here (the rest of a resumed transcript, read after
+        its newest lines were shown): built when the person scrolls to them, now if
+        they are already at the top."""
+        self._earlier[:0] = entries
+        if entries and self.is_mounted and self.scroll_y <= self._near():
+            await self.show_earlier()
+
     def hidden_count(self) -> tuple[int, int]:
         """How many items are not mounted now: (above the screen's, below them)."""
         return len(self._earlier), len(self._later)
