@@ -27,6 +27,7 @@ from __future__ import annotations
 import os
 from collections.abc import Awaitable, Callable
 from contextlib import AbstractContextManager, nullcontext
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -259,12 +260,12 @@ class AgentApp(App[None]):
         self.sessions.engine_built(message.engine)
 
     @on(messages.ResumedTail)
-    async def _resumed_tail(self, message: messages.ResumedTail) -> None:
-        await self.sessions.show_tail(message.tail, message.drawn)
+    def _resumed_tail(self, message: messages.ResumedTail) -> None:
+        self.sessions.show_in_turn(partial(self.sessions.show_tail, message.tail, message.drawn))
 
     @on(messages.ResumedAtStart)
-    async def _resumed_at_start(self, message: messages.ResumedAtStart) -> None:
-        await self.sessions.show_resumed(message.loaded)
+    def _resumed_at_start(self, message: messages.ResumedAtStart) -> None:
+        self.sessions.show_in_turn(partial(self.sessions.show_resumed, message.loaded))
 
     @on(messages.PickSession)
     async def _pick_session(self) -> None:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from agentcli.frontends.tui.host import RunsWorkers
@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from rich.text import Text
     from textual.message import Message
     from textual.widgets import Static
+    from textual.worker import Worker
 
     from agentcli.commands.registry import CommandRegistry
     from agentcli.engine.query_engine import QueryEngine
@@ -77,6 +78,7 @@ class Sessions:
         self.opened = False  # SessionStart hooks ran for this engine (or are running)
         # A resumed session's tail on screen, waiting for the whole session (show_tail).
         self.tail_shown: tuple[LoadedSession, ToolContext] | None = None
+        self.showing: Worker[None] | None = None  # the last of show_in_turn's drawings
 
     # -- a new engine -----------------------------------------------------------------
 
@@ -124,6 +126,21 @@ class Sessions:
             return
         app.post_message(SessionOpened())
 
+    def show_in_turn(self, show: Callable[[], Awaitable[None]]) -> None:
+        """Draw part of a resumed session's history in a worker, beside the app's own
+        messages (a key pressed meanwhile is handled between the mounts, not after
+        them all), each part after the one before; the session opens after the last."""
+        before = self.showing
+
+        async def in_turn() -> None:
+            await _finished(before)
+            try:
+                await show()
+            except Exception as problem:  # the session still opens, its history unshown
+                self.app.note(f"Could not show the resumed conversation: {problem}", "error")
+
+        self.showing = self.app.run_worker(in_turn, group="resume", exit_on_error=False)
+
     # -- hooks ------------------------------------------------------------------------
 
     async def open_session(self) -> None:
@@ -132,6 +149,7 @@ class Sessions:
         engine = self.app.state.built_engine()
         self.opened = True
         try:
+            await _finished(self.showing)  # the resumed history is in before a prompt goes
             source = "resume" if engine.messages else "startup"
             for notice in await engine.start_session(source):
                 self.app.note(notice, "warning")
@@ -244,7 +262,9 @@ class Sessions:
             context.tools, context.workspace = engine.tools, engine.workspace
             split = len(loaded.history) - len(tail.history)
             head, rest = loaded.history[:split], loaded.history[split:]
-            earlier = history_entries(head, loaded.displays, context, later=rest)
+            earlier = await asyncio.to_thread(  # a long history: not on the app's loop
+                history_entries, head, loaded.displays, context, later=rest
+            )
             await app.conversation.add_earlier_history(earlier)
         else:
             if shown is not None:
@@ -257,3 +277,15 @@ class Sessions:
             app.note(notice, "warning")
         app.note(f"Resumed conversation {loaded.session_id} · {len(loaded.history)} messages")
         app.refresh_status()
+
+
+async def _finished(worker: Worker[None] | None) -> None:
+    """Wait for a worker to end, however it ends (a failed drawing was reported)."""
+    from textual.worker import WorkerCancelled, WorkerFailed
+
+    if worker is None:
+        return
+    try:
+        await worker.wait()
+    except (WorkerCancelled, WorkerFailed):
+        pass
