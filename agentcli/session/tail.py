@@ -26,11 +26,14 @@ BLOCK = 64 * 1024
 @dataclass(frozen=True)
 class Tail:
     """The last lines of a file (`data`, starting at byte `offset`) and the open file
-    the rest is read from."""
+    the rest is read from (`read_from`: where the bytes read already begin; those
+    between it and `offset` are kept in `read_ahead`, not read again)."""
 
     data: bytes
     offset: int
     file: BinaryIO
+    read_from: int = 0
+    read_ahead: bytes = b""
 
     @property
     def whole(self) -> bool:
@@ -38,10 +41,10 @@ class Tail:
         return self.offset == 0
 
     def head(self) -> bytes:
-        """The bytes in front of the tail, read once (the file is closed after)."""
+        """The bytes in front of the tail, each read once (the file is closed after)."""
         try:
             self.file.seek(0)
-            return _read_exactly(self.file, self.offset)
+            return _read_exactly(self.file, self.read_from) + self.read_ahead
         finally:
             self.file.close()
 
@@ -49,22 +52,30 @@ class Tail:
         self.file.close()
 
 
-def read_tail(file: BinaryIO, lines: int) -> Tail:
-    """At least the last `lines` lines of `file` (all of it when it has fewer), read
-    from the end. `file` is kept open for `Tail.head`."""
+def read_tail(file: BinaryIO, lines: int, block: int = BLOCK) -> Tail:
+    """The last `lines` lines of `file` (all of it when it has fewer), read from the
+    end `block` bytes at a time. `file` is kept open for `Tail.head`."""
     size = file.seek(0, os.SEEK_END)
     start, data = size, b""
-    # Newlines in `data` that end a line other than the file's last one; a line
-    # is whole once the newline before it is in `data`.
-    while start > 0 and _whole_lines(data, start) < lines:
-        step = min(BLOCK, start)
+    while start > 0 and _whole_lines(data, start) <= lines:
+        step = min(block, start)
         start -= step
         file.seek(start)
         data = _read_exactly(file, step) + data
-    if start > 0:
-        cut = data.find(b"\n") + 1  # the first line may have begun before `start`
-        start, data = start + cut, data[cut:]
-    return Tail(data=data, offset=start, file=file)
+    cut = _start_of_last(data, lines)
+    return Tail(data[cut:], start + cut, file, read_from=start, read_ahead=data[:cut])
+
+
+def _start_of_last(data: bytes, lines: int) -> int:
+    """Where the last `lines` lines of `data` begin (0: it holds no more than that)."""
+    if lines <= 0:
+        return len(data)
+    end = len(data) - 1 if data.endswith(b"\n") else len(data)  # where the last line ends
+    for _ in range(lines):
+        end = data.rfind(b"\n", 0, end)
+        if end < 0:
+            return 0
+    return end + 1
 
 
 def _whole_lines(data: bytes, start: int) -> int:

@@ -58,9 +58,9 @@ class TailFirst:
         self._lock.close()
 
 
-def open_tail_first(path: Path, lines: int = TAIL_LINES) -> TailFirst | LoadedSession:
-    """The session at `path`, claimed, its last `lines` lines read and parsed; a fork
-    of it, loaded whole, when another process holds it."""
+def open_tail_first(path: Path, lines: int | None = None) -> TailFirst | LoadedSession:
+    """The session at `path`, claimed, its last `lines` (TAIL_LINES) lines read and
+    parsed; a fork of it, loaded whole, when another process holds it."""
     try:
         lock = open_locked(path)
     except SessionBusy:
@@ -75,7 +75,7 @@ def open_tail_first(path: Path, lines: int = TAIL_LINES) -> TailFirst | LoadedSe
         lock.close()
         raise TranscriptError(f"{path}: cannot read the transcript: {exc.strerror}") from None
     try:
-        read = read_tail(file, lines)
+        read = read_tail(file, TAIL_LINES if lines is None else lines)
     except OSError as exc:
         file.close()
         lock.close()
