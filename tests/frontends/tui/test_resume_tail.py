@@ -18,7 +18,8 @@ import pytest
 from agentcli.cli.main import build_parser
 from agentcli.frontends.tui.app import AgentApp
 from agentcli.frontends.tui.widgets.conversation import UserMessageView
-from agentcli.session import tail_first
+from agentcli.session import records, tail_first
+from agentcli.session.loader import load_session
 from agentcli.session.store import latest_session_path
 from agentcli.wiring.bootstrap import Options, build_engine
 from agentcli.wiring.composition import finish_session
@@ -192,3 +193,25 @@ async def test_a_torn_last_line_and_bad_bytes_resume(tmp_path):
         assert any("unreadable" in n for n in notes(app))
         await wait_for(pilot, lambda: on_screen(app, f"prompt number {PROMPTS - 1}"))
         await every_prompt_once_in_order(pilot, app)
+
+
+async def test_a_rewind_before_the_tail_is_drawn_from_the_whole_file(tmp_path):
+    """The tail alone would show the prompts the rewind took away: the whole file's
+    history replaces it."""
+    project = tmp_path / "project"
+    project.mkdir()
+    session_id = await record(project)
+    path = latest_session_path(project)
+    assert path is not None
+    prompt_ids = list(load_session(path).prompts)
+    rewind = records.rewind_record(session_id=session_id, parent=None, prompt_id=prompt_ids[3])
+    with path.open("a") as out:
+        out.write(records.dumps(rewind))
+    app = app_on(project, "--continue")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await resumed(pilot, app)
+        await wait_for(pilot, lambda: on_screen(app, "prompt number 2"), "the last prompt kept")
+        shown = [v.text for v in app.conversation.query(UserMessageView)]
+        assert shown == ["prompt number 0", "prompt number 1", "prompt number 2"]
+        assert app.conversation.hidden_count() == (0, 0)
+        assert len(app.engine.messages) == 3 * 4
