@@ -100,7 +100,9 @@ def load_session(path: Path, *, context_only: bool = False) -> LoadedSession:
     return parse_transcript(raw, path, context_only=context_only)
 
 
-def parse_transcript(raw: bytes, path: Path, *, context_only: bool = False) -> LoadedSession:
+def parse_transcript(
+    raw: bytes | bytearray, path: Path, *, context_only: bool = False
+) -> LoadedSession:
     """A transcript's content, read as if it were the file at `path`."""
     loaded = LoadedSession(path=path, session_id=path.stem)
     _Parser(loaded, context_only=context_only).parse(raw)
@@ -146,7 +148,7 @@ class _Parser:
         # The usage of each answer of `messages` (None: another message, or not counted).
         self.message_usages: list[Usage | None] = []
 
-    def parse(self, raw: bytes) -> None:
+    def parse(self, raw: bytes | bytearray) -> None:
         text = raw.decode("utf-8", errors="replace")
         lines = text.split("\n")
         ends_cleanly = text.endswith("\n") or not text

@@ -42,11 +42,24 @@ class Tail:
 
     def head(self) -> bytes:
         """The bytes in front of the tail, each read once (the file is closed after)."""
+        return bytes(self.whole_file()[: self.offset])
+
+    def whole_file(self) -> bytearray:
+        """The file's bytes: those in front of what was read, read now (once), then
+        those read already; in one buffer, not copied again (a long transcript is tens
+        of megabytes). The file is closed after."""
+        front = self.read_from
+        buffer = bytearray(front + len(self.read_ahead) + len(self.data))
         try:
             self.file.seek(0)
-            return _read_exactly(self.file, self.read_from) + self.read_ahead
+            got = _read_into(self.file, memoryview(buffer)[:front])
         finally:
             self.file.close()
+        if got < front:  # the file got shorter: what there is
+            del buffer[got:front]
+            front = got
+        buffer[front:] = self.read_ahead + self.data
+        return buffer
 
     def close(self) -> None:
         self.file.close()
@@ -96,3 +109,14 @@ def _read_exactly(file: BinaryIO, size: int) -> bytes:
         parts.append(part)
         left -= len(part)
     return b"".join(parts)
+
+
+def _read_into(file: BinaryIO, view: memoryview) -> int:
+    """Fill `view` from `file`; how many bytes were read."""
+    done = 0
+    while done < len(view):
+        got = file.readinto(view[done:])  # type: ignore[attr-defined]
+        if not got:
+            break
+        done += got
+    return done

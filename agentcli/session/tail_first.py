@@ -42,7 +42,7 @@ class TailFirst:
         """The whole session, claimed: the bytes in front of the tail read once, then
         the whole file parsed (its repairs and notices those of any load)."""
         try:
-            raw = self._read.head() + self._read.data
+            raw = self._read.whole_file()
         except OSError as exc:
             self.release()
             raise TranscriptError(
