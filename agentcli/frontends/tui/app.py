@@ -369,7 +369,10 @@ class AgentApp(App[None]):
         screen the rest of the bottom leaves (not only 70% of it), and fits in it. The
         conversation keeps one row: Textual never gives its `1fr` less, and a bottom
         taller than the rest would make the whole screen scroll."""
-        bottom = self.query_one("#bottom")
+        found = self.query("#bottom")
+        if not found:  # the screen is being taken down (a layout after it emptied)
+            return
+        bottom = found.first()
         question = self.permission_prompt
         bottom.set_class(question is not None, "-asking")
         if question is None or not question.is_mounted:
