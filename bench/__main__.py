@@ -20,6 +20,7 @@ BENCHMARKS = (
     "ui_bench",
     "ui_session_bench",
     "long_session_bench",
+    "long_session_keys_bench",
     "mcp_bench",
 )
 

@@ -100,7 +100,9 @@ def load_session(path: Path, *, context_only: bool = False) -> LoadedSession:
     return parse_transcript(raw, path, context_only=context_only)
 
 
-def parse_transcript(raw: bytes, path: Path, *, context_only: bool = False) -> LoadedSession:
+def parse_transcript(
+    raw: bytes | bytearray, path: Path, *, context_only: bool = False
+) -> LoadedSession:
     """A transcript's content, read as if it were the file at `path`."""
     loaded = LoadedSession(path=path, session_id=path.stem)
     _Parser(loaded, context_only=context_only).parse(raw)
@@ -108,6 +110,27 @@ def parse_transcript(raw: bytes, path: Path, *, context_only: bool = False) -> L
     present = {id(message) for message in loaded.messages}
     loaded.prompts = {p: m for p, m in loaded.prompts.items() if id(m) in present}
     return loaded
+
+
+def parse_tail(raw: bytes, path: Path) -> LoadedSession:
+    """The newest lines of a transcript (session/tail.py), for showing them before the
+    whole file is read: their `history` and `displays` only. Nothing is repaired or
+    reported (the whole file's parse does both), and a rewind to a prompt before
+    these lines cannot be applied: whoever shows them checks them against the whole
+    file's history once it is read (`tail_agrees`)."""
+    loaded = LoadedSession(path=path, session_id=path.stem)
+    _Parser(loaded).parse(raw)
+    loaded.notices.clear()
+    return loaded
+
+
+def tail_agrees(tail: LoadedSession, whole: LoadedSession) -> bool:
+    """The tail's history is the end of the whole file's (nothing before the tail
+    changed what it shows)."""
+    count = len(tail.history)
+    return count <= len(whole.history) and whole.history[len(whole.history) - count :] == (
+        tail.history
+    )
 
 
 class _Parser:
@@ -125,7 +148,7 @@ class _Parser:
         # The usage of each answer of `messages` (None: another message, or not counted).
         self.message_usages: list[Usage | None] = []
 
-    def parse(self, raw: bytes) -> None:
+    def parse(self, raw: bytes | bytearray) -> None:
         text = raw.decode("utf-8", errors="replace")
         lines = text.split("\n")
         ends_cleanly = text.endswith("\n") or not text

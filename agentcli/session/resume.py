@@ -33,6 +33,25 @@ def resolve_resumed(
     `fork`: go on in a new session that starts with its history (--fork-session).
     `context_only`: read only what the next request needs, not the history before the
     last compaction (`-p --continue`: nothing shows it, and its totals are per run)."""
+    path = resumed_path(
+        project, continue_latest=continue_latest, resume_id=resume_id, current_id=current_id
+    )
+    if path is None:
+        return None
+    try:
+        return fork_session(path) if fork else claim_session(path, context_only=context_only)
+    except TranscriptError as exc:
+        raise SessionNotFound(str(exc)) from None
+
+
+def resumed_path(
+    project: Path,
+    *,
+    continue_latest: bool = False,
+    resume_id: str | None = None,
+    current_id: str | None = None,
+) -> Path | None:
+    """The transcript `--continue` / `--resume ID` names (None: neither was given)."""
     if resume_id:
         path = find_session(project, resume_id)
         if path is None:
@@ -49,7 +68,4 @@ def resolve_resumed(
         return None
     if path.stem == current_id:
         raise SessionNotFound(f"{current_id} is the conversation you are in")
-    try:
-        return fork_session(path) if fork else claim_session(path, context_only=context_only)
-    except TranscriptError as exc:
-        raise SessionNotFound(str(exc)) from None
+    return path

@@ -27,6 +27,7 @@ from __future__ import annotations
 import os
 from collections.abc import Awaitable, Callable
 from contextlib import AbstractContextManager, nullcontext
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -258,9 +259,13 @@ class AgentApp(App[None]):
     def _engine_built(self, message: messages.EngineBuilt) -> None:
         self.sessions.engine_built(message.engine)
 
+    @on(messages.ResumedTail)
+    def _resumed_tail(self, message: messages.ResumedTail) -> None:
+        self.sessions.show_in_turn(partial(self.sessions.show_tail, message.tail, message.drawn))
+
     @on(messages.ResumedAtStart)
-    async def _resumed_at_start(self, message: messages.ResumedAtStart) -> None:
-        await self.sessions.show_resumed(message.loaded)
+    def _resumed_at_start(self, message: messages.ResumedAtStart) -> None:
+        self.sessions.show_in_turn(partial(self.sessions.show_resumed, message.loaded))
 
     @on(messages.PickSession)
     async def _pick_session(self) -> None:
@@ -364,7 +369,10 @@ class AgentApp(App[None]):
         screen the rest of the bottom leaves (not only 70% of it), and fits in it. The
         conversation keeps one row: Textual never gives its `1fr` less, and a bottom
         taller than the rest would make the whole screen scroll."""
-        bottom = self.query_one("#bottom")
+        found = self.query("#bottom")
+        if not found:  # the screen is being taken down (a layout after it emptied)
+            return
+        bottom = found.first()
         question = self.permission_prompt
         bottom.set_class(question is not None, "-asking")
         if question is None or not question.is_mounted:

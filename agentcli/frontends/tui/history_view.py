@@ -11,10 +11,17 @@ numbers, a command's exit code. Rebuilding them from the calls' inputs
 could not know those, and would need to know every tool; a call whose
 display was not kept (a transcript from before they were) gets the
 generic view, its result's first line.
+
+A pane's summary (the line after the tool's name) needs the session's tools and
+workspace; it is worked out when the pane is built, from a `ToolContext`. A
+resume shows its newest items before the engine exists (session/tail_first.py):
+their context is then the built-in tools in the project folder, and becomes the
+engine's own once it is built, for every pane built after that.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
@@ -42,6 +49,14 @@ from agentcli.tools.display import ToolDisplay
 from agentcli.tools.registry import ToolRegistry
 
 
+@dataclass
+class ToolContext:
+    """What a pane's summary is worked out with, when the pane is built."""
+
+    tools: ToolRegistry
+    workspace: Workspace
+
+
 async def render_history(
     conversation: Conversation,
     messages: list[Message],
@@ -51,17 +66,20 @@ async def render_history(
 ) -> None:
     """Show `messages` in the conversation: the newest screens now, the rest when the
     person scrolls back to them (however long the session, one pass over it here)."""
-    await conversation.load_history(history_entries(messages, displays, tools, workspace))
+    entries = history_entries(messages, displays, ToolContext(tools, workspace))
+    await conversation.load_history(entries)
 
 
 def history_entries(
     messages: list[Message],
     displays: dict[str, ToolDisplay],
-    tools: ToolRegistry,
-    workspace: Workspace,
+    context: ToolContext,
+    *,
+    later: list[Message] | None = None,
 ) -> list[Entry]:
-    """One entry per item the live turn showed, oldest first; no widget is built."""
-    results = _results_by_id(messages)
+    """One entry per item the live turn showed, oldest first; no widget is built.
+    `later`: the messages that follow these (a call's result may be there)."""
+    results = _results_by_id(messages + (later or []))
     entries: list[Entry] = []
     for message in messages:
         for block in _blocks(message):
@@ -75,7 +93,7 @@ def history_entries(
                 if block.get("text", "").strip():
                     entries.append(AnswerEntry(block.get("text", "")))
             elif is_tool_use(block) and isinstance(block.get("id"), str):
-                entries.append(_tool_entry(block, results, displays, tools, workspace))
+                entries.append(_tool_entry(block, results, displays, context))
     return entries
 
 
@@ -83,12 +101,11 @@ def _tool_entry(
     block: ToolUseBlock,
     results: dict[str, ToolResultBlock],
     displays: dict[str, ToolDisplay],
-    tools: ToolRegistry,
-    workspace: Workspace,
+    context: ToolContext,
 ) -> ToolEntry:
     name, inp = str(block.get("name", "?")), block.get("input") or {}
     status, result = _outcome(block["id"], results.get(block["id"]))
-    summary = partial(_summary, tools, name, inp, workspace)  # validated only when built
+    summary = partial(_summary, context, name, inp)  # validated only when built
     return ToolEntry(block["id"], name, inp, summary, status, result, displays.get(block["id"]))
 
 
@@ -101,12 +118,12 @@ def _outcome(
     return ("failed" if result.get("is_error") else "done"), result
 
 
-def _summary(tools: ToolRegistry, name: str, inp: dict[str, Any], workspace: Workspace) -> str:
-    tool = tools.get(name)
+def _summary(context: ToolContext, name: str, inp: dict[str, Any]) -> str:
+    tool = context.tools.get(name)
     if tool is None:
         return ""
     try:
-        return tool.summary(tool.input_model.model_validate(inp), workspace)
+        return tool.summary(tool.input_model.model_validate(inp), context.workspace)
     except Exception:  # an old or odd input still gets a pane, just without a summary
         return ""
 

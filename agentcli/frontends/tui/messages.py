@@ -66,6 +66,17 @@ class ResumedAtStart(Message):
         self.loaded = loaded
 
 
+class ResumedTail(Message):
+    """`--continue` / `--resume ID`: the newest messages of the session, read from its
+    transcript's end, to show before the rest is read (session/tail_first.py). The
+    app sets `drawn` once they are on screen (the loader reads the rest after)."""
+
+    def __init__(self, tail: Any, drawn: Any) -> None:
+        super().__init__()
+        self.tail = tail
+        self.drawn = drawn
+
+
 class PickSession(Message):
     """`--resume` with no id: the picker of this folder's sessions."""
 

@@ -16,7 +16,8 @@ It gets a `SessionHost`: the few things of the app it reads or calls.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+import threading
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from agentcli.frontends.tui.host import RunsWorkers
@@ -28,9 +29,11 @@ if TYPE_CHECKING:
     from rich.text import Text
     from textual.message import Message
     from textual.widgets import Static
+    from textual.worker import Worker
 
     from agentcli.commands.registry import CommandRegistry
     from agentcli.engine.query_engine import QueryEngine
+    from agentcli.frontends.tui.history_view import ToolContext
     from agentcli.frontends.tui.state import AppState
     from agentcli.frontends.tui.widgets.conversation import Conversation
     from agentcli.frontends.tui.widgets.todo_list import TodoPanel
@@ -62,6 +65,7 @@ class SessionHost(RunsWorkers, Protocol):
     def note(self, text: str, level: str = "info") -> None: ...
     def refresh_status(self) -> None: ...
     def post_message(self, message: Message) -> bool: ...
+    def call_after_refresh(self, callback: Callable[..., Any], *args: Any) -> bool: ...
     def push_screen(self, screen: Any, callback: Any = None) -> Any: ...
     async def clear_conversation(self) -> None: ...
 
@@ -72,6 +76,9 @@ class Sessions:
         self.app = app
         self.options = options
         self.opened = False  # SessionStart hooks ran for this engine (or are running)
+        # A resumed session's tail on screen, waiting for the whole session (show_tail).
+        self.tail_shown: tuple[LoadedSession, ToolContext] | None = None
+        self.showing: Worker[None] | None = None  # the last of show_in_turn's drawings
 
     # -- a new engine -----------------------------------------------------------------
 
@@ -119,6 +126,21 @@ class Sessions:
             return
         app.post_message(SessionOpened())
 
+    def show_in_turn(self, show: Callable[[], Awaitable[None]]) -> None:
+        """Draw part of a resumed session's history in a worker, beside the app's own
+        messages (a key pressed meanwhile is handled between the mounts, not after
+        them all), each part after the one before; the session opens after the last."""
+        before = self.showing
+
+        async def in_turn() -> None:
+            await _finished(before)
+            try:
+                await show()
+            except Exception as problem:  # the session still opens, its history unshown
+                self.app.note(f"Could not show the resumed conversation: {problem}", "error")
+
+        self.showing = self.app.run_worker(in_turn, group="resume", exit_on_error=False)
+
     # -- hooks ------------------------------------------------------------------------
 
     async def open_session(self) -> None:
@@ -127,6 +149,7 @@ class Sessions:
         engine = self.app.state.built_engine()
         self.opened = True
         try:
+            await _finished(self.showing)  # the resumed history is in before a prompt goes
             source = "resume" if engine.messages else "startup"
             for notice in await engine.start_session(source):
                 self.app.note(notice, "warning")
@@ -204,17 +227,65 @@ class Sessions:
         await self.show_resumed(loaded)
         await self.open_session()
 
+    async def show_tail(self, tail: LoadedSession, drawn: threading.Event) -> None:
+        """A resumed session's newest messages, before the rest of its transcript is
+        read and its engine built (session/tail_first.py); `drawn` is set once they
+        are on screen. Their panes' summaries use the built-in tools until the engine
+        has its own."""
+        from agentcli.frontends.tui.history_view import ToolContext, history_entries
+        from agentcli.tools.base import Workspace
+        from agentcli.tools.registry import builtin_tools
+        from agentcli.tools.todo_write import latest_todos
+
+        app = self.app
+        try:
+            context = ToolContext(builtin_tools(), Workspace(app.cwd))
+            entries = history_entries(tail.history, tail.displays, context)
+            self.tail_shown = (tail, context)
+            await app.conversation.load_history(entries)
+            app.todo_panel.show_list(latest_todos(tail.history))
+        finally:
+            app.call_after_refresh(drawn.set)
+
     async def show_resumed(self, loaded: LoadedSession) -> None:
-        from agentcli.frontends.tui.history_view import render_history
+        """The resumed session, whole: what its tail did not show goes above it (or,
+        if the rest of the file changed what the tail showed, the whole is redrawn)."""
+        from agentcli.frontends.tui.history_view import history_entries, render_history
+        from agentcli.session.loader import tail_agrees
         from agentcli.tools.todo_write import latest_todos
 
         app = self.app
         engine = app.state.built_engine()
-        await render_history(  # the newest screens now, the rest as the person scrolls
-            app.conversation, loaded.history, loaded.displays, engine.tools, engine.workspace
-        )
+        shown, self.tail_shown = self.tail_shown, None
+        if shown is not None and tail_agrees(shown[0], loaded):
+            tail, context = shown
+            context.tools, context.workspace = engine.tools, engine.workspace
+            split = len(loaded.history) - len(tail.history)
+            head, rest = loaded.history[:split], loaded.history[split:]
+            earlier = await asyncio.to_thread(  # a long history: not on the app's loop
+                history_entries, head, loaded.displays, context, later=rest
+            )
+            await app.conversation.add_earlier_history(earlier)
+        else:
+            if shown is not None:
+                await app.clear_conversation()
+            await render_history(  # the newest screens now, the rest as the person scrolls
+                app.conversation, loaded.history, loaded.displays, engine.tools, engine.workspace
+            )
         app.todo_panel.show_list(latest_todos(loaded.history))
         for notice in loaded.notices:
             app.note(notice, "warning")
         app.note(f"Resumed conversation {loaded.session_id} · {len(loaded.history)} messages")
         app.refresh_status()
+
+
+async def _finished(worker: Worker[None] | None) -> None:
+    """Wait for a worker to end, however it ends (a failed drawing was reported)."""
+    from textual.worker import WorkerCancelled, WorkerFailed
+
+    if worker is None:
+        return
+    try:
+        await worker.wait()
+    except (WorkerCancelled, WorkerFailed):
+        pass

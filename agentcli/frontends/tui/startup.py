@@ -39,6 +39,11 @@ if TYPE_CHECKING:
     from agentcli.wiring.bootstrap import Options
 
 
+# How long the loader waits for the app to draw a resumed session's newest messages
+# before it reads the rest anyway (the app sets the event as soon as they are drawn).
+TAIL_DRAWN_WAIT_S = 3.0
+
+
 class StartupHost(RunsWorkers, Protocol):
     """What start-up needs of the app."""
 
@@ -119,11 +124,11 @@ class Startup:
             resumed = self._resumed_at_start(options)
             engine = build_engine(options, provider=None, resumed=resumed, carry_totals=True)
             app.post_message(messages.EngineBuilt(engine))
-            self._show_startup_notices(engine)
-            if resumed is not None:
+            if resumed is not None:  # before any note: what the tail showed may be redrawn
                 app.post_message(messages.ResumedAtStart(resumed))
             elif getattr(options, "resume", None) == "":  # `--resume` with no id: pick one
                 app.post_message(messages.PickSession())
+            self._show_startup_notices(engine)
         if self.load_provider:
             self._load_provider(engine)
         else:
@@ -175,8 +180,12 @@ class Startup:
         self._load_in_thread()
 
     def _resumed_at_start(self, options: Options) -> LoadedSession | None:
-        """`--continue` / `--resume ID`: the session to open."""
-        from agentcli.session.resume import SessionNotFound, resolve_resumed
+        """`--continue` / `--resume ID`: the session to open. Its newest messages are
+        shown first, from the transcript's tail; the rest is read once they are on
+        screen (session/tail_first.py), and the engine is built on the whole."""
+        from agentcli.session.loader import TranscriptError
+        from agentcli.session.resume import SessionNotFound, resumed_path
+        from agentcli.session.tail_first import TailFirst, open_tail_first
 
         app = self.app
         resume_id = getattr(options, "resume", None) or None
@@ -184,12 +193,26 @@ class Startup:
         if not (resume_id or continue_latest):
             return None
         try:
-            return resolve_resumed(
-                app.state.cwd, continue_latest=continue_latest, resume_id=resume_id
-            )
-        except SessionNotFound as problem:
+            path = resumed_path(app.state.cwd, continue_latest=continue_latest, resume_id=resume_id)
+            opened = open_tail_first(path) if path is not None else None
+            if not isinstance(opened, TailFirst):
+                return opened
+            self._show_tail(opened.tail)
+            return opened.complete()
+        except (SessionNotFound, TranscriptError) as problem:
             app.post_message(messages.Note(f"{problem}; starting a new conversation", "warning"))
             return None
+
+    def _show_tail(self, tail: LoadedSession) -> None:
+        """Have the app draw the newest messages, and wait (a while at most) until it
+        has: reading the rest meanwhile would only slow that frame down."""
+        import threading
+
+        import agentcli.frontends.tui.widgets.streaming_markdown  # noqa: F401  (answers need it)
+
+        drawn = threading.Event()
+        self.app.post_message(messages.ResumedTail(tail, drawn))
+        drawn.wait(TAIL_DRAWN_WAIT_S)
 
     def _load_mcp_in_thread(self, engine: QueryEngine | None = None) -> None:
         """Import the MCP SDK off the UI thread, then start the servers on the app's loop

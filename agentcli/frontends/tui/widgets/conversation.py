@@ -119,16 +119,27 @@ class Conversation(VerticalScroll, can_focus=False):
     # -- a resumed history ------------------------------------------------------------
 
     async def load_history(self, entries: list[Entry]) -> None:
-        """Show a conversation's earlier items: about two screens of the newest are
-        built now, the rest when the person scrolls back to them."""
+        """Show a conversation's earlier items: about a screen of the newest is built
+        now, the screens above it once that one is drawn (ready for a page up), the
+        rest when the person scrolls back to them."""
         self._head.extend(self._items)  # what is shown already stays above it
         self._items.clear()
         self._earlier.extend(entries)
-        widgets = self._built(self._take_earlier(self._screenful(2)))
+        widgets = self._built(self._take_earlier(self._screenful(1)))
         if widgets:
             await self._mount_batch(widgets)
             self._items.extend(widgets)
         self.anchor()
+        if self._earlier:
+            self.call_after_refresh(self.show_earlier)
+
+    async def add_earlier_history(self, entries: list[Entry]) -> None:
+        """Items older than every one here (the rest of a resumed transcript, read after
+        its newest lines were shown): built when the person scrolls to them, now if
+        they are already at the top."""
+        self._earlier[:0] = entries
+        if entries and self.is_mounted and self.scroll_y <= self._near():
+            await self.show_earlier()
 
     def hidden_count(self) -> tuple[int, int]:
         """How many items are not mounted now: (above the screen's, below them)."""
@@ -189,6 +200,10 @@ class Conversation(VerticalScroll, can_focus=False):
             self.scroll_to(y=max(self.scroll_y + shift - then_up, 0), animate=False, immediate=True)
         self._release_below()
         self._moving = False
+        if self._earlier and self.scroll_y <= self._near():
+            # Still near the top (the wheel reached it while this batch was built: at
+            # the top it moves nothing, so no scroll would ask again): the next batch.
+            self.call_later(self.show_earlier)
 
     async def show_later(self) -> None:
         """Mount the next screenful below (after the person went back to the start)."""

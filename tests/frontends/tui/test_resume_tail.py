@@ -1,0 +1,217 @@
+"""Resuming draws the transcript's tail first (session/tail_first.py), then reads the rest.
+
+The tail is made much shorter than the session here, so every test crosses the
+seam between what was drawn first and what was read after: the whole history
+is there once, in order, reachable with the keys; a prompt typed before the
+rest was read still goes with the whole context (the fake API sees it); a
+transcript with a torn last line and bytes that are not UTF-8 resumes; and
+`--resume ID` takes the same path. The session is recorded for real.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+
+from agentcli.cli.main import build_parser
+from agentcli.frontends.tui.app import AgentApp
+from agentcli.frontends.tui.widgets.conversation import UserMessageView
+from agentcli.session import records, tail_first
+from agentcli.session.loader import load_session
+from agentcli.session.store import latest_session_path
+from agentcli.wiring.bootstrap import Options, build_engine
+from agentcli.wiring.composition import finish_session
+from tests.engine.scripted import Response, ScriptedProvider, text, tool_use
+from tests.fakeapi import reply
+from tests.fakeapi import text as api_text
+from tests.frontends.tui.helpers import send, wait_for
+from tests.frontends.tui.test_resume import notes
+
+pytestmark = pytest.mark.timeout(300)  # paging through every item, on 2 busy cores
+
+PROMPTS = 24
+TAIL_LINES = 12  # a few prompts' worth: the rest is read after the tail is drawn
+
+
+@pytest.fixture(autouse=True)
+def short_tail(monkeypatch):
+    monkeypatch.setattr(tail_first, "TAIL_LINES", TAIL_LINES)
+
+
+@pytest.fixture
+def api(fake_api, monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", fake_api.base_url)
+    monkeypatch.setenv("AGENTCLI_RETRY_BASE_DELAY_MS", "0")
+    return fake_api
+
+
+async def record(project: Path) -> str:
+    """PROMPTS prompts, each answered by a Read and an answer; the session's id."""
+    config = project / "config.py"
+    config.write_text("value = 1\n")
+    responses = []
+    for n in range(PROMPTS):
+        read = tool_use("Read", {"file_path": str(config)})
+        responses += [Response([text(f"Reading {n}."), read]), Response([text(f"Answer {n}.")])]
+    engine = build_engine(Options(cwd=project), ScriptedProvider(*responses))
+    for n in range(PROMPTS):
+        async for _event in engine.submit_message(f"prompt number {n}"):
+            pass
+    finish_session(engine)
+    return engine.session_id
+
+
+def app_on(project: Path, *argv: str, provider: bool = False) -> AgentApp:
+    return AgentApp(
+        build_parser().parse_args(list(argv)),
+        cwd=project,
+        load_provider=provider,
+        remember_theme=False,
+        permission_guard_s=0,
+    )
+
+
+def on_screen(app: AgentApp, wanted: str) -> bool:
+    return any(
+        view.text == wanted and view.region.area > 0
+        for view in app.conversation.query(UserMessageView)
+    )
+
+
+def visible_prompts(app: AgentApp) -> list[str]:
+    return [
+        view.text
+        for view in app.conversation.query(UserMessageView)
+        if view.region.area > 0 and view.text.startswith("prompt number")
+    ]
+
+
+async def resumed(pilot, app: AgentApp) -> None:
+    await wait_for(pilot, lambda: any("Resumed conversation" in n for n in notes(app)))
+    await pilot.pause()
+
+
+async def every_prompt_once_in_order(pilot, app: AgentApp) -> None:
+    """From the first prompt down to the newest, page by page: each prompt shows, in
+    order, and none twice (the seam between the tail and the rest has no hole and
+    no copy)."""
+    await pilot.press("ctrl+home")
+    await wait_for(pilot, lambda: on_screen(app, "prompt number 0"), "the first prompt")
+    seen: list[str] = []
+    for _ in range(300):
+        for prompt in visible_prompts(app):
+            if prompt not in seen:
+                seen.append(prompt)
+        if on_screen(app, f"prompt number {PROMPTS - 1}"):
+            break
+        await pilot.press("pagedown")
+        await pilot.pause()
+    assert seen == [f"prompt number {n}" for n in range(PROMPTS)]
+    mounted = [v.text for v in app.conversation.query(UserMessageView)]
+    assert len(mounted) == len(set(mounted))
+
+
+async def test_the_tail_is_drawn_then_the_whole_history_is_reachable_once(tmp_path):
+    project = tmp_path / "project"
+    project.mkdir()
+    session_id = await record(project)
+    app = app_on(project, "--continue")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await resumed(pilot, app)
+        assert app.engine.session_id == session_id
+        assert len(app.engine.messages) == PROMPTS * 4  # the whole context, not the tail's
+        await wait_for(pilot, lambda: on_screen(app, f"prompt number {PROMPTS - 1}"))
+        assert not on_screen(app, "prompt number 0")
+        await every_prompt_once_in_order(pilot, app)
+        assert app.focused is app.prompt
+
+
+async def test_resume_by_id_takes_the_same_path(tmp_path):
+    project = tmp_path / "project"
+    project.mkdir()
+    session_id = await record(project)
+    app = app_on(project, "--resume", session_id[:8])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await resumed(pilot, app)
+        assert app.engine.session_id == session_id
+        await wait_for(pilot, lambda: on_screen(app, f"prompt number {PROMPTS - 1}"))
+        await pilot.press("home")
+        await wait_for(pilot, lambda: on_screen(app, "prompt number 0"), "the first prompt")
+        assert app.focused is app.prompt
+
+
+async def test_a_prompt_typed_before_the_rest_is_read_goes_with_the_whole_context(
+    tmp_path, api, monkeypatch
+):
+    project = tmp_path / "project"
+    project.mkdir()
+    await record(project)
+    api.enqueue(reply(api_text("Going on.")))
+    typed = threading.Event()
+    complete = tail_first.TailFirst.complete
+
+    def complete_once_typed(self):  # the rest is read only after the prompt was sent
+        assert typed.wait(60), "the prompt was never typed"
+        return complete(self)
+
+    monkeypatch.setattr(tail_first.TailFirst, "complete", complete_once_typed)
+    app = app_on(project, "--continue", provider=True)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: on_screen(app, f"prompt number {PROMPTS - 1}"), "the tail")
+        assert app.engine is None  # the rest is not read yet
+        await send(pilot, "and now the next part")
+        typed.set()
+        await wait_for(pilot, lambda: len(api.requests) == 1, "the request")
+        sent = api.requests[0].messages
+        prompts = [
+            block["text"]
+            for message in sent
+            if message["role"] == "user" and isinstance(message["content"], list)
+            for block in message["content"]
+            if block.get("type") == "text" and block["text"].startswith(("prompt", "and now"))
+        ]
+        assert prompts == [f"prompt number {n}" for n in range(PROMPTS)] + ["and now the next part"]
+        assert len(sent) == PROMPTS * 4 + 1
+
+
+async def test_a_torn_last_line_and_bad_bytes_resume(tmp_path):
+    project = tmp_path / "project"
+    project.mkdir()
+    await record(project)
+    path = latest_session_path(project)
+    assert path is not None
+    lines = path.read_bytes().split(b"\n")
+    lines.insert(len(lines) - 3, b'{"type": "user", "message": \xff\xfe\x80 broken')
+    path.write_bytes(b"\n".join(lines) + b'{"type": "assistant", "message": {"ro')
+    app = app_on(project, "--continue")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await resumed(pilot, app)
+        assert any("cut off" in n for n in notes(app))
+        assert any("unreadable" in n for n in notes(app))
+        await wait_for(pilot, lambda: on_screen(app, f"prompt number {PROMPTS - 1}"))
+        await every_prompt_once_in_order(pilot, app)
+
+
+async def test_a_rewind_before_the_tail_is_drawn_from_the_whole_file(tmp_path):
+    """The tail alone would show the prompts the rewind took away: the whole file's
+    history replaces it."""
+    project = tmp_path / "project"
+    project.mkdir()
+    session_id = await record(project)
+    path = latest_session_path(project)
+    assert path is not None
+    prompt_ids = list(load_session(path).prompts)
+    rewind = records.rewind_record(session_id=session_id, parent=None, prompt_id=prompt_ids[3])
+    with path.open("a") as out:
+        out.write(records.dumps(rewind))
+    app = app_on(project, "--continue")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await resumed(pilot, app)
+        await wait_for(pilot, lambda: on_screen(app, "prompt number 2"), "the last prompt kept")
+        shown = [v.text for v in app.conversation.query(UserMessageView)]
+        assert shown == ["prompt number 0", "prompt number 1", "prompt number 2"]
+        assert app.conversation.hidden_count() == (0, 0)
+        assert len(app.engine.messages) == 3 * 4
