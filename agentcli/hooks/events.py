@@ -73,6 +73,8 @@ _RANK = {"deny": 3, "ask": 2, "allow": 1}
 class Hooks:
     """The hooks of one session. `config` may be empty: every method is then a no-op."""
 
+    stop_event = HookEvent.STOP  # what the end of this engine's turn fires
+
     def __init__(
         self,
         config: HooksConfig,
@@ -197,7 +199,10 @@ class Hooks:
     async def stop(self, stop_hook_active: bool, last_assistant_message: str = "") -> HookOutcome:
         return await self.fire(
             HookEvent.STOP,
-            {"stop_hook_active": stop_hook_active, "last_assistant_message": last_assistant_message},
+            {
+                "stop_hook_active": stop_hook_active,
+                "last_assistant_message": last_assistant_message,
+            },
         )
 
     async def subagent_start(self, agent_id: str, agent_type: str) -> HookOutcome:

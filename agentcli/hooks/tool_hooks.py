@@ -88,9 +88,7 @@ async def after_tool(
         fields = failure_fields(tool.name, _dump(inp), tool_use_id, text, False, duration_ms)
         outcome = await hooks.fire(HookEvent.POST_TOOL_USE_FAILURE, fields, tool.name)
     else:
-        outcome = await hooks.post_tool_use(
-            tool.name, _dump(inp), tool_use_id, text, duration_ms
-        )
+        outcome = await hooks.post_tool_use(tool.name, _dump(inp), tool_use_id, text, duration_ms)
     _report(hooks, outcome, notify)
     notes = [f"PreToolUse hook context: {c}" for c in context]
     if outcome.block is not None:
