@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 from agentcli.config.hooks import HookEvent, HooksConfig
+from agentcli.core.usage import Usage
 from agentcli.engine.compaction import Compactor
 from agentcli.engine.events import (
     EndReason,
@@ -84,7 +85,7 @@ async def test_a_failed_call_fires_post_tool_use_failure_with_its_fields_not_pos
     await run_turn(engine, "go")
 
     (payload,) = payloads(tmp_path, "failure")
-    assert COMMON <= payload.keys() and payload["hook_event_name"] == "PostToolUseFailure"
+    assert payload.keys() >= COMMON and payload["hook_event_name"] == "PostToolUseFailure"
     assert payload["tool_name"] == "Act" and payload["tool_input"] == {"value": "x"}
     assert payload["tool_use_id"] == "toolu_f"
     assert payload["error"] == "Act cannot do x"
@@ -148,7 +149,7 @@ async def test_permission_request_allow_answers_the_question_before_anyone_sees_
     assert of_type(events, ToolPermissionRequested) == []  # no front end was asked
     assert probe.order == ["start:Act:x", "end:Act:x"]
     (payload,) = payloads(tmp_path, "request")
-    assert COMMON <= payload.keys() and payload["hook_event_name"] == "PermissionRequest"
+    assert payload.keys() >= COMMON and payload["hook_event_name"] == "PermissionRequest"
     assert payload["tool_name"] == "Act" and payload["tool_input"] == {"value": "x"}
     assert payload["permission_mode"] == "default"
     assert isinstance(payload["permission_suggestions"], list)
@@ -300,15 +301,16 @@ async def test_pre_and_post_compact_run_around_a_manual_compact(tmp_path):
     pre = hook_script(tmp_path, "pre")
     post = hook_script(tmp_path, "post")
     config = {**one("PreCompact", pre, "manual"), **one("PostCompact", post)}
-    provider, engine, _ = _compacting(
+    provider, engine, compactor = _compacting(
         tmp_path, config, Response([text("A1")]), Response([text("A2")]), Response([text("SUM")])
     )
     await run_turn(engine, "P1 " + LONG)
     await run_turn(engine, "P2 " + LONG)
     outcome = await engine.compact("keep the schema")
     assert outcome.ok, outcome.message
+    assert compactor.compactions == 1 and len(provider.requests) == 3
     (before,) = payloads(tmp_path, "pre")
-    assert COMMON <= before.keys() and before["hook_event_name"] == "PreCompact"
+    assert before.keys() >= COMMON and before["hook_event_name"] == "PreCompact"
     assert before["trigger"] == "manual" and before["custom_instructions"] == "keep the schema"
     (after,) = payloads(tmp_path, "post")
     assert after["trigger"] == "manual" and after["compact_summary"] == "SUM"
@@ -316,7 +318,7 @@ async def test_pre_and_post_compact_run_around_a_manual_compact(tmp_path):
 
 async def test_a_pre_compact_block_leaves_the_conversation_and_asks_no_summary(tmp_path):
     pre = hook_script(tmp_path, "pre", "sys.stderr.write('save notes first'); sys.exit(2)")
-    provider, engine, compactor = _compacting(
+    provider, engine, _compactor = _compacting(
         tmp_path, one("PreCompact", pre), Response([text("A1")]), Response([text("A2")])
     )
     await run_turn(engine, "P1 " + LONG)
@@ -330,10 +332,10 @@ async def test_a_pre_compact_block_leaves_the_conversation_and_asks_no_summary(t
 async def test_a_blocked_auto_compaction_is_not_a_failure_and_is_tried_again(tmp_path):
     block = _printing({"decision": "block", "reason": "mid-migration"})
     pre = hook_script(tmp_path, "pre", block)
-    provider, engine, compactor = _compacting(
+    _provider, engine, compactor = _compacting(
         tmp_path,
         one("PreCompact", pre, "auto"),
-        *(Response([text(f"A{i}")], usage=_usage(400 * i)) for i in range(1, 7)),
+        *(Response([text(f"A{i}")], usage=Usage(400 * i, 20)) for i in range(1, 7)),
     )
     for i in range(1, 6):
         events = await run_turn(engine, f"P{i} " + LONG)
@@ -341,9 +343,3 @@ async def test_a_blocked_auto_compaction_is_not_a_failure_and_is_tried_again(tmp
     assert {p["trigger"] for p in payloads(tmp_path, "pre")} == {"auto"}
     assert len(payloads(tmp_path, "pre")) >= 3  # each request past the threshold asks again
     assert any("mid-migration" in n.text for n in of_type(events, Notice))
-
-
-def _usage(tokens: int):
-    from agentcli.core.usage import Usage
-
-    return Usage(tokens, 20)
