@@ -13,6 +13,7 @@ from agentcli.engine.events import (
     EndReason,
     Notice,
     ToolCallFinished,
+    ToolCallRunning,
     ToolPermissionRequested,
 )
 from agentcli.permissions.types import PermissionMode
@@ -343,3 +344,35 @@ async def test_a_blocked_auto_compaction_is_not_a_failure_and_is_tried_again(tmp
     assert {p["trigger"] for p in payloads(tmp_path, "pre")} == {"auto"}
     assert len(payloads(tmp_path, "pre")) >= 3  # each request past the threshold asks again
     assert any("mid-migration" in n.text for n in of_type(events, Notice))
+
+
+async def test_a_call_interrupted_while_it_runs_fires_post_tool_use_failure_with_is_interrupt(
+    tmp_path,
+):
+    failure = hook_script(tmp_path, "failure")
+    provider = ScriptedProvider(Response([tool_use("Act", {"value": "x"})]), Response([text("k")]))
+    engine, probe = _engine(
+        tmp_path, provider, one("PostToolUseFailure", failure), behaviour="wait"
+    )
+    events = []
+    async for event in engine.submit_message("go"):
+        events.append(event)
+        if isinstance(event, ToolCallRunning):
+            await probe.started.wait()
+            engine.interrupt()
+    assert events[-1].reason is EndReason.ABORTED_TOOLS
+    await engine.hooks.drain()
+    (payload,) = payloads(tmp_path, "failure")
+    assert payload["is_interrupt"] is True and payload["tool_name"] == "Act"
+    assert isinstance(payload["duration_ms"], int)
+
+
+async def test_pre_tool_use_additional_context_reaches_the_model_with_the_result(tmp_path):
+    out = {
+        "hookSpecificOutput": {"hookEventName": "PreToolUse", "additionalContext": "on branch x"}
+    }
+    pre = hook_script(tmp_path, "pre", _printing(out))
+    provider = ScriptedProvider(Response([tool_use("Act", {"value": "x"})]), Response([text("k")]))
+    engine, _probe = _engine(tmp_path, provider, one("PreToolUse", pre))
+    await run_turn(engine, "go")
+    assert "on branch x" in _sent(provider, 1)
