@@ -9,7 +9,10 @@ permission questions: they go as they are (with `request.asked_by` naming
 the subagent), so every front end answers them; the subagent's gate shares
 its parent's lock, so questions still come one at a time. Its tokens and
 cost add to the parent's totals as each answer arrives; Esc (the parent's
-abort signal) interrupts it; its engine's `max_turns` bounds it.
+abort signal) interrupts it; its engine's `max_turns` bounds it. The
+SubagentStart hooks run before it is given its task (their context goes
+with it); its SubagentStop hooks run where its loop would stop
+(agents/hooks.py).
 """
 
 from __future__ import annotations
@@ -124,6 +127,7 @@ class SubagentLauncher:
         if missing:
             words = f"The {agent.name} subagent runs without {', '.join(missing)}"
             emit(Notice(f"{words}: not available in this session", "warning"))
+        await _start_hooks(parent, engine, asker, emit)
         run = SubagentRun(agent, description, max_turns=engine.config.max_turns)
         transcript = engine.transcript
         run.transcript = str(transcript.path) if transcript is not None else None
@@ -141,6 +145,22 @@ class SubagentLauncher:
             if transcript is not None:
                 transcript.close()
         return run
+
+
+async def _start_hooks(
+    parent: QueryEngine, engine: QueryEngine, asker: Asker, emit: Callable[[Event], None]
+) -> None:
+    """SubagentStart: it cannot stop the subagent; what it prints for the person is
+    shown, its `additionalContext` goes with the task (the subagent's first prompt)."""
+    if parent.hooks is None:
+        return
+    outcome = await parent.hooks.subagent_start(asker.agent_id, asker.agent_type)
+    for text in outcome.notices:
+        emit(Notice(text, "warning"))
+    if outcome.block is not None:
+        emit(Notice(f"SubagentStart hook: {outcome.block}", "warning"))
+    if engine.hooks is not None:
+        engine.hooks.session_context.extend(outcome.context)
 
 
 def unavailable_tools(agent: AgentDefinition, engine: QueryEngine) -> list[str]:

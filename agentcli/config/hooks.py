@@ -7,8 +7,12 @@
       ]
     }
 
-`matcher` is a regular expression matched against the whole tool name (empty
-or `*` matches every tool); events without tools ignore it.
+`matcher` is a regular expression matched against the whole of what the
+event is about (empty or `*` matches everything): the tool name for the tool
+events, `notification_type` for Notification, `trigger` (manual/auto) for
+PreCompact/PostCompact, `agent_type` for SubagentStart/SubagentStop, `source`
+for SessionStart and `reason` for SessionEnd, as in Claude Code. The other
+events (UserPromptSubmit, Stop) ignore it.
 """
 
 from __future__ import annotations
@@ -29,9 +33,24 @@ class HookEvent(StrEnum):
     SESSION_START = "SessionStart"
     SESSION_END = "SessionEnd"
     NOTIFICATION = "Notification"
+    POST_TOOL_USE_FAILURE = "PostToolUseFailure"
+    PERMISSION_REQUEST = "PermissionRequest"
+    SUBAGENT_START = "SubagentStart"
+    SUBAGENT_STOP = "SubagentStop"
+    PRE_COMPACT = "PreCompact"
+    POST_COMPACT = "PostCompact"
 
 
-TOOL_EVENTS = frozenset({HookEvent.PRE_TOOL_USE, HookEvent.POST_TOOL_USE})
+# The events about one tool call (their matchers name tools; a subagent's payload
+# names the subagent too).
+TOOL_EVENTS = frozenset(
+    {
+        HookEvent.PRE_TOOL_USE,
+        HookEvent.POST_TOOL_USE,
+        HookEvent.POST_TOOL_USE_FAILURE,
+        HookEvent.PERMISSION_REQUEST,
+    }
+)
 
 
 class _Strict(BaseModel):
@@ -62,10 +81,11 @@ class HookMatcher(_Strict):
                 raise ValueError(f"not a valid regular expression: {exc}") from exc
         return value
 
-    def matches(self, tool_name: str | None) -> bool:
-        if self.matcher in ("", "*") or tool_name is None:
+    def matches(self, subject: str | None) -> bool:
+        """Whether this matcher applies to `subject` (None: the event has none)."""
+        if self.matcher in ("", "*") or subject is None:
             return True
-        return re.fullmatch(self.matcher, tool_name) is not None
+        return re.fullmatch(self.matcher, subject) is not None
 
 
 class HooksConfig(_Strict):
@@ -78,6 +98,12 @@ class HooksConfig(_Strict):
     SessionStart: list[HookMatcher] = Field(default_factory=list)
     SessionEnd: list[HookMatcher] = Field(default_factory=list)
     Notification: list[HookMatcher] = Field(default_factory=list)
+    PostToolUseFailure: list[HookMatcher] = Field(default_factory=list)
+    PermissionRequest: list[HookMatcher] = Field(default_factory=list)
+    SubagentStart: list[HookMatcher] = Field(default_factory=list)
+    SubagentStop: list[HookMatcher] = Field(default_factory=list)
+    PreCompact: list[HookMatcher] = Field(default_factory=list)
+    PostCompact: list[HookMatcher] = Field(default_factory=list)
 
     @classmethod
     def none(cls) -> HooksConfig:
@@ -85,12 +111,13 @@ class HooksConfig(_Strict):
         settings have no hooks never builds this model."""
         return cls.model_construct()
 
-    def commands(self, event: HookEvent, tool_name: str | None = None) -> list[HookCommand]:
-        """The commands to run for `event` (and this tool), without duplicates, in order."""
+    def commands(self, event: HookEvent, subject: str | None = None) -> list[HookCommand]:
+        """The commands to run for `event` (about `subject`: a tool name, a trigger...),
+        without duplicates, in order."""
         found: list[HookCommand] = []
         seen: set[str] = set()
         for matcher in getattr(self, event.value):
-            if event in TOOL_EVENTS and not matcher.matches(tool_name):
+            if not matcher.matches(subject):
                 continue
             for hook in matcher.hooks:
                 if hook.command not in seen:

@@ -17,6 +17,12 @@ Each compaction reports what it kept and what it summarised
 `Compacted` notice) that stream-json and the SDK send as a `compact_boundary`
 system message.
 
+Hooks: PreCompact runs first (`trigger` manual/auto, `custom_instructions`:
+the focus of `/compact`); its block (exit 2, `decision: "block"`) leaves the
+conversation as it is, and is not counted as a failure (automatic compaction
+tries again before the next request). PostCompact runs after a compaction
+that succeeded, with the summary (`compact_summary`).
+
 The transcript keeps everything: the writer records a compact boundary, the
 summary and the kept messages after it. A compaction that fails (a model
 error, an interruption, an empty summary) changes nothing.
@@ -42,6 +48,7 @@ from agentcli.engine.conversation import Conversation, MessageMeta
 from agentcli.engine.events import Event, Notice
 from agentcli.engine.model_stream import stream_model
 from agentcli.engine.windows import context_window, estimate_tokens
+from agentcli.hooks.events import Hooks
 from agentcli.providers.base import (
     BlockCompleted,
     MessageCompleted,
@@ -109,6 +116,10 @@ class Compactable(Conversation, Protocol):
         """Read the memory files again into the system prompt; the files read (None:
         this conversation's system prompt carries no memory files)."""
 
+    @property
+    def hooks(self) -> Hooks | None:
+        """The session's hooks: PreCompact before a compaction, PostCompact after."""
+
 
 @dataclass
 class CompactionReport:
@@ -167,6 +178,7 @@ class CompactionOutcome:
     summarized: int = 0
     kept: int = 0
     report: CompactionReport | None = None
+    blocked: bool = False  # a PreCompact hook said no: not a failure, tried again later
 
 
 @dataclass(frozen=True, slots=True)
@@ -261,6 +273,8 @@ class Compactor:
         if outcome.ok:
             self.failures = 0
             yield Compacted(outcome.message, report=outcome.report)
+        elif outcome.blocked:
+            yield Notice(outcome.message, "warning")
         else:
             self.failures += 1
             yield Notice(
@@ -285,6 +299,9 @@ class Compactor:
         split = choose_split(messages, self.keep_tokens(engine))
         if split <= 0:
             return CompactionOutcome(False, "there is not enough history to compact yet")
+        refused, hook_notices = await _pre_compact(engine.hooks, trigger, focus)
+        if refused is not None:
+            return refused
         pre_tokens = self.estimate_request_tokens(engine)
         instruction = SUMMARY_REQUEST + SUMMARY_NOTE
         if focus.strip():
@@ -324,9 +341,25 @@ class Compactor:
         report = CompactionReport(
             trigger, pre_tokens, post, split, len(kept), carried, memory_files, summary
         )
-        return CompactionOutcome(
-            True, report.describe(), pre_tokens, post, split, len(kept), report
-        )
+        if engine.hooks is not None:
+            hook_notices += (await engine.hooks.post_compact(trigger, summary)).notices
+        described = "\n".join([report.describe(), *hook_notices])
+        return CompactionOutcome(True, described, pre_tokens, post, split, len(kept), report)
+
+
+async def _pre_compact(
+    hooks: Hooks | None, trigger: str, focus: str
+) -> tuple[CompactionOutcome | None, list[str]]:
+    """PreCompact: exit 2, `decision: "block"` or `continue: false` keeps the
+    conversation as it is (Claude Code's); what it says for the person is returned."""
+    if hooks is None:
+        return None, []
+    outcome = await hooks.pre_compact(trigger, focus.strip())
+    why = outcome.block or outcome.stop
+    if why is None:
+        return None, list(outcome.notices)
+    message = "\n".join([f"A PreCompact hook blocked compaction: {why}", *outcome.notices])
+    return CompactionOutcome(False, message, blocked=True), []
 
 
 def _shaped(conversation: Conversation, messages: list[Message]) -> list[Message]:

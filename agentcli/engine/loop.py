@@ -43,6 +43,7 @@ from agentcli.core.messages import (
     as_blocks,
     is_tool_use,
     normalize_for_api,
+    text_of,
     user_message,
 )
 from agentcli.core.usage import Usage
@@ -319,7 +320,8 @@ async def _without_tool_use(run: _Run) -> AsyncGenerator[Event, None]:
     if hooks is None or abort.aborted:
         yield run.end(EndReason.COMPLETED, run.turn)
         return
-    stop = await _unless_aborted(run.stop_guard.check(hooks), abort)
+    last = run.params.messages[-1] if run.params.messages else {"content": ""}
+    stop = await _unless_aborted(run.stop_guard.check(hooks, text_of(last)), abort)
     if stop is None:  # Esc while the Stop hook ran: the answer stands
         yield run.end(EndReason.COMPLETED, run.turn, abort.reason)
         return

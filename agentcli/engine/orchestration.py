@@ -19,13 +19,16 @@ back; a failure to record is a warning, not a refusal.
 Permission questions: a call the gate says to ask about is put to the person
 here, one question at a time (the gate's `ask_lock`, which a subagent's gate
 shares), as a `ToolPermissionRequested`
-event that the front end answers (permissions/question.py says why).
+event that the front end answers (permissions/question.py says why). The
+PermissionRequest hooks hear of it first and may answer it themselves
+(hooks/permission_hooks.py); only then does the Notification hook run.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -53,7 +56,8 @@ from agentcli.engine.events import (
 )
 from agentcli.engine.parts import Checkpoints
 from agentcli.hooks.events import Hooks
-from agentcli.hooks.tool_hooks import after_tool, before_tool, combine_decision
+from agentcli.hooks.permission_hooks import answer_by_hook
+from agentcli.hooks.tool_hooks import after_tool, before_tool, combine_decision, interrupted
 from agentcli.permissions.gate import ALLOWED, GateResult, PermissionGate
 from agentcli.permissions.types import Decision
 from agentcli.permissions.web_rules import RuleWebReach
@@ -237,13 +241,14 @@ class ToolRunner:
                 return
             tool, inp = call.tool, call.inp
             assert tool is not None and inp is not None
-            forced = None
+            forced: str | None = None
+            context: tuple[str, ...] = ()
             if self.hooks is not None:
                 pre = await before_tool(self.hooks, tool, inp, call.id, self._notice)
                 if pre.refusal is not None:
                     self._finish(call, ToolResult(pre.refusal, is_error=True), "denied")
                     return
-                forced = pre.forced
+                forced, context = pre.forced, pre.context
                 if pre.inp is not inp:  # updatedInput: decide again on the new input
                     inp, call.decision = pre.inp, None
             decision = combine_decision(call.decision or self.gate.decide(tool, inp), forced)
@@ -268,19 +273,7 @@ class ToolRunner:
                 self._finish(call, ToolResult(NOT_RUN_MESSAGE, is_error=True), "interrupted")
                 return
             self._emit(ToolCallRunning(call.id, call.name))
-            context = ToolContext(
-                workspace=self.workspace,
-                abort=self.abort,
-                tool_use_id=call.id,
-                report=lambda data: self._emit(ToolCallProgress(call.id, data)),
-                search_filter=self.gate.policy.search_filter(tool.name),
-                web_reach=RuleWebReach(self.gate.policy),
-                model=self.model,
-                emit=self._emit,
-            )
-            result = await self._run_recorded(tool, inp, context)
-            if self.hooks is not None:
-                result = await after_tool(self.hooks, tool, inp, call.id, result, self._notice)
+            result = await self._run_hooked(call, tool, inp, context)
             self._finish(call, result, "failed" if result.is_error else "done")
         except asyncio.CancelledError:
             self._finish(call, ToolResult(self._stop_message, is_error=True), "interrupted")
@@ -289,6 +282,46 @@ class ToolRunner:
         except Exception as exc:  # a bug in a tool must not break the conversation
             message = f"{call.name} failed: {type(exc).__name__}: {exc}"
             self._finish(call, ToolResult(message, is_error=True), "failed")
+
+    async def _run_hooked(
+        self, call: ToolCall, tool: Tool, inp: ToolInput, context: tuple[str, ...]
+    ) -> ToolResult:
+        """Run the call, then its PostToolUse or PostToolUseFailure hooks (a tool that
+        raises is a failed call too; one interrupted fires PostToolUseFailure unawaited)."""
+        tool_context = ToolContext(
+            workspace=self.workspace,
+            abort=self.abort,
+            tool_use_id=call.id,
+            report=lambda data: self._emit(ToolCallProgress(call.id, data)),
+            search_filter=self.gate.policy.search_filter(tool.name),
+            web_reach=RuleWebReach(self.gate.policy),
+            model=self.model,
+            emit=self._emit,
+        )
+        started = time.monotonic()
+        hooks = self.hooks
+
+        def took() -> int:
+            return int((time.monotonic() - started) * 1000)
+
+        try:
+            result = await self._run_recorded(tool, inp, tool_context)
+        except asyncio.CancelledError:
+            if hooks is not None:
+                interrupted(hooks, tool, inp, call.id, took())
+            raise
+        except ToolError as exc:
+            result = ToolResult(str(exc), is_error=True)
+        except Exception as exc:  # a bug in a tool must not break the conversation
+            result = ToolResult(f"{call.name} failed: {type(exc).__name__}: {exc}", is_error=True)
+        if hooks is None:
+            return result
+        if result.is_error and self.abort.aborted:  # stopped by Esc: nobody waits for hooks
+            interrupted(hooks, tool, inp, call.id, took())
+            return result
+        return await after_tool(
+            hooks, tool, inp, call.id, result, self._notice, duration_ms=took(), context=context
+        )
 
     async def _run_recorded(self, tool: Tool, inp: ToolInput, context: ToolContext) -> ToolResult:
         """Run the call, its declared files recorded before and after (checkpoints)."""
@@ -319,7 +352,10 @@ class ToolRunner:
             # A call that cannot succeed fails here (ToolError), before the question.
             preview = await tool.permission_preview(inp, self.workspace)
             question = self.gate.question(tool, inp, call.id, decision.reason, preview)
-            if self.hooks is not None:  # the Notification hook
+            if self.hooks is not None:
+                by_hook = await answer_by_hook(self.hooks, self.gate, question, self._notice)
+                if by_hook is not None:  # a PermissionRequest hook answered: nobody is asked
+                    return by_hook
                 self.hooks.notify(f"agentcli needs your permission to use {tool.name}")
             self._emit(ToolPermissionRequested(question))
             answer = await question.reply()

@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from agentcli.config.hooks import DEFAULT_TIMEOUT_S, TOOL_EVENTS, HookEvent, HookMatcher
+from agentcli.config.hooks import DEFAULT_TIMEOUT_S, HookEvent, HookMatcher
 from agentcli.hooks.runner import HookRun
 
 HookCallback = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
@@ -26,24 +26,23 @@ HookCallback = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
 
 @dataclass(frozen=True, slots=True)
 class CallbackHook:
-    """One function registered for one event (and, for tool events, matching tools)."""
+    """One function registered for one event (and what its matcher takes: tools, a
+    trigger, an agent type... as config/hooks.py says)."""
 
     event: HookEvent
     name: str  # how notices name it: "SDK hook hook_0"
     call: HookCallback
-    matcher: str = ""  # a regular expression over the whole tool name; "" or "*": all
+    matcher: str = ""  # a regular expression over the whole subject; "" or "*": all
     timeout_s: float = DEFAULT_TIMEOUT_S
     block_on_failure: bool = False
 
     def __post_init__(self) -> None:
         HookMatcher(matcher=self.matcher, hooks=[])  # a bad regular expression raises here
 
-    def applies(self, event: HookEvent, tool_name: str | None) -> bool:
+    def applies(self, event: HookEvent, subject: str | None) -> bool:
         if event is not self.event:
             return False
-        if event not in TOOL_EVENTS:
-            return True
-        return HookMatcher(matcher=self.matcher, hooks=[]).matches(tool_name)
+        return HookMatcher(matcher=self.matcher, hooks=[]).matches(subject)
 
 
 async def run_callback(hook: CallbackHook, payload: dict[str, Any]) -> HookRun:

@@ -7,11 +7,18 @@ Every hook gets a JSON object on stdin: `session_id`, `transcript_path`, `cwd`,
   agent, `systemMessage` is shown to the person, `decision: "block"` +
   `reason` blocks like exit 2, and `hookSpecificOutput` carries
   `permissionDecision` (allow/deny/ask) + `permissionDecisionReason` and
-  `updatedInput` (PreToolUse) or `additionalContext` (UserPromptSubmit,
-  SessionStart). Plain stdout of UserPromptSubmit/SessionStart is context too;
+  `updatedInput` (PreToolUse), `decision` {`behavior`: allow/deny,
+  `updatedInput`, `message`, `interrupt`} (PermissionRequest) or
+  `additionalContext` (UserPromptSubmit, SessionStart, SubagentStart,
+  PreToolUse, PostToolUse, PostToolUseFailure). Plain stdout of
+  UserPromptSubmit/SessionStart is context too;
 - exit 2: block; stderr goes to the model (PreToolUse: the call is refused;
-  PostToolUse: added to the result; Stop: the model continues with it;
-  UserPromptSubmit: the prompt is blocked and erased);
+  PostToolUse/PostToolUseFailure: added to the result; PermissionRequest:
+  the call is refused; Stop/SubagentStop: the model continues with it;
+  UserPromptSubmit: the prompt is blocked and erased; PreCompact: no
+  compaction); for the events that cannot block (Notification,
+  SubagentStart, PostCompact, SessionStart, SessionEnd) it is shown to the
+  person;
 - any other exit, or a timeout: a non-blocking error shown to the person.
 
 The matching hooks of one event run concurrently; their outcomes combine (any
@@ -46,6 +53,18 @@ class HookOutcome:
     permission: str | None = None  # PreToolUse: allow | deny | ask
     permission_reason: str = ""
     updated_input: dict[str, Any] | None = None
+    answer: RequestAnswer | None = None  # PermissionRequest: the question answered
+
+
+@dataclass(frozen=True, slots=True)
+class RequestAnswer:
+    """A PermissionRequest hook's `decision`: allow (maybe with a new input) or deny
+    (with the message for the model; `interrupt` stops the whole turn)."""
+
+    behavior: str  # "allow" | "deny"
+    message: str = ""
+    interrupt: bool = False
+    updated_input: dict[str, Any] | None = None
 
 
 _RANK = {"deny": 3, "ask": 2, "allow": 1}
@@ -53,6 +72,8 @@ _RANK = {"deny": 3, "ask": 2, "allow": 1}
 
 class Hooks:
     """The hooks of one session. `config` may be empty: every method is then a no-op."""
+
+    stop_event = HookEvent.STOP  # what the end of this engine's turn fires
 
     def __init__(
         self,
@@ -83,23 +104,18 @@ class Hooks:
         self.transcript_path = transcript_path
         self.session_context.clear()
 
-    def has(self, event: HookEvent, tool_name: str | None = None) -> bool:
-        return bool(self.config.commands(event, tool_name) or self._callbacks(event, tool_name))
+    def has(self, event: HookEvent, subject: str | None = None) -> bool:
+        return bool(self.config.commands(event, subject) or self._callbacks(event, subject))
 
-    def _callbacks(self, event: HookEvent, tool_name: str | None) -> list[CallbackHook]:
-        return [hook for hook in self.callbacks if hook.applies(event, tool_name)]
+    def _callbacks(self, event: HookEvent, subject: str | None) -> list[CallbackHook]:
+        return [hook for hook in self.callbacks if hook.applies(event, subject)]
 
     def has_tool_hook(self, event_name: str, tool_name: str) -> bool:
         return self.has(HookEvent(event_name), tool_name)
 
-    async def fire(
-        self, event: HookEvent, fields: dict[str, Any], tool_name: str | None = None
-    ) -> HookOutcome:
-        hooks = self.config.commands(event, tool_name)
-        callbacks = self._callbacks(event, tool_name)
-        if not hooks and not callbacks:
-            return HookOutcome()
-        payload = {
+    def payload(self, event: HookEvent, fields: dict[str, Any]) -> dict[str, Any]:
+        """The JSON a hook of `event` gets: the common fields, then the event's own."""
+        return {
             "session_id": self.session_id,
             "transcript_path": self.transcript_path,
             "cwd": str(self.cwd),
@@ -107,11 +123,33 @@ class Hooks:
             "hook_event_name": event.value,
             **fields,
         }
+
+    async def fire(
+        self, event: HookEvent, fields: dict[str, Any], subject: str | None = None
+    ) -> HookOutcome:
+        """Run the hooks of `event` whose matcher takes `subject` (a tool name, a
+        trigger, an agent type...: config/hooks.py) and add their outcomes up."""
+        hooks = self.config.commands(event, subject)
+        callbacks = self._callbacks(event, subject)
+        if not hooks and not callbacks:
+            return HookOutcome()
+        payload = self.payload(event, fields)
         runs = await asyncio.gather(
             *(run_hook(h, payload, self.cwd, self.env) for h in hooks),
             *(run_callback(c, payload) for c in callbacks),
         )
         return combine(event, list(runs))
+
+    def fire_in_background(
+        self, event: HookEvent, fields: dict[str, Any], subject: str | None = None
+    ) -> None:
+        """Run the hooks of an event nobody waits for (a notification, a call that was
+        interrupted); `drain()` waits for them (SessionEnd does)."""
+        if not self.has(event, subject):
+            return
+        task = asyncio.ensure_future(self.fire(event, fields, subject))
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
 
     # -- the events ------------------------------------------------------------
 
@@ -123,7 +161,12 @@ class Hooks:
         )
 
     async def post_tool_use(
-        self, tool_name: str, tool_input: Any, tool_use_id: str, tool_response: Any
+        self,
+        tool_name: str,
+        tool_input: Any,
+        tool_use_id: str,
+        tool_response: Any,
+        duration_ms: int = 0,
     ) -> HookOutcome:
         return await self.fire(
             HookEvent.POST_TOOL_USE,
@@ -132,6 +175,20 @@ class Hooks:
                 "tool_input": tool_input,
                 "tool_use_id": tool_use_id,
                 "tool_response": tool_response,
+                "duration_ms": duration_ms,
+            },
+            tool_name,
+        )
+
+    async def permission_request(
+        self, tool_name: str, tool_input: Any, suggestions: list[dict[str, Any]]
+    ) -> HookOutcome:
+        return await self.fire(
+            HookEvent.PERMISSION_REQUEST,
+            {
+                "tool_name": tool_name,
+                "tool_input": tool_input,
+                "permission_suggestions": suggestions,
             },
             tool_name,
         )
@@ -139,24 +196,45 @@ class Hooks:
     async def user_prompt_submit(self, prompt: str) -> HookOutcome:
         return await self.fire(HookEvent.USER_PROMPT_SUBMIT, {"prompt": prompt})
 
-    async def stop(self, stop_hook_active: bool) -> HookOutcome:
-        return await self.fire(HookEvent.STOP, {"stop_hook_active": stop_hook_active})
+    async def stop(self, stop_hook_active: bool, last_assistant_message: str = "") -> HookOutcome:
+        return await self.fire(
+            HookEvent.STOP,
+            {
+                "stop_hook_active": stop_hook_active,
+                "last_assistant_message": last_assistant_message,
+            },
+        )
+
+    async def subagent_start(self, agent_id: str, agent_type: str) -> HookOutcome:
+        return await self.fire(
+            HookEvent.SUBAGENT_START, {"agent_id": agent_id, "agent_type": agent_type}, agent_type
+        )
+
+    async def pre_compact(self, trigger: str, custom_instructions: str) -> HookOutcome:
+        fields = {"trigger": trigger, "custom_instructions": custom_instructions}
+        return await self.fire(HookEvent.PRE_COMPACT, fields, trigger)
+
+    async def post_compact(self, trigger: str, compact_summary: str) -> HookOutcome:
+        fields = {"trigger": trigger, "compact_summary": compact_summary}
+        return await self.fire(HookEvent.POST_COMPACT, fields, trigger)
 
     async def session_start(self, source: str = "startup") -> HookOutcome:
-        return await self.fire(HookEvent.SESSION_START, {"source": source})
+        return await self.fire(HookEvent.SESSION_START, {"source": source}, source)
 
     async def session_end(self, reason: str = "other") -> HookOutcome:
-        outcome = await self.fire(HookEvent.SESSION_END, {"reason": reason})
+        outcome = await self.fire(HookEvent.SESSION_END, {"reason": reason}, reason)
         await self.drain()
         return outcome
 
-    def notify(self, message: str) -> None:
-        """Notification: the agent waits for the person. Runs in the background."""
-        if not self.has(HookEvent.NOTIFICATION):
-            return
-        task = asyncio.ensure_future(self.fire(HookEvent.NOTIFICATION, {"message": message}))
-        self._background.add(task)
-        task.add_done_callback(self._background.discard)
+    def notify(self, message: str, notification_type: str = "permission_prompt") -> None:
+        """Notification: the agent needs the person (`permission_prompt`: a question
+        waits; `idle_prompt`: the prompt has waited a while). Runs in the background;
+        what the hook prints changes nothing."""
+        self.fire_in_background(
+            HookEvent.NOTIFICATION,
+            {"message": message, "notification_type": notification_type},
+            notification_type,
+        )
 
     async def drain(self) -> None:
         """Wait for background hooks (notifications) to finish."""
@@ -218,6 +296,23 @@ def _apply_json(outcome: HookOutcome, data: dict[str, Any], blocks: list[str]) -
     updated = specific.get("updatedInput")
     if isinstance(updated, dict):
         outcome.updated_input = updated
+    answer = _request_answer(specific.get("decision"))
+    if answer is not None and (outcome.answer is None or answer.behavior == "deny"):
+        outcome.answer = answer  # deny beats allow
     context = specific.get("additionalContext")
     if isinstance(context, str) and context:
         outcome.context.append(context)
+
+
+def _request_answer(decision: Any) -> RequestAnswer | None:
+    """A PermissionRequest `decision` object, when it is one that is understood."""
+    if not isinstance(decision, dict) or decision.get("behavior") not in ("allow", "deny"):
+        return None
+    updated = decision.get("updatedInput")
+    message = decision.get("message")
+    return RequestAnswer(
+        behavior=decision["behavior"],
+        message=message if isinstance(message, str) else "",
+        interrupt=decision.get("interrupt") is True,
+        updated_input=updated if isinstance(updated, dict) else None,
+    )

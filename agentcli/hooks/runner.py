@@ -3,8 +3,10 @@
 The command runs through the shell in the project folder, in its own process
 group, so a hook that hangs (or leaves children behind) is killed as a whole
 at its timeout. Like every process agentcli starts, it gets the settings'
-`env` but not agentcli's own credentials (config/credentials.py). Nothing
-here interprets the output; see events.py.
+`env` but not agentcli's own credentials (config/credentials.py), and the
+project folder as `AGENTCLI_PROJECT_DIR` and `CLAUDE_PROJECT_DIR` (hooks
+written for Claude Code say `"$CLAUDE_PROJECT_DIR"/.claude/hooks/check.sh`).
+Nothing here interprets the output; see events.py.
 """
 
 from __future__ import annotations
@@ -48,7 +50,12 @@ async def run_hook(
     hook: HookCommand, payload: dict[str, Any], cwd: Path, env: dict[str, str] | None = None
 ) -> HookRun:
     """Run `hook` with `payload` as JSON on stdin; kill its process group at the timeout."""
-    full_env = {**child_env(env or {}), "AGENTCLI_PROJECT_DIR": str(cwd)}
+    project = str(cwd)  # CLAUDE_PROJECT_DIR: what Claude Code's hooks name their scripts by
+    full_env = {
+        **child_env(env or {}),
+        "AGENTCLI_PROJECT_DIR": project,
+        "CLAUDE_PROJECT_DIR": project,
+    }
     try:
         process = await asyncio.create_subprocess_shell(
             hook.command,

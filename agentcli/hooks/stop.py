@@ -1,5 +1,8 @@
 """The Stop hook at the loop's `completed` branch, with a guard against endless loops.
 
+The hook is told the text of the model's last answer (`last_assistant_message`).
+In a subagent's loop the same place runs SubagentStop (agents/hooks.py).
+
 Exit 2 (or `decision: "block"`) means "do not stop yet": its message goes to
 the model as a user message and the loop continues. The hook is told
 `stop_hook_active: true` when the model is already continuing because of a
@@ -31,8 +34,9 @@ class StopGuard:
 
     continuations: int = 0
 
-    async def check(self, hooks: Hooks) -> StopVerdict:
-        outcome = await hooks.stop(stop_hook_active=self.continuations > 0)
+    async def check(self, hooks: Hooks, last_assistant_message: str = "") -> StopVerdict:
+        """Run the Stop hooks (a subagent's engine: SubagentStop, agents/hooks.py)."""
+        outcome = await hooks.stop(self.continuations > 0, last_assistant_message)
         verdict = StopVerdict(notices=list(outcome.notices))
         if outcome.stop is not None:
             verdict.end, verdict.message = "hook_stopped", outcome.stop
@@ -40,10 +44,11 @@ class StopGuard:
             if self.continuations >= MAX_CONTINUATIONS:
                 verdict.end = "stop_hook_prevented"
                 verdict.message = (
-                    f"a Stop hook blocked stopping {self.continuations + 1} times in a row; "
+                    f"a {hooks.stop_event.value} hook blocked stopping "
+                    f"{self.continuations + 1} times in a row; "
                     "the agent stopped to avoid an endless loop"
                 )
             else:
                 self.continuations += 1
-                verdict.feedback = f"Stop hook feedback:\n{outcome.block}"
+                verdict.feedback = f"{hooks.stop_event.value} hook feedback:\n{outcome.block}"
         return verdict

@@ -1,11 +1,17 @@
-"""PreToolUse / PostToolUse around one tool call, for engine/orchestration.py.
+"""PreToolUse / PostToolUse / PostToolUseFailure around one tool call, for
+engine/orchestration.py.
 
 PreToolUse may refuse the call (exit 2 or `permissionDecision: "deny"`),
 allow it without a question or force a question (`"allow"` / `"ask"`), or
 replace its input (`updatedInput`, validated like the model's own input).
 A deny rule in settings still wins over a hook's "allow".
-PostToolUse runs after the tool; exit 2 adds its message to the result the
-model sees. `continue: false` from either stops the agent after this turn.
+After the tool ran, PostToolUse hears of a call that succeeded and
+PostToolUseFailure of one that failed (an error result, a tool that raised,
+a Bash command that exited non-zero); their exit 2 message and their
+`additionalContext` (PreToolUse's too) are added to the result the model
+sees. A call interrupted while it ran fires PostToolUseFailure with
+`is_interrupt: true` in the background: the turn is ending, nothing waits.
+`continue: false` from any of them stops the agent after this turn.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from agentcli.config.hooks import HookEvent
 from agentcli.hooks.events import HookOutcome, Hooks
 from agentcli.permissions.types import Decision
 from agentcli.tools.base import Tool, ToolResult
@@ -28,6 +35,7 @@ class BeforeTool:
     inp: Any
     refusal: str | None = None  # the message for the model when the call is refused
     forced: str | None = None  # "allow" | "ask" from the hook's permissionDecision
+    context: tuple[str, ...] = ()  # additionalContext, added to the call's result
 
 
 async def before_tool(
@@ -47,7 +55,7 @@ async def before_tool(
             inp = tool.input_model.model_validate(outcome.updated_input)
         except ValidationError as exc:
             return BeforeTool(inp, f"A PreToolUse hook gave {tool.name} an invalid input: {exc}")
-    return BeforeTool(inp, None, outcome.permission)
+    return BeforeTool(inp, None, outcome.permission, tuple(outcome.context))
 
 
 def combine_decision(gate: Decision, forced: str | None) -> Decision:
@@ -60,21 +68,78 @@ def combine_decision(gate: Decision, forced: str | None) -> Decision:
 
 
 async def after_tool(
-    hooks: Hooks, tool: Tool, inp: Any, tool_use_id: str, result: ToolResult, notify: Notify
+    hooks: Hooks,
+    tool: Tool,
+    inp: Any,
+    tool_use_id: str,
+    result: ToolResult,
+    notify: Notify,
+    *,
+    duration_ms: int = 0,
+    context: tuple[str, ...] = (),
 ) -> ToolResult:
-    if not hooks.has_tool_hook("PostToolUse", tool.name):
-        return result
-    response = result.content if isinstance(result.content, str) else "(non-text content)"
-    outcome = await hooks.post_tool_use(tool.name, _dump(inp), tool_use_id, response)
+    """PostToolUse for a result that is not an error, PostToolUseFailure for one that
+    is; what they (and PreToolUse, `context`) have to tell the model joins the result."""
+    event = "PostToolUseFailure" if result.is_error else "PostToolUse"
+    if not hooks.has_tool_hook(event, tool.name):
+        return _with_notes(result, [f"PreToolUse hook context: {c}" for c in context])
+    text = _text(result)
+    if result.is_error:
+        fields = failure_fields(tool.name, _dump(inp), tool_use_id, text, False, duration_ms)
+        outcome = await hooks.fire(HookEvent.POST_TOOL_USE_FAILURE, fields, tool.name)
+    else:
+        outcome = await hooks.post_tool_use(tool.name, _dump(inp), tool_use_id, text, duration_ms)
     _report(hooks, outcome, notify)
-    if outcome.block is None:
+    notes = [f"PreToolUse hook context: {c}" for c in context]
+    if outcome.block is not None:
+        notes.append(f"{event} hook feedback: {outcome.block}")
+    notes += [f"{event} hook context: {c}" for c in outcome.context]
+    return _with_notes(result, notes)
+
+
+def interrupted(hooks: Hooks, tool: Tool, inp: Any, tool_use_id: str, duration_ms: int) -> None:
+    """A call stopped while it ran: PostToolUseFailure with `is_interrupt`, unawaited."""
+    fields = failure_fields(
+        tool.name, _dump(inp), tool_use_id, "interrupted by the user", True, duration_ms
+    )
+    hooks.fire_in_background(HookEvent.POST_TOOL_USE_FAILURE, fields, tool.name)
+
+
+def failure_fields(
+    tool_name: str,
+    tool_input: Any,
+    tool_use_id: str,
+    error: str,
+    is_interrupt: bool,
+    duration_ms: int,
+) -> dict[str, Any]:
+    """PostToolUseFailure's own fields, as Claude Code sends them."""
+    return {
+        "tool_name": tool_name,
+        "tool_input": tool_input,
+        "tool_use_id": tool_use_id,
+        "error": error,
+        "is_interrupt": is_interrupt,
+        "duration_ms": duration_ms,
+    }
+
+
+def _with_notes(result: ToolResult, notes: list[str]) -> ToolResult:
+    if not notes:
         return result
-    note = f"PostToolUse hook feedback: {outcome.block}"
+    note = "\n\n".join(notes)
     if isinstance(result.content, str):
         content: Any = f"{result.content}\n\n{note}" if result.content else note
     else:
         content = [*result.content, {"type": "text", "text": note}]
     return ToolResult(content, result.is_error, result.display)
+
+
+def _text(result: ToolResult) -> str:
+    if isinstance(result.content, str):
+        return result.content
+    texts = [str(part.get("text", "")) for part in result.content if part.get("type") == "text"]
+    return "\n".join(texts) if texts else "(non-text content)"
 
 
 def _report(hooks: Hooks, outcome: HookOutcome, notify: Notify) -> None:

@@ -173,7 +173,7 @@ def assemble_subagent(parent: QueryEngine, agent: AgentDefinition, asker: Asker)
             max_turns=subagent_max_turns(agent, parent.config.max_turns),
         ),
         system=subagent_system(agent, parent.workspace.root),
-        hooks=SubagentHooks.of(parent.hooks) if parent.hooks is not None else None,
+        hooks=_subagent_hooks(parent, asker, transcript),
         compactor=Compactor() if parent.compactor is not None else None,
         shape_request=parent.parts.shape_request,
         settings=parent.settings,
@@ -182,6 +182,15 @@ def assemble_subagent(parent: QueryEngine, agent: AgentDefinition, asker: Asker)
         checkpoints=subagent_checkpoints(parent),
     )
     return QueryEngine(parts)
+
+
+def _subagent_hooks(
+    parent: QueryEngine, asker: Asker, transcript: TranscriptWriter | None
+) -> SubagentHooks | None:
+    if parent.hooks is None:
+        return None
+    path = str(transcript.path) if transcript is not None else None
+    return SubagentHooks(parent.hooks, asker, path)
 
 
 def subagent_transcript_path(parent: Path, agent_id: str) -> Path:

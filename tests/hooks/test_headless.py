@@ -79,3 +79,81 @@ def test_settings_deny_rule_refuses_in_headless_bypass(fake_api, tmp_path):
     done = agentcli(["-p", "go", "--permission-mode", "bypassPermissions"], project, fake_api)
     assert done.returncode == 0, done.stderr
     assert not (project / "made").exists()
+
+
+def test_a_failing_bash_fires_post_tool_use_failure_and_its_context_reaches_the_model(
+    fake_api, tmp_path
+):
+    """A settings file naming the new events loads (it was skipped whole), a Bash that
+    exits non-zero fires PostToolUseFailure with Claude Code's fields, and the hook's
+    additionalContext is in the next request."""
+    project = tmp_path / "p"
+    project.mkdir()
+    hooks_dir = tmp_path / "hooks"
+    hooks_dir.mkdir()
+    out = {
+        "hookSpecificOutput": {
+            "hookEventName": "PostToolUseFailure",
+            "additionalContext": "run make deps first",
+        }
+    }
+    failure = hook_script(hooks_dir, "failure", f"print(json.dumps({out!r}))")
+    post = hook_script(hooks_dir, "post")
+    _settings(
+        project,
+        {"hooks": {**_hook("PostToolUseFailure", failure, "Bash"), **_hook("PostToolUse", post)}},
+    )
+    fake_api.enqueue(reply(tool_use("Bash", {"command": "echo half; exit 3"}, id="toolu_b")))
+    fake_api.enqueue(reply(text("It failed.")))
+
+    done = agentcli(["-p", "build", "--permission-mode", "bypassPermissions"], project, fake_api)
+
+    assert done.returncode == 0, done.stderr
+    assert "skipped" not in done.stderr
+    (payload,) = payloads(hooks_dir, "failure")
+    assert payload["hook_event_name"] == "PostToolUseFailure"
+    assert payload["session_id"] and payload["cwd"] == str(project.resolve())
+    assert payload["transcript_path"] and payload["permission_mode"] == "bypassPermissions"
+    assert payload["tool_name"] == "Bash" and payload["tool_use_id"] == "toolu_b"
+    assert payload["tool_input"]["command"] == "echo half; exit 3"
+    assert "Exit code: 3" in payload["error"] and payload["is_interrupt"] is False
+    assert isinstance(payload["duration_ms"], int)
+    assert payloads(hooks_dir, "post") == []
+    assert "run make deps first" in json.dumps(fake_api.requests[1].body["messages"])
+
+
+def test_a_permission_request_hook_answers_the_question_headless_mode_cannot_ask(
+    fake_api, tmp_path
+):
+    project = tmp_path / "p"
+    project.mkdir()
+    hooks_dir = tmp_path / "hooks"
+    hooks_dir.mkdir()
+    allow_txt = (
+        "if payload['tool_input'].get('file_path', '').endswith('ok.txt'):\n"
+        "    print(json.dumps({'hookSpecificOutput': {'hookEventName': 'PermissionRequest',"
+        " 'decision': {'behavior': 'allow'}}}))\n"
+        "else:\n"
+        "    print(json.dumps({'hookSpecificOutput': {'hookEventName': 'PermissionRequest',"
+        " 'decision': {'behavior': 'deny', 'message': 'only ok.txt'}}}))"
+    )
+    request = hook_script(hooks_dir, "request", allow_txt)
+    _settings(project, {"hooks": _hook("PermissionRequest", request, "Write")})
+    fake_api.enqueue(
+        reply(
+            tool_use("Write", {"file_path": "ok.txt", "content": "yes\n"}, id="toolu_1"),
+            tool_use("Write", {"file_path": "no.txt", "content": "no\n"}, id="toolu_2"),
+        )
+    )
+    fake_api.enqueue(reply(text("One of two.")))
+
+    done = agentcli(["-p", "write both"], project, fake_api)  # default mode: it would refuse
+
+    assert done.returncode == 0, done.stderr
+    assert (project / "ok.txt").read_text() == "yes\n"
+    assert not (project / "no.txt").exists()
+    sent = json.dumps(fake_api.requests[1].body["messages"])
+    assert "only ok.txt" in sent and "non-interactive" not in sent
+    asked = payloads(hooks_dir, "request")
+    assert [p["tool_input"]["file_path"] for p in asked] == ["ok.txt", "no.txt"]
+    assert all(p["permission_mode"] == "default" for p in asked)

@@ -150,3 +150,14 @@ async def test_no_hooks_is_a_no_op(tmp_path):
     outcome = await hooks.stop(False)
     assert outcome.block is None and outcome.notices == []
     assert json.dumps(outcome.context) == "[]"
+
+
+async def test_a_claude_code_hook_finds_its_script_by_claude_project_dir(tmp_path):
+    """Claude Code's hooks name their scripts `"$CLAUDE_PROJECT_DIR"/.claude/hooks/...`."""
+    folder = tmp_path / ".claude" / "hooks"
+    folder.mkdir(parents=True)
+    (folder / "check.sh").write_text("#!/bin/sh\necho 'from the project' >&2\nexit 2\n")
+    (folder / "check.sh").chmod(0o755)
+    cmd = '"$CLAUDE_PROJECT_DIR"/.claude/hooks/check.sh'
+    outcome = await make_hooks(tmp_path, one("PreToolUse", cmd)).pre_tool_use("Bash", {}, "t")
+    assert outcome.block == "from the project"

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from agentcli.commands.outgoing import Blocks, NotSent, Prepared
 from agentcli.frontends.tui.host import RunsWorkers
+from agentcli.frontends.tui.idle import IdleNotifier
 
 if TYPE_CHECKING:
     from textual.worker import Worker
@@ -61,6 +62,7 @@ class TurnHost(RunsWorkers, Protocol):
     def note(self, text: str, level: str = "info") -> None: ...
     def refresh_status(self) -> None: ...
     def call_later(self, callback: Any, *args: Any) -> Any: ...
+    def set_timer(self, delay: float, callback: Any) -> Any: ...
     def query_one(self, selector: str) -> Any: ...
 
 
@@ -95,6 +97,7 @@ class TurnRunner:
         self.making_message = False  # the turn is still making its message's content
         self.shell_run: ShellRun | None = None  # the `!` command running
         self.permission_prompt: PermissionPrompt | None = None  # the open question
+        self.idle = IdleNotifier(app.set_timer)  # the Notification hook's idle_prompt
 
     @property
     def busy(self) -> bool:
@@ -103,6 +106,7 @@ class TurnRunner:
     def send(self, message: str | Prepared) -> None:
         """Start the message's turn, or queue it while starting up or while a turn runs."""
         app = self.app
+        self.idle.disarm()
         if not app.state.ready or self.busy:
             self.queue.append(message)
             if app.state.provider_error:
@@ -179,6 +183,9 @@ class TurnRunner:
     def _turn_over(self) -> None:
         self.app.status_line.stop()
         self.app.refresh_status()
+        engine = self.app.state.engine
+        if not self.queue and engine is not None:  # the prompt waits for the person now
+            self.idle.arm(engine.hooks)
         self.app.call_later(self.drain_queue)
 
     async def _content(self, message: str | Prepared, blocks: Blocks) -> Any:
