@@ -69,7 +69,17 @@ def answer_markdown(n: int) -> str:
         "2. compare `path.stat().st_mtime` in `load()`\n",
         "3. drop the patch in `tests/test_app.py`\n\n",
         "> Note: the CLI reads the file before logging exists, so a failure there must "
-        "print its own message rather than log it.\n",
+        "print its own message rather than log it.\n\n",
+        "### What I checked\n\n",
+        "- the loader's callers, with `grep -rn 'load(' src tests`\n",
+        "- the tests that patch `_cache`: **two** of them, both in `tests/test_app.py`\n",
+        "- whether anything writes the config while the app runs: the settings screen "
+        "does, through `save()`, which never touches the cache\n\n",
+        "So the stale value a person sees after saving their settings comes from this "
+        "cache, and the change above fixes it without slowing the per-request path. "
+        "Shall I make the change and update the two tests? It touches three files "
+        "(`src/loader.py`, `src/cli.py` and `tests/test_app.py`) and adds one test "
+        "that edits the config between two calls and checks the second sees it.\n",
     ]
     return "".join(parts)
 
@@ -115,18 +125,18 @@ def make_app(project: Path) -> Any:
     return AgentApp(args, cwd=project, remember_theme=False, cursor_blink=False)
 
 
-async def until(pilot: Any, condition: Any, what: str) -> None:
-    deadline = time.monotonic() + WAIT_S
+async def until(pilot: Any, condition: Any, what: str, limit_s: float = WAIT_S) -> None:
+    deadline = time.monotonic() + limit_s
     while not condition():
         if time.monotonic() > deadline:
             raise RuntimeError(f"timed out waiting for {what}")
         await pilot.pause(0.002)
 
 
-async def one_prompt(app: Any, pilot: Any, prompt: str) -> None:
+async def one_prompt(app: Any, pilot: Any, prompt: str, limit_s: float = WAIT_S) -> None:
     app.turns.send(prompt)
     await until(pilot, lambda: app.turns.busy, "the turn to start")
-    await until(pilot, lambda: not app.turns.busy, "the turn to end")
+    await until(pilot, lambda: not app.turns.busy, "the turn to end", limit_s)
     await pilot.pause()
 
 
@@ -191,7 +201,8 @@ async def tool_rounds(project: Path) -> dict[str, Any]:
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(app, pilot)
         clock = RoundClock(app.state.engine.provider)
-        await one_prompt(app, pilot, "Read every file under notes/, one at a time.")
+        prompt = "Read every file under notes/, one at a time."
+        await one_prompt(app, pilot, prompt, limit_s=WAIT_S * ROUNDS / 4)
         mounted = app.conversation.item_count()
         messages = len(app.state.engine.messages)
     return {
