@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import weakref
+from collections.abc import Sequence
 from functools import cache
 
 from markdown_it import MarkdownIt
@@ -293,7 +294,7 @@ class StreamingMarkdown(Widget):
         if widgets:
             await self._body.mount_all(widgets)
 
-    async def _remove_blocks(self, widgets: list[Widget]) -> None:
+    async def _remove_blocks(self, widgets: Sequence[Widget]) -> None:
         """Remove block widgets from the body, and let them leave memory.
 
         Textual's child list caches its last list of displayed children until it is
