@@ -19,6 +19,7 @@ BENCHMARKS = (
     "caching_bench",
     "ui_bench",
     "ui_session_bench",
+    "live_session_bench",
     "long_session_bench",
     "long_session_keys_bench",
     "mcp_bench",

@@ -300,3 +300,36 @@ async def test_text_in_baked_blocks_can_be_selected_and_copied() -> None:
         await pilot.mouse_up(baked, offset=(4, 0))
         await pilot.pause()
         assert app.screen.get_selected_text() == "First"
+
+
+async def test_a_finished_answer_still_on_screen_holds_no_removed_block_widgets() -> None:
+    """Issue 25: answers that stay mounted hold only their baked lines. The block
+    widgets baked away (and the streamed tail's earlier parses) must leave memory;
+    each kept a tree of widgets with their render caches, about 2 MB an answer."""
+    import gc
+    import weakref
+
+    from textual.widgets.markdown import MarkdownBlock
+
+    widget = StreamingMarkdown()
+    app = _Host(widget)
+    async with app.run_test(size=SIZE) as pilot:
+        blocks: list[weakref.ref[MarkdownBlock]] = []
+        original = widget._body.build_blocks
+
+        def tracked(source: str, first_line: int) -> list[MarkdownBlock]:
+            built = original(source, first_line)
+            blocks.extend(weakref.ref(block) for block in built)
+            return built
+
+        widget._body.build_blocks = tracked  # type: ignore[method-assign]
+        await _stream(pilot, widget, DOC_MIXED, 20)
+        await widget.finish()
+        for _ in range(4):
+            await pilot.pause()
+        assert widget.query(BakedBlocks), "the finished blocks were baked"
+        shown = set(widget.query("MarkdownBody > *"))
+        gc.collect()
+        alive = [ref() for ref in blocks if ref() is not None and ref() not in shown]
+        assert alive == []
+        assert _screen_text(app) == await _stock_render(DOC_MIXED)

@@ -1,10 +1,14 @@
 """The scrolling conversation: user messages, answers, tool panes, notes.
 
 `layout: stream` keeps arranging cheap with many children, and the view is
-anchored to the bottom while the person has not scrolled up. Only the last
-`max_widgets` items stay mounted: older ones are pruned (they remain in the
-engine's history and the transcript), so a session of thousands of messages
-costs the same per key press and per token as a short one.
+anchored to the bottom while the person has not scrolled up. Only the items
+near the screen stay mounted: while the person follows the end, the items more
+than `KEEP_SCREENS` screens above the bottom are released, and never more than
+`max_widgets` are mounted. A released item becomes an entry
+(history_entries.py), rebuilt when the person scrolls back to it; one that
+cannot be rebuilt is pruned (it remains in the engine's history and the
+transcript). So a session of thousands of messages costs the same memory, and
+the same per key press and per token, as a short one.
 
 What people and tools wrote is untrusted: user messages, notes given as
 strings and markdown notes are cleaned here (agentcli.core.terminal_text), answers
@@ -30,6 +34,10 @@ from agentcli.frontends.tui.widgets.tool_pane import ToolPane
 
 MAX_WIDGETS = 300
 PRUNE_BATCH = 50
+# Screens of items kept mounted above the bottom while the person follows the end;
+# older ones are released once at least a screenful of them is off that window
+# (one removal a screen of new content, not one an item).
+KEEP_SCREENS = 3
 
 
 class Conversation(VerticalScroll, can_focus=False):
@@ -370,13 +378,15 @@ class Conversation(VerticalScroll, can_focus=False):
         return len(self._items)
 
     def _prune(self) -> None:
-        """Unmount the oldest items once there are too many (in batches, so the
-        layout is rebuilt rarely); each becomes an entry, rebuilt when the person
-        scrolls back to it. Items still being mounted are left for later."""
-        if len(self._items) <= self.max_widgets:
+        """Unmount the oldest items once they are far above the screen, or once there
+        are too many (in batches, so the layout is rebuilt rarely); each becomes an
+        entry, rebuilt when the person scrolls back to it. Items still being mounted
+        are left for later."""
+        count = max(self._far_above_count(), PRUNE_BATCH if self._over_count() else 0)
+        if not count:
             return
         doomed: list[Widget] = []
-        while self._items and len(doomed) < PRUNE_BATCH:
+        while self._items and len(doomed) < count:
             widget = self._items[0]
             if widget is self.answer or not widget.is_mounted:
                 break
@@ -400,6 +410,24 @@ class Conversation(VerticalScroll, can_focus=False):
             )
             self._pruned_label.display = True
         self.remove_children(doomed)
+
+    def _over_count(self) -> bool:
+        return len(self._items) > self.max_widgets
+
+    def _far_above_count(self) -> int:
+        """While the person follows the end: how many of the oldest mounted items lie
+        wholly above the newest `KEEP_SCREENS` screens, once they make a screenful
+        (0 otherwise, and 0 while the person reads further up: nothing moves under
+        them)."""
+        if not self.is_mounted or self._later or self.scroll_y < self.max_scroll_y - self._near():
+            return 0
+        keep, total = self._screenful(KEEP_SCREENS), 0
+        index = len(self._items)
+        while index > 0 and total < keep:
+            index -= 1
+            total += self._items[index].outer_size.height
+        above = sum(self._items[i].outer_size.height for i in range(index))
+        return index if above >= self._screenful(1) else 0
 
     async def clear(self) -> None:
         self.answer = None

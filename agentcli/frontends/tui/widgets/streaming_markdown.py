@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import weakref
+from collections.abc import Sequence
 from functools import cache
 
 from markdown_it import MarkdownIt
@@ -289,9 +290,19 @@ class StreamingMarkdown(Widget):
         """Remove the tail widgets after the first `keep`, then mount `widgets`."""
         stale = self._tail_widgets[keep:]
         if stale:
-            await self._body.remove_children(stale)
+            await self._remove_blocks(stale)
         if widgets:
             await self._body.mount_all(widgets)
+
+    async def _remove_blocks(self, widgets: Sequence[Widget]) -> None:
+        """Remove block widgets from the body, and let them leave memory.
+
+        Textual's child list caches its last list of displayed children until it is
+        asked again, and nothing asks a finished answer's body again: without the
+        fresh look below, every answer on screen would keep all the block widgets it
+        ever showed (with their render caches, about 2 MB a ~2 KB answer)."""
+        await self._body.remove_children(widgets)
+        self._body.displayed_children  # noqa: B018  (refreshes the cached list)
 
     async def _bake_laid_out(self) -> bool:
         """Swap frozen block widgets that have been laid out for their lines."""
@@ -314,7 +325,7 @@ class StreamingMarkdown(Widget):
             baked.append(block)
         if baked:
             del live[: len(baked)]
-            await self._body.remove_children(baked)
+            await self._remove_blocks(baked)
         return bool(baked)
 
     async def _rebuild(self) -> bool:
@@ -325,7 +336,7 @@ class StreamingMarkdown(Widget):
             stale.append(self._baked)
             self._baked = None
         if stale:
-            await self._body.remove_children(stale)
+            await self._remove_blocks(stale)
         blocks: list[MarkdownBlock] = []
         for source, first_line in self._frozen_sources:
             blocks.extend(self._body.build_blocks(source, first_line))
