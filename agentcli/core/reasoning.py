@@ -19,6 +19,8 @@ Effort = Literal["low", "medium", "high", "xhigh", "max"]
 EFFORT_LEVELS: tuple[Effort, ...] = ("low", "medium", "high", "xhigh", "max")
 # The least thinking budget the Messages API takes.
 MIN_THINKING_BUDGET = 1024
+# The length of a reply the engine asks for (engine/parts.py EngineConfig.max_tokens).
+REPLY_MAX_TOKENS = 32000
 
 
 @dataclass(frozen=True, slots=True)
