@@ -116,9 +116,8 @@ def openai_efforts(model: str, spec: ModelSpec) -> tuple[str, ...]:
     if spec.reasoning_efforts is not None:
         return spec.reasoning_efforts
     name = model.lower().rpartition("/")[2]
-    reasoning = (
-        (len(name) > 1 and name[0] == "o" and name[1].isdigit())
-        or name.startswith(("gpt-5", "gpt-oss"))
+    reasoning = (len(name) > 1 and name[0] == "o" and name[1].isdigit()) or name.startswith(
+        ("gpt-5", "gpt-oss")
     )
     return _OPENAI_REASONING if reasoning else ()
 
@@ -137,3 +136,17 @@ def openai_effort(effort: Effort, offered: tuple[str, ...]) -> str | None:
     if below:
         return max(below, key=OPENAI_EFFORTS.index)
     return min(known, key=OPENAI_EFFORTS.index) if known else None
+
+
+def display_name(model: str) -> str:
+    """A Claude model's name as people write it (`claude-sonnet-5-5` is "Sonnet 5.5",
+    `claude-3-7-sonnet-20250219` "Sonnet 3.7", a `[1m]` one "... (1M context)");
+    any other name as it is."""
+    wide = model.lower().endswith("[1m]")
+    words = model.lower().removesuffix("[1m]").split("-")
+    family = next((word for word in words if word in _FAMILIES), None)
+    if not model.lower().startswith("claude-") or family is None:
+        return model
+    numbers = [word for word in words if word.isdigit() and len(word) < 8][:2]
+    name = " ".join([family.capitalize(), ".".join(numbers)]).strip()
+    return f"{name} (1M context)" if wide else name

@@ -58,9 +58,7 @@ def test_max_thinking_tokens_is_sent_as_the_budget(fake_api, project):
 def test_claude_codes_variables_are_read(fake_api, project):
     fake_api.enqueue(reply(text("ok")))
 
-    done = run(
-        ["--model", "claude-haiku-4-5"], project, fake_api, MAX_THINKING_TOKENS="2048"
-    )
+    done = run(["--model", "claude-haiku-4-5"], project, fake_api, MAX_THINKING_TOKENS="2048")
 
     assert done.returncode == 0, done.stderr
     assert fake_api.requests[0].body["thinking"] == {"type": "enabled", "budget_tokens": 2048}

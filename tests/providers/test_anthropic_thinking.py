@@ -99,7 +99,10 @@ async def test_an_adaptive_model_gets_adaptive_thinking_and_the_effort(fake_api,
 async def test_a_4_6_model_gets_the_nearest_level_it_takes(fake_api, provider, effort, sent):
     body = await sent_body(fake_api, provider, "claude-opus-4-6", Reasoning(effort=effort))
 
-    assert thinking_part(body) == {"thinking": {"type": "adaptive"}, "output_config": {"effort": sent}}
+    assert thinking_part(body) == {
+        "thinking": {"type": "adaptive"},
+        "output_config": {"effort": sent},
+    }
 
 
 @pytest.mark.parametrize("effort", EFFORT_LEVELS)
