@@ -12,7 +12,8 @@ status area, its colours kept and every other control dropped
 - through the shell, in the project folder, with the environment hooks get
   (config/credentials.py `child_env`: no API key), in a process group of its own;
 - within `timeout_s`: a command that takes longer is killed (its whole group) and
-  its line left as it was. Its output is read up to `MAX_OUTPUT_BYTES`.
+  its line left as it was. Its output is read up to `MAX_OUTPUT_BYTES`: one that
+  writes more is stopped there and its first line shown.
 
 Nothing here waits on the caller's behalf: `update()` returns at once and the
 command runs as a task of the running event loop, so typing never waits for it.
@@ -217,7 +218,7 @@ class StatusCommand:
             _kill_group(process)
             await asyncio.shield(process.wait())
             raise
-        if process.returncode != 0:
+        if process.returncode != 0 and len(output) < MAX_OUTPUT_BYTES:
             self._show(Text())
             self._report(f"it exited with status {process.returncode}")
             return
@@ -239,7 +240,7 @@ class StatusCommand:
                 break
             output += chunk
         else:
-            _kill_group(process)  # more than a status line: the rest is not read
+            _kill_group(process)  # more than a status line: stopped, its first line shown
         await process.wait()
         return output
 

@@ -84,22 +84,29 @@ async def test_the_same_session_state_runs_the_command_once(tmp_path):
         assert runner.runs == 1 and not runner.running
 
 
-async def test_a_hanging_command_is_stopped_and_typing_never_waits(tmp_path):
+async def test_typing_never_waits_for_a_command_that_hangs(tmp_path):
     app = app_for(project_with(tmp_path, HANG))
-    app.status_feed.timeout_s = 1.0
-    notes: list[str] = []
-    app.note = lambda text, level="info": notes.append(text)  # type: ignore[method-assign]
+    app.status_feed.timeout_s = 600.0
     async with app.run_test() as pilot:
         await wait_for(pilot, lambda: app.status_feed.runner and app.status_feed.runner.running)
         await type_text(pilot, "still typing")
-        assert app.prompt.text == "still typing"  # while the command hangs
-        assert app.status_feed.runner.running
 
+        assert app.prompt.text == "still typing"
+        assert app.status_feed.runner.running  # all the while
+    assert not app.status_feed.runner.running  # the app's end stopped it
+
+
+async def test_a_hanging_command_is_stopped_at_its_timeout_with_one_note(tmp_path):
+    app = app_for(project_with(tmp_path, HANG))
+    app.status_feed.timeout_s = 0.5
+    notes: list[str] = []
+    app.note = lambda text, level="info": notes.append(text)  # type: ignore[method-assign]
+    async with app.run_test() as pilot:
         await wait_for(pilot, lambda: notes, "the timeout's note")
 
         assert notes == [
             f"The status line command ({sys.executable} {tmp_path / 'status.py'}): "
-            "it did not finish within 1 s and was stopped."
+            "it did not finish within 0.5 s and was stopped."
         ]
         assert not app.status_feed.runner.running
         assert not app.command_status.display
