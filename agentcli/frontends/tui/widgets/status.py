@@ -174,8 +174,9 @@ class StatusBar(Static):
         # the whole conversation, which a refresh per event could not afford.
         used = engine.last_request_usage.context_tokens
         percent = used * 100 // context_window(engine.config.model, engine.config.models)
+        effort = engine.config.reasoning.effort
         parts = [
-            engine.config.model,
+            f"{engine.config.model} · effort {effort}" if effort else engine.config.model,
             MODE_LABELS.get(mode, mode),
             f"context {format_tokens(used)} ({percent}%)",
             format_cost(engine.cost_usd),
