@@ -82,7 +82,7 @@ class StatusFeed:
         self._padding = config.padding or 0
         self.runner = StatusCommand(
             config.command,
-            self.app.cwd,
+            engine.workspace.root,  # the project, where hooks run too
             self._show,
             lambda problem: self.app.note(problem, "warning"),
             env=settings.env_values() if settings is not None else None,
