@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .server_tools import check_server_tools
-from .thinking import check_thinking
+from .thinking_rules import check_thinking
 
 MAX_CACHE_BREAKPOINTS = 4
 _TOOL_USE_ID = re.compile(r"^[a-zA-Z0-9_-]+$")

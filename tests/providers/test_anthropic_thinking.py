@@ -1,7 +1,7 @@
 """--effort / --max-thinking-tokens on the wire to the Messages API.
 
 Each request goes to the fake Messages API, which refuses what the real service
-refuses (tests/fakeapi/thinking.py, its own table of models): a budget on a model
+refuses (tests/fakeapi/thinking_rules.py, its own table of models): a budget on a model
 that only thinks adaptively, a budget not below `max_tokens`, an effort level the
 model does not take. So each body asserted here is also one the API accepts.
 """
