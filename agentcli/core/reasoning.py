@@ -13,7 +13,7 @@ Nothing set (the default) sends nothing: the model thinks as its API decides.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, cast
+from typing import Literal
 
 Effort = Literal["low", "medium", "high", "xhigh", "max"]
 EFFORT_LEVELS: tuple[Effort, ...] = ("low", "medium", "high", "xhigh", "max")
@@ -39,7 +39,10 @@ class Reasoning:
 def parse_effort(text: str) -> Effort | None:
     """`text` as an effort level (case and spaces aside), or None when it is not one."""
     word = text.strip().lower()
-    return cast(Effort, word) if word in EFFORT_LEVELS else None
+    for level in EFFORT_LEVELS:
+        if level == word:
+            return level
+    return None
 
 
 def budget_problem(budget: int, max_tokens: int) -> str | None:

@@ -179,7 +179,7 @@ def build_provider(
             api_key=api_key, base_url=settings.baseUrl, retry=tuning.retry, timeouts=tuning.timeouts
         )
     limits = {m: s.maxOutputTokens for m, s in settings.models.items() if s.maxOutputTokens}
-    efforts = {
+    efforts: dict[str, tuple[str, ...]] = {
         m: tuple(s.reasoningEfforts)
         for m, s in settings.models.items()
         if s.reasoningEfforts is not None
