@@ -107,6 +107,8 @@ def _body(request: ModelRequest) -> dict[str, Any]:
         body["system"] = request.system
     if request.tools:
         body["tools"] = request.tools
-    body.update(thinking_fields(request.model, request.reasoning, request.max_tokens))
+    body.update(
+        thinking_fields(request.model, request.reasoning, request.max_tokens, request.messages)
+    )
     body.update(request.extra)
     return body

@@ -13,7 +13,10 @@ as a rejected request here:
 - older: no thinking at all.
 
 Everywhere: a budget is an integer of at least 1024 and below `max_tokens`; with
-thinking on, `temperature` may only be 1 and `top_k` is refused.
+thinking on, `temperature` may only be 1 and `top_k` is refused. With a budget
+(`"enabled"`), the assistant message whose tool calls the request's last message
+answers must start with a thinking block: the model always thinks first in that
+mode, so a turn begun without thinking cannot go on with it.
 """
 
 from __future__ import annotations
@@ -69,6 +72,9 @@ def check_thinking(body: dict[str, Any]) -> str | None:
         kind = thinking.get("type")
         if kind == "enabled":
             problem = _budget_problem(thinking, body, model, budget_ok, adaptive)
+            if problem:
+                return problem
+            problem = _unthought_tool_turn(body["messages"])
             if problem:
                 return problem
             on = True
@@ -140,3 +146,27 @@ def _effort_problem(config: Any, model: str, efforts: tuple[str, ...]) -> str | 
     if effort not in efforts:
         return f"output_config.effort: '{effort}' is not supported on this model ({model})"
     return None
+
+
+def _unthought_tool_turn(messages: list[dict[str, Any]]) -> str | None:
+    """The final assistant turn answered by tool results, when it does not begin with
+    thinking (the API's words)."""
+    if not messages or messages[-1].get("role") != "user":
+        return None
+    last = messages[-1]["content"]
+    if not isinstance(last, list) or not any(b.get("type") == "tool_result" for b in last):
+        return None
+    index = len(messages) - 2
+    if index < 0 or messages[index].get("role") != "assistant":
+        return None
+    content = messages[index]["content"]
+    first = content[0] if isinstance(content, list) and content else {"type": "text"}
+    if first.get("type") in ("thinking", "redacted_thinking"):
+        return None
+    return (
+        f"messages.{index}.content.0.type: Expected `thinking` or `redacted_thinking`, but "
+        f"found `{first.get('type')}`. When `thinking` is enabled, a final `assistant` message "
+        "must start with a thinking block (preceeding the lastmost set of `tool_use` and "
+        "`tool_result` blocks). We recommend you include thinking blocks from previous turns. "
+        "To avoid this requirement, disable `thinking`."
+    )

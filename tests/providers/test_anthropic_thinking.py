@@ -210,3 +210,50 @@ async def test_what_the_api_refuses_comes_back_as_one_clear_message(
     assert says in raised.value.message
     assert raised.value.status == 400
     assert "Traceback" not in raised.value.message
+
+
+TOOL_TURN = [
+    {"role": "user", "content": "look"},
+    {
+        "role": "assistant",
+        "content": [{"type": "tool_use", "id": "toolu_1", "name": "Read", "input": {}}],
+    },
+    {
+        "role": "user",
+        "content": [
+            {"type": "tool_result", "tool_use_id": "toolu_1", "content": "[interrupted]"},
+            {"type": "text", "text": "now think hard"},
+        ],
+    },
+]
+
+
+async def test_a_turn_begun_without_thinking_goes_on_without_a_budget(fake_api, provider):
+    # The effort was set (/effort, /model to a budget model) after a turn whose tool
+    # calls were made without thinking: the API refuses a budget for the next request.
+    fake_api.enqueue(reply(text("ok")))
+    request = ModelRequest(
+        model="claude-sonnet-4-5",
+        messages=TOOL_TURN,
+        max_tokens=32000,
+        reasoning=Reasoning(effort="high"),
+    )
+
+    _ = [event async for event in provider.stream(request, AbortSignal())]
+
+    assert fake_api.requests[-1].outcome == "complete"
+    assert "thinking" not in fake_api.requests[-1].body
+
+
+async def test_a_turn_begun_with_thinking_goes_on_with_it(fake_api, provider):
+    thought = {"type": "thinking", "thinking": "hm", "signature": "c2ln"}
+    messages = [dict(m) for m in TOOL_TURN]
+    messages[1] = {"role": "assistant", "content": [thought, *TOOL_TURN[1]["content"]]}
+    fake_api.enqueue(reply(text("ok")))
+    request = ModelRequest(
+        model="claude-sonnet-4-5", messages=messages, reasoning=Reasoning(effort="high")
+    )
+
+    _ = [event async for event in provider.stream(request, AbortSignal())]
+
+    assert fake_api.requests[-1].body["thinking"]["type"] == "enabled"
