@@ -19,14 +19,12 @@ from rich.text import Text
 
 from agentcli import __version__
 from agentcli.core.model_catalog import display_name
-from agentcli.engine.windows import context_window
 from agentcli.frontends.tui.status_command import (
     TIMEOUT_S,
     ContextWindow,
     StatusCommand,
     StatusInput,
 )
-from agentcli.wiring.layered import layered
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -70,6 +68,8 @@ class StatusFeed:
             self.runner.update(self.input_of(engine))
 
     def _follow(self, engine: QueryEngine) -> None:
+        from agentcli.wiring.layered import layered  # the settings are loaded by now
+
         self._engine = engine
         settings = engine.settings
         found = layered(settings, "statusLine") if settings is not None else None
@@ -95,6 +95,8 @@ class StatusFeed:
         self.app.command_status.show_line(line, self._padding)
 
     def input_of(self, engine: QueryEngine) -> StatusInput:
+        from agentcli.engine.windows import context_window
+
         model = engine.config.model
         usage = engine.last_request_usage
         transcript = engine.transcript
