@@ -43,6 +43,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--output-format", choices=OUTPUT_FORMATS, default="text")
     parser.add_argument("--max-turns", type=_positive_int, default=None, metavar="N")
     parser.add_argument("--model", help="the model to use (default: settings or AGENTCLI_MODEL)")
+    parser.add_argument(
+        "--effort",
+        type=_effort,
+        metavar="LEVEL",
+        help="how hard the model thinks: low, medium, high, xhigh or max "
+        "(default: the effortLevel setting, else the model's own)",
+    )
     parser.add_argument("--permission-mode", choices=PERMISSION_MODES, default=None)
     parser.add_argument(
         "--allowedTools",
@@ -170,6 +177,15 @@ def _positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError("must be at least 1")
     return value
+
+
+def _effort(text: str) -> str:
+    from agentcli.core.reasoning import EFFORT_LEVELS, parse_effort
+
+    level = parse_effort(text)
+    if level is None:
+        raise argparse.ArgumentTypeError(f"{text!r} is not one of {', '.join(EFFORT_LEVELS)}")
+    return level
 
 
 def config_command(argv: list[str]) -> int:

@@ -200,6 +200,7 @@ COMMAND_MODULES = (
     "agentcli.commands.mcp_servers",
     "agentcli.commands.agents_command",
     "agentcli.commands.export_command",
+    "agentcli.commands.effort_command",
 )
 
 

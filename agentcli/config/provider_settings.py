@@ -19,6 +19,8 @@ servers that need no key leave it out. Per model, all optional:
 without it the server decides), and prices in dollars per million tokens:
 `inputPrice`, `outputPrice`, `cachedInputPrice` (cache reads; the input
 price when not given). A model without prices has an unknown cost.
+`reasoningEfforts` lists the `reasoning_effort` values the model takes (`[]`:
+none), for a model whose name does not tell (docs/effort.md).
 """
 
 from __future__ import annotations
@@ -59,6 +61,11 @@ class ModelSettings(BaseModel):
     inputPrice: float | None = Field(None, ge=0)
     outputPrice: float | None = Field(None, ge=0)
     cachedInputPrice: float | None = Field(None, ge=0)
+    # The `reasoning_effort` values the model takes ([]: none), where its name does not
+    # tell (core/model_catalog.py `openai_efforts`).
+    reasoningEfforts: list[Literal["none", "minimal", "low", "medium", "high", "xhigh"]] | None = (
+        None
+    )
 
 
 class ProviderSettings(BaseModel):

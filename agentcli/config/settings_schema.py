@@ -66,6 +66,19 @@ class SandboxSettings(BaseModel):
     network: bool | None = None
 
 
+class StatusLineSettings(BaseModel):
+    """Claude Code's `statusLine`: a command whose first line of output is shown in the
+    app's status area (frontends/tui/status_command.py)."""
+
+    model_config = ConfigDict(extra="forbid", defer_build=True)
+
+    type: Literal["command"]
+    command: str = Field(min_length=1)
+    padding: int | None = Field(None, ge=0)
+    # Seconds between runs while nothing changes (Claude Code's); None: on change only.
+    refreshInterval: int | None = Field(None, ge=1)
+
+
 class SettingsFile(BaseModel):
     """What one settings file may hold."""
 
@@ -99,3 +112,8 @@ class SettingsFile(BaseModel):
     # false: Claude Code's settings files are not read (config/settings.py); honoured
     # only in $AGENTCLI_HOME/settings.json.
     claudeCodeSettings: bool | None = None
+    # How hard the model thinks, as `--effort` (core/reasoning.py); `max` as well.
+    effortLevel: Literal["low", "medium", "high", "xhigh", "max"] | None = None
+    # A command that draws a line of the status area (frontends/tui/status_command.py).
+    statusLine: StatusLineSettings | None = None
+

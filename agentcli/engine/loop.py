@@ -46,6 +46,7 @@ from agentcli.core.messages import (
     text_of,
     user_message,
 )
+from agentcli.core.reasoning import Reasoning
 from agentcli.core.usage import Usage
 from agentcli.engine.events import (
     ApiRetry,
@@ -104,6 +105,7 @@ class QueryParams:
     model: str
     system: list[SystemBlock] = field(default_factory=list)
     max_tokens: int = 32000
+    reasoning: Reasoning | None = None  # how hard the model thinks (core/reasoning.py)
     max_turns: int | None = None
     abort: AbortSignal = field(default_factory=AbortSignal)
     start_tools_while_streaming: bool = True
@@ -370,6 +372,7 @@ def _build_request(params: QueryParams) -> ModelRequest:
         tools=params.tools.schemas(),
         max_tokens=params.max_tokens,
         extra=params.request_extra,
+        reasoning=params.reasoning,
     )
 
 

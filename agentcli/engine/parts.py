@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from agentcli.core.messages import Message, SystemBlock
 from agentcli.core.model_catalog import DEFAULT_CATALOG, ModelCatalog
+from agentcli.core.reasoning import REPLY_MAX_TOKENS, Reasoning
 from agentcli.core.usage import SessionTotals, Usage
 from agentcli.engine.conversation import MessageMeta, RequestShaper
 
@@ -87,7 +88,10 @@ class EngineConfig:
     model: str = DEFAULT_MODEL  # `/model` changes it for the rest of the session
     # Windows and prices of configured models (`providers` in the settings).
     models: ModelCatalog = DEFAULT_CATALOG
-    max_tokens: int = 32000
+    max_tokens: int = REPLY_MAX_TOKENS
+    # How hard the model thinks (--effort, effortLevel, --max-thinking-tokens); `/effort`
+    # changes it for the rest of the session.
+    reasoning: Reasoning = field(default_factory=Reasoning)
     max_turns: int | None = None
     start_tools_while_streaming: bool = True
     small_model: str | None = None  # `smallFastModel`: tools' side requests (WebFetch)

@@ -241,6 +241,7 @@ class QueryEngine:
             model=self.config.model,
             system=self.system,
             max_tokens=self.config.max_tokens,
+            reasoning=self.config.reasoning,
             max_turns=self.config.max_turns,
             abort=abort,
             start_tools_while_streaming=self.config.start_tools_while_streaming,

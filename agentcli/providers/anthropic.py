@@ -26,6 +26,7 @@ from typing import Any
 from agentcli.config.credentials import credential
 from agentcli.core.abort import AbortSignal
 from agentcli.providers.anthropic_events import StreamState
+from agentcli.providers.anthropic_thinking import thinking_fields
 from agentcli.providers.anthropic_wire import (
     MessagesWire,
     base_url_of,
@@ -106,5 +107,8 @@ def _body(request: ModelRequest) -> dict[str, Any]:
         body["system"] = request.system
     if request.tools:
         body["tools"] = request.tools
+    body.update(
+        thinking_fields(request.model, request.reasoning, request.max_tokens, request.messages)
+    )
     body.update(request.extra)
     return body

@@ -17,6 +17,7 @@ from typing import Any, Protocol
 
 from agentcli.core.abort import AbortSignal
 from agentcli.core.messages import Block, Message, SystemBlock
+from agentcli.core.reasoning import Reasoning
 from agentcli.core.usage import Usage
 
 
@@ -24,7 +25,8 @@ from agentcli.core.usage import Usage
 class ModelRequest:
     """One request: the conversation as the API takes it (core/messages.py, the
     Messages API's shape, which the OpenAI providers translate), the system prompt's
-    blocks and the tools' schemas (JSON, as the tools give them)."""
+    blocks and the tools' schemas (JSON, as the tools give them). `reasoning`: how hard
+    the model should think, which each provider sends in its API's shape."""
 
     model: str
     messages: list[Message]
@@ -32,6 +34,7 @@ class ModelRequest:
     tools: list[dict[str, Any]] = field(default_factory=list)
     max_tokens: int = 32000
     extra: dict[str, Any] = field(default_factory=dict)
+    reasoning: Reasoning | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -176,3 +176,6 @@ class OpenAIChatProvider(OpenAIProvider):
 
     def body(self, request: ModelRequest, max_tokens: int | None) -> dict[str, Any]:
         return chat_body(request, max_tokens)
+
+    def reasoning_fields(self, effort: str | None) -> dict[str, Any]:
+        return {} if effort is None else {"reasoning_effort": effort}

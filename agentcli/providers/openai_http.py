@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from agentcli.core.abort import AbortSignal
+from agentcli.core.model_catalog import ModelSpec, openai_effort, openai_efforts
 from agentcli.providers import http_errors
 from agentcli.providers.base import ModelRequest, ProviderEvent
 from agentcli.providers.failures import StreamCut
@@ -117,12 +118,23 @@ class OpenAIProvider(ABC):
         api_key: str | None = None,
         provider_name: str | None = None,
         max_tokens: dict[str, int] | None = None,
+        reasoning_efforts: dict[str, tuple[str, ...]] | None = None,
         retry: RetryPolicy | None = None,
         timeouts: Timeouts | None = None,
     ) -> None:
         label = self.name if provider_name is None else provider_name
         self.http = OpenAIHttp(Endpoint(label, base_url, api_key, self.path), retry, timeouts)
         self._max_tokens = max_tokens or {}  # per model, from the settings
+        self._efforts = reasoning_efforts or {}  # per model, from the settings
+
+    def reasoning_effort(self, request: ModelRequest) -> str | None:
+        """The `reasoning_effort` to send for the request's effort level, if the model
+        takes one (core/model_catalog.py `openai_efforts`)."""
+        effort = request.reasoning.effort if request.reasoning is not None else None
+        if effort is None:
+            return None
+        spec = ModelSpec(reasoning_efforts=self._efforts.get(request.model))
+        return openai_effort(effort, openai_efforts(request.model, spec))
 
     async def aclose(self) -> None:
         await self.http.aclose()
@@ -131,12 +143,17 @@ class OpenAIProvider(ABC):
         self, request: ModelRequest, abort: AbortSignal
     ) -> AsyncIterator[ProviderEvent]:
         body = self.body(request, self._max_tokens.get(request.model))
+        body.update(self.reasoning_fields(self.reasoning_effort(request)))
         async for event in self.http.stream(body, self.reader, abort):
             yield event
 
     @abstractmethod
     def body(self, request: ModelRequest, max_tokens: int | None) -> dict[str, Any]:
         """The JSON body of `request`; `max_tokens` when the model's settings give one."""
+
+    @abstractmethod
+    def reasoning_fields(self, effort: str | None) -> dict[str, Any]:
+        """The body's fields for a reasoning effort (None: none to send)."""
 
 
 DONE = "[DONE]"  # the data of the event that ends a Chat Completions stream

@@ -119,3 +119,6 @@ class OpenAIResponsesProvider(OpenAIProvider):
 
     def body(self, request: ModelRequest, max_tokens: int | None) -> dict[str, Any]:
         return responses_body(request, max_tokens)
+
+    def reasoning_fields(self, effort: str | None) -> dict[str, Any]:
+        return {} if effort is None else {"reasoning": {"effort": effort}}

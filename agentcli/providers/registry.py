@@ -74,7 +74,10 @@ def model_catalog(providers: Mapping[str, ProviderSettings]) -> ModelCatalog:
                 if cached is None and provider.type != "anthropic":
                     cached = settings.inputPrice  # never below what may be billed
                 price = Price(settings.inputPrice, settings.outputPrice, cached)
-            specs[f"{name}/{model}"] = ModelSpec(settings.contextWindow, price)
+            efforts = settings.reasoningEfforts
+            specs[f"{name}/{model}"] = ModelSpec(
+                settings.contextWindow, price, tuple(efforts) if efforts is not None else None
+            )
     anthropic = frozenset(n for n, p in providers.items() if p.type == "anthropic")
     return ModelCatalog(specs, anthropic)
 
@@ -176,6 +179,11 @@ def build_provider(
             api_key=api_key, base_url=settings.baseUrl, retry=tuning.retry, timeouts=tuning.timeouts
         )
     limits = {m: s.maxOutputTokens for m, s in settings.models.items() if s.maxOutputTokens}
+    efforts: dict[str, tuple[str, ...]] = {
+        m: tuple(s.reasoningEfforts)
+        for m, s in settings.models.items()
+        if s.reasoningEfforts is not None
+    }
     base_url = settings.baseUrl or DEFAULT_BASE_URLS[settings.type]
     kind: type[OpenAIProvider]
     if settings.type == "openai-chat":
@@ -187,6 +195,7 @@ def build_provider(
         api_key=api_key,
         provider_name=name,
         max_tokens=limits,
+        reasoning_efforts=efforts,
         retry=tuning.retry,
         timeouts=tuning.timeouts,
     )

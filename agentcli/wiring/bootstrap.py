@@ -56,6 +56,7 @@ from agentcli.tools.registry import BUILTIN_TOOLS, EXIT_PLAN_MODE_TOOL, ToolRegi
 from agentcli.tools.structured_output import INSTRUCTION as STRUCTURED_INSTRUCTION
 from agentcli.tools.structured_output import StructuredOutputTool
 from agentcli.wiring.composition import assemble
+from agentcli.wiring.reasoning_choice import reasoning_of
 
 if TYPE_CHECKING:  # the sandbox's modules load only in a session that turns it on
     from agentcli.config.untrusted import Withheld  # and these in a folder not trusted
@@ -89,6 +90,8 @@ class Options:
     settings_file: str | None = None  # --settings: one more settings file, above the others
     setting_sources: list[str] | None = None  # --setting-sources: which of user/project/local
     json_schema: dict[str, Any] | None = None  # --json-schema: the StructuredOutput tool's
+    effort: str | None = None  # --effort: above the effortLevel setting
+    max_thinking_tokens: int | None = None  # --max-thinking-tokens: a thinking budget
     # Where the file tools and Bash do their I/O instead of here (an ACP client's).
     editor: EditorFiles | None = None
     terminals: Terminals | None = None
@@ -115,6 +118,8 @@ class Options:
             settings_file=getattr(args, "settings", None),
             setting_sources=getattr(args, "setting_sources", None),
             json_schema=getattr(args, "json_schema", None),
+            effort=getattr(args, "effort", None),
+            max_thinking_tokens=getattr(args, "max_thinking_tokens", None),
         )
 
 
@@ -199,6 +204,7 @@ def build_engine(
             max_turns=options.max_turns,
             small_model=_value(settings.small_fast_model),
             models=model_catalog(providers_of(settings)),
+            reasoning=reasoning_of(options.effort, options.max_thinking_tokens, settings),
         ),
         system=chosen_system(options, system),
         settings=settings,

@@ -170,6 +170,7 @@ def assemble_subagent(parent: QueryEngine, agent: AgentDefinition, asker: Asker)
         config=EngineConfig(
             model=agent.model or parent.config.model,
             max_tokens=parent.config.max_tokens,
+            reasoning=parent.config.reasoning,  # as Claude Code: the session's effort
             max_turns=subagent_max_turns(agent, parent.config.max_turns),
         ),
         system=subagent_system(agent, parent.workspace.root),

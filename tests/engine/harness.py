@@ -19,6 +19,8 @@ from typing import Any
 from agentcli.agents.definitions import AgentCatalog
 from agentcli.config.hooks import HooksConfig
 from agentcli.config.rules import parse_tool_list
+from agentcli.config.settings import Settings
+from agentcli.core.reasoning import Reasoning
 from agentcli.engine.compaction import Compactor
 from agentcli.engine.events import Event, ToolPermissionRequested, TurnEnded
 from agentcli.engine.parts import EngineConfig
@@ -54,6 +56,8 @@ def make_engine(
     resumed: LoadedSession | None = None,
     mcp: McpManager | None = None,
     agents: AgentCatalog | None = None,
+    settings: Settings | None = None,
+    reasoning: Reasoning | None = None,
 ) -> QueryEngine:
     """`hooks`: the settings' `hooks` object. `session`: what bootstrap also gives a
     front end's engine: a transcript, the request shaping (tool-result budget, cache
@@ -74,8 +78,12 @@ def make_engine(
         tools=ToolRegistry(tools),
         policy=policy,
         config=EngineConfig(
-            model=model, max_turns=max_turns, start_tools_while_streaming=streaming
+            model=model,
+            max_turns=max_turns,
+            start_tools_while_streaming=streaming,
+            reasoning=reasoning or Reasoning(),
         ),
+        settings=settings,
         system=system or [],
         hooks=None if hooks is None else HooksConfig.model_validate(hooks),
         resumed=resumed,

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .server_tools import check_server_tools
+from .thinking_rules import check_thinking
 
 MAX_CACHE_BREAKPOINTS = 4
 _TOOL_USE_ID = re.compile(r"^[a-zA-Z0-9_-]+$")
@@ -35,6 +36,7 @@ def validate_request(body: Any, *, count_tokens: bool = False) -> str | None:
         lambda: _check_cache_breakpoints(body),
         lambda: _check_tool_pairing(body["messages"]),
         lambda: check_server_tools(body),
+        lambda: None if count_tokens else check_thinking(body),
     ):
         problem = check()
         if problem:

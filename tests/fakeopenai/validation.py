@@ -72,6 +72,22 @@ class Invalid(ValueError):
     """The request is refused; the message is what the server says."""
 
 
+REASONING_EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh")
+# OpenAI's models that do not reason refuse the field (the server's own list).
+_NOT_REASONING = ("gpt-4", "gpt-3.5", "chatgpt-4o")
+
+
+def _reasoning_effort(effort: Any, model: str, where: str) -> None:
+    """OpenAI's rules for a reasoning effort: one of its values, on a reasoning model."""
+    if effort not in REASONING_EFFORTS:
+        raise Invalid(
+            f"Invalid value for '{where}': {effort!r}. Supported values are: "
+            "'none', 'minimal', 'low', 'medium', 'high', and 'xhigh'."
+        )
+    if model.startswith(_NOT_REASONING):
+        raise Invalid(f"Unsupported parameter: '{where}' is not supported with this model.")
+
+
 def _keys(value: Any, allowed: set[str], where: str) -> None:
     if not isinstance(value, dict):
         raise Invalid(f"{where}: expected an object")
@@ -114,6 +130,8 @@ def _chat(body: Any) -> None:
                 "The 'stream_options' parameter is only allowed when 'stream' is enabled."
             )
         _keys(body["stream_options"], {"include_usage"}, "stream_options")
+    if "reasoning_effort" in body:
+        _reasoning_effort(body["reasoning_effort"], body["model"], "reasoning_effort")
     for index, tool in enumerate(body.get("tools") or []):
         _keys(tool, {"type", "function"}, f"tools[{index}]")
         _keys(
@@ -239,6 +257,10 @@ def _responses(body: Any) -> None:
     items = body.get("input")
     if not isinstance(items, list) or not items:
         raise Invalid("Missing required parameter: 'input'.")
+    if "reasoning" in body:
+        _keys(body["reasoning"], {"effort", "summary"}, "reasoning")
+        if "effort" in body["reasoning"]:
+            _reasoning_effort(body["reasoning"]["effort"], body["model"], "reasoning.effort")
     for index, tool in enumerate(body.get("tools") or []):
         _keys(tool, {"type", "name", "description", "parameters", "strict"}, f"tools[{index}]")
         if tool.get("type") != "function" or not _NAME.match(str(tool.get("name", ""))):

@@ -2,8 +2,7 @@
 
 The SDK never passes `-p`: `--input-format stream-json` is what makes a run
 headless. Each flag is accepted with its meaning; the few that cannot apply
-(`--fallback-model`, `--max-thinking-tokens`, `--json-schema`...) are
-accepted and said so on stderr (`notes()`), so a program written for Claude
+(`--fallback-model`...) are accepted and said so on stderr (`notes()`), so a program written for Claude
 Code starts instead of failing on its command line.
 
 This module is imported on every start (cli/main.py): nothing heavy here.
@@ -74,10 +73,30 @@ def add_sdk_flags(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="echo each user message with its uuid (the id rewind_files takes)",
     )
-    sdk.add_argument("--max-thinking-tokens", type=int, metavar="N", help="accepted; not used")
+    sdk.add_argument(
+        "--max-thinking-tokens",
+        type=thinking_budget,
+        metavar="N",
+        help="a thinking budget in tokens (0: no thinking); adaptive models think as they need",
+    )
     sdk.add_argument(
         "--json-schema", metavar="SCHEMA", help="a JSON schema the final answer must match"
     )
+
+
+def thinking_budget(text: str) -> int:
+    """`--max-thinking-tokens`: a budget the Messages API takes for replies of the
+    session's length (0, or from 1024 to below the reply's limit)."""
+    from agentcli.core.reasoning import REPLY_MAX_TOKENS, budget_problem
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    problem = "must be 0 or more" if value < 0 else budget_problem(value, REPLY_MAX_TOKENS)
+    if problem is not None:
+        raise argparse.ArgumentTypeError(problem)
+    return value
 
 
 def _names(text: str) -> list[str]:
@@ -159,8 +178,6 @@ def notes(args: argparse.Namespace) -> list[str]:
     found = []
     if args.fallback_model:
         found.append("--fallback-model is not used: agentcli retries the model it has")
-    if args.max_thinking_tokens is not None:
-        found.append("--max-thinking-tokens is not used: agentcli does not ask for thinking")
     tool = args.permission_prompt_tool
     if tool and tool != "stdio":
         found.append(

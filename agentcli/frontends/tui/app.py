@@ -51,6 +51,7 @@ from agentcli.frontends.tui.prompt_flow import PromptFlow
 from agentcli.frontends.tui.sessions import Sessions
 from agentcli.frontends.tui.startup import Startup
 from agentcli.frontends.tui.state import AppState
+from agentcli.frontends.tui.status_feed import StatusFeed
 from agentcli.frontends.tui.themes import (
     DEFAULT_THEME,
     HIGH_CONTRAST,
@@ -62,7 +63,7 @@ from agentcli.frontends.tui.turns import TurnRunner
 from agentcli.frontends.tui.widgets.completion_popup import CompletionPopup
 from agentcli.frontends.tui.widgets.conversation import Conversation
 from agentcli.frontends.tui.widgets.prompt_input import PromptInput
-from agentcli.frontends.tui.widgets.status import StatusBar, StatusLine
+from agentcli.frontends.tui.widgets.status import CommandStatus, StatusBar, StatusLine
 from agentcli.frontends.tui.widgets.todo_list import TodoPanel
 
 if TYPE_CHECKING:
@@ -124,6 +125,7 @@ class AgentApp(App[None]):
             wait_for_turn=self.turns.wait,
             close_session=self.sessions.close_session,
         )
+        self.status_feed = StatusFeed(self)  # the `statusLine` command, if the settings name one
         self.register_theme(HIGH_CONTRAST)
 
     def get_driver_class(self) -> Any:
@@ -144,6 +146,7 @@ class AgentApp(App[None]):
         self.prompt = PromptInput(id="prompt")
         self.prompt.cursor_blink = self.cursor_blink
         self.status_bar = StatusBar(id="status-bar")
+        self.command_status = CommandStatus(id="status-command")
         self.todo_panel = TodoPanel(id="todo-panel")
         self.view = EventsView(
             self.conversation, self.status_line, self.ask_permission, todos=self.todo_panel
@@ -156,6 +159,7 @@ class AgentApp(App[None]):
             yield Vertical(id="permission-area")
             yield self.prompt
             yield self.status_bar
+            yield self.command_status
 
     def banner_text(self) -> Text:
         text = Text()
@@ -184,6 +188,7 @@ class AgentApp(App[None]):
 
     async def on_unmount(self) -> None:
         await self.ending.close()
+        await self.status_feed.aclose()
 
     def _apply_initial_theme(self) -> None:
         name = self._initial_theme
@@ -312,6 +317,7 @@ class AgentApp(App[None]):
             self.status_bar.show_summary(f"{self.model_name()} · {state}")
         else:
             self.status_bar.refresh_from(self.engine, provider_state=state)
+            self.status_feed.update(self.engine)
 
     # -- the prompt (frontends/tui/prompt_flow.py) -------------------------------------
 

@@ -60,5 +60,7 @@ def test_flags_that_cannot_apply_are_accepted_with_a_note(fake_api, project):
     )
 
     assert status == 0, err
-    assert "--max-thinking-tokens is not used" in err and "--fallback-model is not used" in err
+    assert "--fallback-model is not used" in err
+    assert "max-thinking-tokens" not in err  # it is used: a thinking budget (or adaptive)
+    assert fake_api.requests[0].body["thinking"] == {"type": "adaptive"}
     assert [line["result"] for line in lines if line["type"] == "result"] == ["Answered."]

@@ -174,8 +174,9 @@ class StatusBar(Static):
         # the whole conversation, which a refresh per event could not afford.
         used = engine.last_request_usage.context_tokens
         percent = used * 100 // context_window(engine.config.model, engine.config.models)
+        effort = engine.config.reasoning.effort
         parts = [
-            engine.config.model,
+            f"{engine.config.model} · effort {effort}" if effort else engine.config.model,
             MODE_LABELS.get(mode, mode),
             f"context {format_tokens(used)} ({percent}%)",
             format_cost(engine.cost_usd),
@@ -195,3 +196,20 @@ class StatusBar(Static):
             text.stylize(style, len(parts[0]) + 3, len(parts[0]) + 3 + len(parts[1]))
         text.highlight_words([LOCKED_LABEL], "bold reverse")
         self.show_summary(text)
+
+
+class CommandStatus(Static):
+    """The `statusLine` command's line (frontends/tui/status_command.py), below the
+    status bar: its text as the command's colours left it, `padding` cells in; not
+    shown while there is none."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__("", **kwargs)
+        self.line = Text()
+        self.display = False
+
+    def show_line(self, line: Text, padding: int = 0) -> None:
+        self.line = line
+        self.styles.padding = (0, 0, 0, padding)
+        self.update(line)
+        self.display = bool(line.plain.strip())
