@@ -59,6 +59,7 @@ from agentcli.wiring.composition import assemble
 
 if TYPE_CHECKING:  # the sandbox's modules load only in a session that turns it on
     from agentcli.config.untrusted import Withheld  # and these in a folder not trusted
+    from agentcli.mcp.sdk_transport import SdkMessages
     from agentcli.sandbox import Sandbox
 
 
@@ -148,6 +149,7 @@ def build_engine(
     carry_totals: bool = False,
     mcp: McpManager | None = None,
     hook_callbacks: Sequence[CallbackHook] = (),
+    sdk_messages: SdkMessages | None = None,
 ) -> QueryEngine:
     """A session's engine from the command line and the settings files. Permission
     questions come on its event stream for the front end to answer. `resumed`: a session
@@ -157,7 +159,8 @@ def build_engine(
     each run's). `mcp`: the MCP servers of an engine this one replaces (a resumed
     session keeps the connections); by default the configured ones, not yet started.
     `hook_callbacks`: a front end's client's own hooks (the Agent SDK's), beside the
-    settings' commands."""
+    settings' commands. `sdk_messages`: how the Agent SDK program's in-process MCP servers
+    are reached (frontends/sdk/mcp_bridge.py)."""
     settings = settings_for(options)
     retention = settings.checkpoint_retention_days
     start_pruning(int(retention.value) if retention is not None else None)  # in the background
@@ -207,7 +210,7 @@ def build_engine(
         resumed=resumed,
         carry_totals=carry_totals,
         compactor=Compactor(auto=auto_compact(settings)),
-        mcp=mcp or mcp_manager(options, settings, workspace),
+        mcp=mcp or mcp_manager(options, settings, workspace, sdk_messages),
         session_id=options.session_id,
         agents=load_agents(options.cwd) if offers(options, "Task") else None,
         # `--system-prompt` replaces agentcli's prompt, memory files and all.
@@ -259,7 +262,12 @@ def chosen_system(options: Options, system: list[SystemBlock]) -> list[SystemBlo
     return [*system, *added]
 
 
-def mcp_manager(options: Options, settings: Settings, workspace: Workspace) -> McpManager:
+def mcp_manager(
+    options: Options,
+    settings: Settings,
+    workspace: Workspace,
+    sdk_messages: SdkMessages | None = None,
+) -> McpManager:
     """The session's MCP servers (mcp/config/servers.py), not yet started: a front end
     starts them once the SDK is imported (`McpManager.start()`)."""
     servers = load_mcp_servers(
@@ -276,6 +284,7 @@ def mcp_manager(options: Options, settings: Settings, workspace: Workspace) -> M
         cwd=workspace.root,
         env=settings.env_values(),
         connect_wait_s=timeouts.connect_wait_s,
+        sdk_messages=sdk_messages,
     )
     manager.problems.extend(timeouts.problems)
     return manager

@@ -37,6 +37,7 @@ from agentcli.frontends.output_streams import EXIT_STDOUT_GONE, Stdout
 from agentcli.frontends.sdk.channel import ControlChannel
 from agentcli.frontends.sdk.control import ControlProblem, Controls
 from agentcli.frontends.sdk.hooks import HookConfigError, callback_hooks
+from agentcli.frontends.sdk.mcp_bridge import sdk_messages
 from agentcli.frontends.sdk.permissions import DONT_ASK, ask_client, refusal
 from agentcli.frontends.sdk.wire import Sender, StdinLines
 from agentcli.hooks.callbacks import CallbackHook
@@ -120,33 +121,53 @@ class SdkSession:
     # -- stdin -------------------------------------------------------------------
 
     async def _read(self, lines: StdinLines) -> None:
-        """Dispatch each line of stdin; at its end (or a failure here) no more turns come."""
+        """Dispatch each line of stdin; at its end (or a failure here) no more turns come.
+
+        The client's requests and user messages are handled in order by one worker
+        (`_work`), apart from this reading: building the session waits on answers to
+        our own requests (the program's SDK MCP servers answer `mcp_message`), which
+        must still be read meanwhile."""
+        inbox: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
+        worker = asyncio.create_task(self._work(inbox))
         try:
-            await self._dispatch(lines)
+            await self._dispatch(lines, inbox)
+            self.channel.close()  # no answer can come now: what waits on one fails
+            inbox.put_nowait(None)
+            await worker
         finally:
+            worker.cancel()
+            await asyncio.gather(worker, return_exceptions=True)
             self.channel.close()
             self.prompts.put_nowait(None)
 
-    async def _dispatch(self, lines: StdinLines) -> None:
+    async def _dispatch(
+        self, lines: StdinLines, inbox: asyncio.Queue[dict[str, Any] | None]
+    ) -> None:
         while not self.failed and (incoming := await lines.next()) is not None:
             if incoming.message is None:
                 report(f"{incoming.problem}; ignored")
                 continue
             message = incoming.message
             match incoming.kind:
-                case "control_request":
-                    await self._control(message)
+                case "control_request" | "user":
+                    inbox.put_nowait(message)
                 case "control_response":
                     response = message.get("response")
                     problem = self.channel.resolve(response if isinstance(response, dict) else {})
                     if problem:
                         report(f"{problem}; ignored")
-                case "user":
-                    await self._user(message)
                 case "control_cancel_request" | "keep_alive":
                     pass  # none of the client's requests runs long enough to cancel
                 case kind:
                     report(f"a line of stdin has the unknown type {kind!r}; ignored")
+
+    async def _work(self, inbox: asyncio.Queue[dict[str, Any] | None]) -> None:
+        """The client's requests and user messages, one at a time, in the order sent."""
+        while (message := await inbox.get()) is not None:
+            if message.get("type") == "user":
+                await self._user(message)
+            else:
+                await self._control(message)
 
     async def _control(self, message: dict[str, Any]) -> None:
         request_id, request = message.get("request_id"), message.get("request")
@@ -237,7 +258,9 @@ class SdkSession:
             raise SetupFailed(str(exc)) from None
         for notice in resumed.notices if resumed else []:
             report(notice)
-        engine = build_engine(options, None, resumed, hook_callbacks=hooks)
+        engine = build_engine(
+            options, None, resumed, hook_callbacks=hooks, sdk_messages=sdk_messages(self.channel)
+        )
         for startup in engine_startup_notices(engine):
             report(f"warning: {startup.text}")
         tuning = ApiTuning.from_env()
