@@ -25,7 +25,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agentcli.agents.definitions import load_agents
+from agentcli.agents.definitions import AgentDefinition, load_agents
 from agentcli.agents.sub_engine import catalog_of
 from agentcli.config.credentials import keep_private
 from agentcli.config.notices import Notice, startup_notices
@@ -44,6 +44,7 @@ from agentcli.mcp.manager import McpManager
 from agentcli.mcp.timeouts import McpTimeouts
 from agentcli.permissions.policy import LOCKED, PermissionPolicy, only_reads
 from agentcli.permissions.types import PermissionMode
+from agentcli.plugins.places import Places
 from agentcli.providers.base import Provider
 from agentcli.providers.registry import api_key_variables, model_catalog, providers_of
 from agentcli.providers.tuning import ApiTuning
@@ -150,6 +151,7 @@ def build_engine(
     mcp: McpManager | None = None,
     hook_callbacks: Sequence[CallbackHook] = (),
     sdk_messages: SdkMessages | None = None,
+    agents: Sequence[AgentDefinition] = (),
 ) -> QueryEngine:
     """A session's engine from the command line and the settings files. Permission
     questions come on its event stream for the front end to answer. `resumed`: a session
@@ -160,7 +162,8 @@ def build_engine(
     session keeps the connections); by default the configured ones, not yet started.
     `hook_callbacks`: a front end's client's own hooks (the Agent SDK's), beside the
     settings' commands. `sdk_messages`: how the Agent SDK program's in-process MCP servers
-    are reached (frontends/sdk/mcp_bridge.py)."""
+    are reached (frontends/sdk/mcp_bridge.py). `agents`: a program's own subagents (the
+    SDK's), above the agent files."""
     settings = settings_for(options)
     retention = settings.checkpoint_retention_days
     start_pruning(int(retention.value) if retention is not None else None)  # in the background
@@ -186,7 +189,8 @@ def build_engine(
         locked_reason=locked_reason(settings),  # deny rules that could not be read
     )
     connect_sandbox(policy)
-    skills = load_skills(workspace.root).skills
+    places = Places.of(options.setting_sources)
+    skills = load_skills(workspace.root, places).skills
     for rule in read_rules(skills):
         policy.add_session_rule(rule)
     env = Environment.detect(workspace.root, git=True)
@@ -212,9 +216,10 @@ def build_engine(
         compactor=Compactor(auto=auto_compact(settings)),
         mcp=mcp or mcp_manager(options, settings, workspace, sdk_messages),
         session_id=options.session_id,
-        agents=load_agents(options.cwd) if offers(options, "Task") else None,
+        agents=load_agents(options.cwd, places, agents) if offers(options, "Task") else None,
         # `--system-prompt` replaces agentcli's prompt, memory files and all.
         read_memory=partial(load_memory, workspace.root) if options.system_prompt is None else None,
+        places=places,
     )
 
 
@@ -397,7 +402,7 @@ def engine_startup_notices(engine: QueryEngine) -> list[Notice]:
     notices = startup_notices(settings, mode) if settings is not None else []
     mcp = engine.mcp
     mcp_problems = [Notice(problem, "warning") for problem in mcp.problems] if mcp else []
-    skills = [Notice(problem) for problem in load_skills(engine.workspace.root).problems]
+    skills = [Notice(p) for p in load_skills(engine.workspace.root, engine.places).problems]
     agents = catalog_of(engine)
     agent_problems = [Notice(problem, "warning") for problem in agents.problems] if agents else []
     return notices + sandbox_notices(engine.workspace) + mcp_problems + skills + agent_problems

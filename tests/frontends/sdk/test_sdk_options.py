@@ -12,6 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from claude_agent_sdk import (
+    AgentDefinition,
+    ClaudeSDKClient,
     SystemMessage,
     create_sdk_mcp_server,
     query,
@@ -54,3 +56,66 @@ async def test_an_in_process_sdk_server_is_called_through_mcp_message(fake_api, 
     results = tool_results(fake_api.requests[1].body)
     assert results[0]["content"][0]["text"] == "sum is 5" and not results[0].get("is_error")
     assert result_of(messages).result == "It is 5."
+
+
+async def test_agents_from_initialize_are_started_by_task_with_their_prompt_and_tools(
+    fake_api, project
+):
+    reviewer = AgentDefinition(
+        description="Reviews code for mistakes",
+        prompt="You are the strict reviewer. Quote the line you judge.",
+        tools=["Read", "Grep"],
+        model="haiku",
+    )
+    task = {"subagent_type": "reviewer", "description": "review", "prompt": "Review config.py"}
+    fake_api.enqueue(reply(tool_use("Task", task)))
+    fake_api.enqueue(reply(text("value = 1 looks right.")))  # the subagent's answer
+    fake_api.enqueue(reply(text("The reviewer is happy.")))
+    options = sdk_options(fake_api, project, agents={"reviewer": reviewer})
+
+    messages = [m async for m in query(prompt="get it reviewed", options=options)]
+
+    init = messages[0]
+    assert isinstance(init, SystemMessage) and "reviewer" in init.data["agents"]
+    assert "Explore" in init.data["agents"]  # beside the others
+    sub = fake_api.requests[1].body
+    system = " ".join(block["text"] for block in sub["system"])
+    assert "You are the strict reviewer. Quote the line you judge." in system
+    assert sorted(t["name"] for t in sub["tools"]) == ["Grep", "Read"]
+    assert sub["model"] == "claude-haiku-4-5"
+    assert sub["messages"][0]["content"][0]["text"] == "Review config.py"
+    assert result_of(messages).result == "The reviewer is happy."
+
+
+async def test_an_agent_without_a_prompt_fails_initialize_naming_it(fake_api, project):
+    broken = AgentDefinition(description="no prompt", prompt="   ")
+    options = sdk_options(fake_api, project, agents={"empty": broken})
+
+    try:
+        async with ClaudeSDKClient(options):
+            pass
+    except Exception as exc:  # the SDK raises the initialize error it was given
+        assert "the agent 'empty' has no prompt" in str(exc)
+    else:
+        raise AssertionError("initialize should have failed")
+    assert fake_api.requests == []
+
+
+def command_file(project: Any, name: str, body: str) -> None:
+    folder = project / ".claude" / "commands"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{name}.md").write_text(f"---\ndescription: {body}\n---\n{body}\n")
+
+
+async def test_setting_sources_decide_whether_the_project_commands_load(fake_api, project):
+    command_file(project, "deploy", "Ship it")
+    fake_api.enqueue(reply(text("one")))
+    fake_api.enqueue(reply(text("two")))
+
+    every = [m async for m in query(prompt="hi", options=sdk_options(fake_api, project))]
+    user_only = sdk_options(fake_api, project, setting_sources=["user"])
+    only_user = [m async for m in query(prompt="hi", options=user_only)]
+
+    assert "deploy" in every[0].data["slash_commands"]
+    assert "deploy" not in only_user[0].data["slash_commands"]
+    assert "help" in only_user[0].data["slash_commands"]  # the built-ins stay
