@@ -193,6 +193,7 @@ COMMAND_MODULES = (
     "agentcli.commands.trust_command",
     "agentcli.commands.mcp_servers",
     "agentcli.commands.agents_command",
+    "agentcli.commands.plugin_command",
 )
 
 

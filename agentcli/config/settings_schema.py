@@ -95,6 +95,10 @@ class SettingsFile(BaseModel):
     )
     # Model back ends besides Anthropic's (config/provider_settings.py).
     providers: ProvidersSettings = Field(default_factory=dict)
+    # Plugins (agentcli/plugins/enabled.py): {"name@marketplace": true}, and where each
+    # marketplace is ({"name": {"source": {"source": "directory", "path": ...}}}).
+    enabledPlugins: dict[str, bool | list[str]] = Field(default_factory=dict)
+    extraKnownMarketplaces: dict[str, Any] = Field(default_factory=dict)
 
 
 def describe_errors(exc: ValidationError, text: str) -> str:

@@ -6,8 +6,9 @@
   `enabledPlugins`), folder trust included;
 - places.py: where a session's command files, agent files and skills come from
   (the `--setting-sources` layers and the plugins), read by each loader;
-- hooks.py, servers.py: a plugin's hooks and MCP servers, `${CLAUDE_PLUGIN_ROOT}` filled in;
-- report.py: what `/plugin` shows.
+- hooks.py, servers.py: a plugin's hooks and MCP servers, `${CLAUDE_PLUGIN_ROOT}` filled in.
+
+`/plugin` (commands/plugin_command.py) lists them with what each brought.
 
 The loaders of each part are the existing ones (commands/command_files.py,
 agents/definitions.py, skills/loader.py, config/hooks.py, mcp/config/): this

@@ -22,13 +22,21 @@ class Places:
     user: bool = True  # the person's own folders
     project: bool = True  # the project's folders
     plugins: tuple[Plugin, ...] = ()
+    plugin_problems: tuple[str, ...] = ()  # the plugins that could not load, and why
 
     @classmethod
-    def of(cls, sources: Collection[str] | None, plugins: tuple[Plugin, ...] = ()) -> Places:
+    def of(
+        cls,
+        sources: Collection[str] | None,
+        plugins: tuple[Plugin, ...] = (),
+        plugin_problems: tuple[str, ...] = (),
+    ) -> Places:
         """For the settings layers `sources` (None: all of them)."""
         if sources is None:
-            return cls(plugins=plugins)
-        return cls(user="user" in sources, project="project" in sources, plugins=plugins)
+            return cls(plugins=plugins, plugin_problems=plugin_problems)
+        return cls(
+            "user" in sources, "project" in sources, plugins, plugin_problems=plugin_problems
+        )
 
 
 EVERYWHERE = Places()

@@ -39,12 +39,15 @@ from agentcli.engine.memory import load_memory
 from agentcli.engine.parts import DEFAULT_MODEL, EngineConfig
 from agentcli.engine.query_engine import QueryEngine
 from agentcli.hooks.callbacks import CallbackHook
-from agentcli.mcp.config.servers import load_mcp_servers
+from agentcli.mcp.config.servers import McpServers, load_mcp_servers
 from agentcli.mcp.manager import McpManager
 from agentcli.mcp.timeouts import McpTimeouts
 from agentcli.permissions.policy import LOCKED, PermissionPolicy, only_reads
 from agentcli.permissions.types import PermissionMode
+from agentcli.plugins.enabled import PluginSet, load_plugins
+from agentcli.plugins.hooks import plugin_hooks
 from agentcli.plugins.places import Places
+from agentcli.plugins.servers import plugin_servers
 from agentcli.providers.base import Provider
 from agentcli.providers.registry import api_key_variables, model_catalog, providers_of
 from agentcli.providers.tuning import ApiTuning
@@ -91,6 +94,7 @@ class Options:
     settings_file: str | None = None  # --settings: one more settings file, above the others
     setting_sources: list[str] | None = None  # --setting-sources: which of user/project/local
     json_schema: dict[str, Any] | None = None  # --json-schema: the StructuredOutput tool's
+    plugin_dirs: list[str] | None = None  # --plugin-dir DIR...: plugins for this session
     # Where the file tools and Bash do their I/O instead of here (an ACP client's).
     editor: EditorFiles | None = None
     terminals: Terminals | None = None
@@ -117,6 +121,7 @@ class Options:
             settings_file=getattr(args, "settings", None),
             setting_sources=getattr(args, "setting_sources", None),
             json_schema=getattr(args, "json_schema", None),
+            plugin_dirs=getattr(args, "plugin_dirs", None),
         )
 
 
@@ -189,13 +194,15 @@ def build_engine(
         locked_reason=locked_reason(settings),  # deny rules that could not be read
     )
     connect_sandbox(policy)
-    places = Places.of(options.setting_sources)
+    plugins = load_plugins(options.cwd, options.plugin_dirs or [], settings)
+    places = Places.of(options.setting_sources, plugins.plugins, plugins.problems)
     skills = load_skills(workspace.root, places).skills
     for rule in read_rules(skills):
         policy.add_session_rule(rule)
     env = Environment.detect(workspace.root, git=True)
     sandbox_note = workspace.sandbox.model_note() if workspace.sandbox else None
     system = system_prompt(env, mode, load_memory(workspace.root), sandbox_note)
+    with_plugin_hooks(settings, plugins)
     hooks = None if settings.hooks.is_empty() and not hook_callbacks else settings.hooks
     return assemble(
         provider=provider,
@@ -214,7 +221,7 @@ def build_engine(
         resumed=resumed,
         carry_totals=carry_totals,
         compactor=Compactor(auto=auto_compact(settings)),
-        mcp=mcp or mcp_manager(options, settings, workspace, sdk_messages),
+        mcp=mcp or mcp_manager(options, settings, workspace, sdk_messages, plugins),
         session_id=options.session_id,
         agents=load_agents(options.cwd, places, agents) if offers(options, "Task") else None,
         # `--system-prompt` replaces agentcli's prompt, memory files and all.
@@ -272,6 +279,7 @@ def mcp_manager(
     settings: Settings,
     workspace: Workspace,
     sdk_messages: SdkMessages | None = None,
+    plugins: PluginSet | None = None,
 ) -> McpManager:
     """The session's MCP servers (mcp/config/servers.py), not yet started: a front end
     starts them once the SDK is imported (`McpManager.start()`)."""
@@ -281,6 +289,8 @@ def mcp_manager(
         extra_files=[Path(name) for name in options.mcp_config or []],
         strict=options.strict_mcp_config,
     )
+    if plugins is not None and plugins.plugins and not options.strict_mcp_config:
+        servers = with_plugin_servers(servers, plugins, options.cwd)
     timeouts = McpTimeouts.from_env()
     manager = McpManager(
         servers,
@@ -293,6 +303,25 @@ def mcp_manager(
     )
     manager.problems.extend(timeouts.problems)
     return manager
+
+
+def with_plugin_hooks(settings: Settings, plugins: PluginSet) -> None:
+    """The plugins' hooks join the settings' (plugins/hooks.py), listed with their plugin;
+    what could not be read joins the settings' problems."""
+    if not plugins.plugins:
+        return
+    found = plugin_hooks(plugins.plugins)
+    settings.hooks = settings.hooks.merged(found.config)
+    settings.hook_sources += found.sources
+    settings.problems += found.problems
+
+
+def with_plugin_servers(servers: McpServers, plugins: PluginSet, project: Path) -> McpServers:
+    """The configured servers and the plugins' (plugins/servers.py); a configured server
+    keeps its name."""
+    found, problems = plugin_servers(plugins.plugins, project)
+    added = {server.name: server for server in found if server.name not in servers.servers}
+    return McpServers({**servers.servers, **added}, [*servers.problems, *problems])
 
 
 def settings_for(options: Options) -> Settings:
@@ -405,7 +434,15 @@ def engine_startup_notices(engine: QueryEngine) -> list[Notice]:
     skills = [Notice(p) for p in load_skills(engine.workspace.root, engine.places).problems]
     agents = catalog_of(engine)
     agent_problems = [Notice(problem, "warning") for problem in agents.problems] if agents else []
-    return notices + sandbox_notices(engine.workspace) + mcp_problems + skills + agent_problems
+    plugins = [Notice(problem, "warning") for problem in engine.places.plugin_problems]
+    return (
+        notices
+        + sandbox_notices(engine.workspace)
+        + plugins
+        + mcp_problems
+        + skills
+        + agent_problems
+    )
 
 
 def sandbox_notices(workspace: Workspace) -> list[Notice]:
