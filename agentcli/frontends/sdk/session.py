@@ -340,6 +340,7 @@ class SdkSession:
             mcp_servers=[(s.name, sdk_status(s.state)) for s in mcp.status()] if mcp else [],
             slash_commands=[c.name for c in slash_commands(engine)],
             agents=catalog.names() if (catalog := catalog_of(engine)) else [],
+            plugins=[(plugin.name, str(plugin.root)) for plugin in engine.places.plugins],
         )
 
     def is_over_budget(self, engine: QueryEngine) -> bool:

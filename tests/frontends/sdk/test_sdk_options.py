@@ -22,6 +22,7 @@ from claude_agent_sdk import (
 
 from tests.fakeapi import reply, text, tool_use
 from tests.frontends.sdk.support import result_of, sdk_options, tool_results
+from tests.plugins.support import make_plugin
 
 
 def adder(calls: list[dict[str, Any]]) -> Any:
@@ -119,3 +120,18 @@ async def test_setting_sources_decide_whether_the_project_commands_load(fake_api
     assert "deploy" in every[0].data["slash_commands"]
     assert "deploy" not in only_user[0].data["slash_commands"]
     assert "help" in only_user[0].data["slash_commands"]  # the built-ins stay
+
+
+async def test_plugins_local_loads_the_plugins_command_agent_and_server(fake_api, project):
+    kit = make_plugin(project.parent / "kit")
+    fake_api.enqueue(reply(text("ok")))
+    options = sdk_options(fake_api, project, plugins=[{"type": "local", "path": str(kit)}])
+
+    messages = [m async for m in query(prompt="hi", options=options)]
+
+    init = messages[0]
+    assert init.data["plugins"] == [{"name": "kit", "path": str(kit.resolve())}]
+    assert "kit:hello" in init.data["slash_commands"]
+    assert "kit:helper" in init.data["agents"]
+    # its server waits for the person's yes, as a project's .mcp.json server does
+    assert {"name": "plugin:kit:echo", "status": "disabled"} in init.data["mcp_servers"]
