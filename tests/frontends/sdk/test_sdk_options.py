@@ -9,6 +9,8 @@ layers, and with them which project commands, load.
 
 from __future__ import annotations
 
+import json
+import subprocess
 from typing import Any
 
 from claude_agent_sdk import (
@@ -21,8 +23,10 @@ from claude_agent_sdk import (
 )
 
 from tests.fakeapi import reply, text, tool_use
-from tests.frontends.sdk.support import result_of, sdk_options, tool_results
+from tests.frontends.sdk import raw
+from tests.frontends.sdk.support import AGENTCLI, result_of, sdk_options, tool_results
 from tests.plugins.support import make_plugin
+from tests.support.cli import agentcli_env, start_agentcli
 
 
 def adder(calls: list[dict[str, Any]]) -> Any:
@@ -135,3 +139,72 @@ async def test_plugins_local_loads_the_plugins_command_agent_and_server(fake_api
     assert "kit:helper" in init.data["agents"]
     # its server waits for the person's yes, as a project's .mcp.json server does
     assert {"name": "plugin:kit:echo", "status": "disabled"} in init.data["mcp_servers"]
+
+
+SDK_SERVER = json.dumps({"mcpServers": {"calc": {"type": "sdk", "name": "calc"}}})
+
+
+def next_line(process: subprocess.Popen[str]) -> dict[str, Any]:
+    assert process.stdout is not None
+    line = process.stdout.readline()
+    assert line, "agentcli ended its stdout"
+    return json.loads(line)
+
+
+def send(process: subprocess.Popen[str], message: dict[str, Any]) -> None:
+    assert process.stdin is not None
+    process.stdin.write(json.dumps(message) + "\n")
+    process.stdin.flush()
+
+
+def test_a_program_that_refuses_its_servers_messages_fails_that_server_only(fake_api, project):
+    """An `mcp_message` answered with an error (an SDK without that server): the server is
+    failed, `initialize` still succeeds, and the turn runs without its tools."""
+    fake_api.enqueue(reply(text("No calculator today.")))
+    process = raw.start(fake_api, project, "--mcp-config", SDK_SERVER)
+    send(process, raw.control("init_1", subtype="initialize", hooks=None))
+    asked = next_line(process)
+    assert asked["type"] == "control_request"
+    assert asked["request"]["subtype"] == "mcp_message"
+    assert asked["request"]["server_name"] == "calc"
+    assert asked["request"]["message"]["method"] in ("server/discover", "initialize")
+    send(
+        process,
+        {
+            "type": "control_response",
+            "response": {
+                "subtype": "error",
+                "request_id": asked["request_id"],
+                "error": "Server 'calc' not found",
+            },
+        },
+    )
+    answered = next_line(process)
+    assert answered["type"] == "control_response"
+    assert answered["response"]["subtype"] == "success", answered
+    send(process, raw.user("add 2 and 3"))
+    out, err = process.communicate(timeout=60)
+    lines = [answered, *(json.loads(line) for line in out.splitlines())]
+    init = next(line for line in lines if line.get("subtype") == "init")
+    assert {"name": "calc", "status": "failed"} in init["mcp_servers"]
+    assert not any(name.startswith("mcp__calc__") for name in init["tools"])
+    assert lines[-1]["result"] == "No calculator today." and process.returncode == 0, err
+
+
+def test_stdin_ending_while_a_server_waits_for_the_program_ends_the_run_at_once(fake_api, project):
+    """The program leaves in the middle of its server's handshake: nothing waits out the
+    MCP start-up timeout (set far beyond the test's own)."""
+    process = start_agentcli(
+        [*raw.SDK_FLAGS, "--mcp-config", SDK_SERVER],
+        project,
+        agentcli_env(fake_api, MCP_TIMEOUT="600000"),
+        stdin=subprocess.PIPE,
+        command=[str(AGENTCLI)],
+    )
+    send(process, raw.control("init_1", subtype="initialize", hooks=None))
+    assert next_line(process)["request"]["subtype"] == "mcp_message"
+
+    _out, err = process.communicate("", timeout=30)  # stdin closed, nothing answered
+
+    assert process.returncode == 0, err
+    assert fake_api.requests == []
