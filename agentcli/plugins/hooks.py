@@ -65,7 +65,12 @@ def plugin_hooks(plugins: tuple[Plugin, ...]) -> PluginHooks:
                 for matcher in matchers:
                     for hook in matcher["hooks"]:
                         found.sources.append(
-                            (event, matcher["matcher"], hook["command"], f"plugin {plugin.name}")
+                            (
+                                event,
+                                matcher["matcher"],
+                                str(hook.get("command", "")),
+                                f"plugin {plugin.name}",
+                            )
                         )
     return found
 

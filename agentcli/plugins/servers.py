@@ -4,7 +4,8 @@ Each server is named `plugin:<plugin>:<server>`, so its tools are
 `mcp__plugin_<plugin>_<server>__<tool>`, as Claude Code names them. The
 entries are read by MCP's own configuration (mcp/config/files.py, specs.py),
 with `${CLAUDE_PLUGIN_ROOT}` standing for the plugin's folder beside the usual
-`${VAR}` expansion (mcp/config/expand.py). A plugin's server is a program
+`${VAR}` expansion (mcp/config/expand.py); a program it starts also gets that
+folder in its environment as `CLAUDE_PLUGIN_ROOT`. A plugin's server is a program
 somebody else wrote, so it waits for the person's yes exactly as a project's
 `.mcp.json` server does (mcp/config/approval.py, remembered per project with
 the entry's fingerprint; `enabledMcpjsonServers` names it by its full name).
@@ -22,7 +23,7 @@ from agentcli.mcp.config.expand import expand_spec
 from agentcli.mcp.config.files import KEY, read_server_file, skipped_server
 from agentcli.mcp.config.names import server_name_problem
 from agentcli.mcp.config.servers import ConfiguredServer
-from agentcli.mcp.config.specs import ServerSpec, SpecError, parse_spec
+from agentcli.mcp.config.specs import ServerSpec, SpecError, StdioServer, parse_spec
 from agentcli.plugins.manifest import Plugin
 
 ROOT_NAME = "CLAUDE_PLUGIN_ROOT"
@@ -49,7 +50,7 @@ def plugin_servers(
                 try:
                     if problem is not None:
                         raise ValueError(problem)
-                    expanded = expand_spec(spec, environ)
+                    expanded = with_root_variable(expand_spec(spec, environ), plugin.root)
                 except ValueError as exc:
                     problems.append(skipped_server(where, full, str(exc)))
                     continue
@@ -61,6 +62,13 @@ def plugin_servers(
                     ConfiguredServer(full, expanded, "plugin", where, state == "approved")
                 )
     return servers, problems
+
+
+def with_root_variable(spec: ServerSpec, root: Path) -> ServerSpec:
+    """A program the plugin starts gets its folder as `CLAUDE_PLUGIN_ROOT`, as in Claude Code."""
+    if not isinstance(spec, StdioServer) or ROOT_NAME in spec.env:
+        return spec
+    return spec.model_copy(update={"env": {**spec.env, ROOT_NAME: str(root)}})
 
 
 def _specs(

@@ -70,6 +70,7 @@ def test_a_plugins_mcp_server_is_named_as_claude_code_names_it_and_waits_for_a_y
     assert server.name == "plugin:kit:echo" and server.scope == "plugin"
     assert not server.approved  # asked first, as a .mcp.json server
     assert server.spec.env["KIT_ROOT"] == str(kit.resolve())  # ${CLAUDE_PLUGIN_ROOT}
+    assert server.spec.env["CLAUDE_PLUGIN_ROOT"] == str(kit.resolve())
     assert api_names([("plugin:kit:echo", "echo")]) == {
         ("plugin:kit:echo", "echo"): "mcp__plugin_kit_echo__echo"
     }
