@@ -34,7 +34,7 @@ def engine(tmp_path: Path):
 
 
 def test_the_headless_built_ins_are_the_ones_that_need_no_app():
-    assert HEADLESS == ["agents", "context", "cost", "memory", "permissions", "status"]
+    assert HEADLESS == ["agents", "context", "cost", "memory", "permissions", "plugin", "status"]
     assert {"clear", "exit", "help", "model", "theme", "trust"} <= set(APP_ONLY)
 
 
