@@ -51,7 +51,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         ),
     ),
     # settings files, paths, trust; MCP's configuration beside its client
-    ("config", ("agentcli.config", "agentcli.mcp.config")),
+    # and which plugin folders a session has (their parts load with the loaders above)
+    ("config", ("agentcli.config", "agentcli.mcp.config", "agentcli.plugins")),
     ("core", ("agentcli.core",)),  # shared types and text safety, no agentcli imports
 )
 ROOT_LAYER = "core"  # `agentcli` itself: only `__version__`

@@ -11,19 +11,23 @@ that name one agent the first wins, looking in the project's
 and `.agentcli/` beats `.claude/`, and a file may replace a built-in agent. A
 file that cannot be used, and one whose agent another file already defines,
 is skipped and named in `AgentCatalog.problems` with the reason, as command
-files are (shown at start and by `/agents`).
+files are (shown at start and by `/agents`). Below them all come the plugins'
+`agents/` folders, each agent named `plugin:agent`; above them all, the agents a
+program defines (the SDK's `agents`, frontends/sdk/agents.py). Which folders a
+session reads is its `Places` (plugins/places.py: `--setting-sources`, plugins).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from agentcli.config.frontmatter import FrontMatterError, read_markdown
 from agentcli.config.paths import agentcli_home
+from agentcli.plugins.places import EVERYWHERE, Places
 
 GENERAL_PURPOSE = "general-purpose"
 EXPLORE = "Explore"
@@ -51,6 +55,7 @@ class AgentDefinition:
     model: str | None = None
     source: str = "built-in"
     max_turns: int | None = None
+    disallowed_tools: tuple[str, ...] = ()  # taken away from `tools` (the SDK's agents)
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,20 +90,27 @@ def builtin_agents() -> tuple[AgentDefinition, ...]:
     )
 
 
-def agent_folders(project: Path) -> list[Path]:
-    """Where agent files live, lowest precedence first."""
-    return [
-        agentcli_home() / "agents",
-        project / ".claude" / "agents",
-        project / ".agentcli" / "agents",
-    ]
+def agent_folders(project: Path, places: Places = EVERYWHERE) -> list[Path]:
+    """Where the person's and the project's agent files live, lowest precedence first."""
+    folders = [agentcli_home() / "agents"] if places.user else []
+    if places.project:
+        folders += [project / ".claude" / "agents", project / ".agentcli" / "agents"]
+    return folders
 
 
-def load_agents(project: Path) -> AgentCatalog:
-    """The built-in agents and every usable agent file of the person and the project."""
+def load_agents(
+    project: Path,
+    places: Places = EVERYWHERE,
+    programmatic: Sequence[AgentDefinition] = (),
+) -> AgentCatalog:
+    """The built-in agents, the plugins' and every usable agent file of the person and
+    the project, under `programmatic` (a program's own, which win on a name)."""
     files: dict[str, AgentDefinition] = {}
     problems: list[str] = []
-    for path in _agent_files(reversed(agent_folders(project))):
+    sources = [(path, "") for path in _agent_files(reversed(agent_folders(project, places)))]
+    for plugin in places.plugins:
+        sources += [(path, f"{plugin.name}:") for path in _agent_files(plugin.agent_dirs)]
+    for path, namespace in sources:
         try:
             agent = parse_agent_file(path)
         except FrontMatterError as exc:  # its message names the file
@@ -107,6 +119,8 @@ def load_agents(project: Path) -> AgentCatalog:
         except AgentFileError as exc:
             problems.append(f"{path}: {exc}; the agent file was skipped")
             continue
+        if namespace:
+            agent = replace(agent, name=namespace + agent.name)
         winner = files.get(agent.name)
         if winner is not None:
             problems.append(
@@ -116,6 +130,7 @@ def load_agents(project: Path) -> AgentCatalog:
             continue
         files[agent.name] = agent
     found = {agent.name: agent for agent in builtin_agents()} | files
+    found |= {agent.name: agent for agent in programmatic}
     return AgentCatalog(tuple(found.values()), tuple(problems))
 
 
@@ -185,6 +200,11 @@ def _max_turns(value: Any) -> int | None:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise AgentFileError(f"'maxTurns' must be a whole number of at least 1, not {value!r}")
     return value
+
+
+def resolve_model(value: str) -> str | None:
+    """A `model:` value as a model id; None (the parent's) for `inherit` or none."""
+    return _model(value)
 
 
 def _model(value: str) -> str | None:

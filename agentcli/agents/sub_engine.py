@@ -51,11 +51,14 @@ def subagent_tools(
 ) -> tuple[ToolRegistry, McpManager | None]:
     """The subagent's tools, and the MCP manager whose tools join them at each request
     (None when the agent names its tools)."""
-    own = [tool for tool in parent.tools if tool.name not in NOT_FOR_SUBAGENTS]
-    if agent.tools is None:
-        return ToolRegistry(own), parent.mcp
+    refused = NOT_FOR_SUBAGENTS | set(agent.disallowed_tools)
+    own = [tool for tool in parent.tools if tool.name not in refused]
     servers = parent.mcp.tools() if parent.mcp is not None else []
-    wanted = set(agent.tools) - NOT_FOR_SUBAGENTS
+    if agent.tools is None:
+        if not agent.disallowed_tools:
+            return ToolRegistry(own), parent.mcp
+        return ToolRegistry([*own, *(t for t in servers if t.name not in refused)]), None
+    wanted = set(agent.tools) - refused
     return ToolRegistry(t for t in [*own, *servers] if t.name in wanted), None
 
 

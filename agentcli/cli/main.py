@@ -93,6 +93,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="use only the MCP servers of --mcp-config, none from the settings or .mcp.json",
     )
     parser.add_argument(
+        "--plugin-dir",
+        dest="plugin_dirs",
+        action="append",
+        metavar="DIR",
+        help="load the plugin in DIR (.claude-plugin/plugin.json) for this session; repeatable",
+    )
+    parser.add_argument(
         "-c",
         "--continue",
         dest="continue_session",

@@ -39,8 +39,10 @@ from agentcli.mcp.config.scopes import (
     scopes_holding,
 )
 from agentcli.mcp.config.specs import (
+    SDK_SERVER,
     TRANSPORTS,
     HttpServer,
+    SdkServer,
     ServerSpec,
     SpecError,
     SseServer,
@@ -272,6 +274,8 @@ def _target(spec: ServerSpec) -> str:
             return _shown(shlex.join([spec.command, *spec.args]))
         case HttpServer() | SseServer():
             return f"{_shown(spec.url)} ({spec.type})"
+        case SdkServer():
+            return SDK_SERVER
 
 
 def _details(spec: ServerSpec) -> list[tuple[str, str]]:
@@ -283,6 +287,8 @@ def _details(spec: ServerSpec) -> list[tuple[str, str]]:
         case HttpServer() | SseServer():
             rows = [("Type", spec.type), ("URL", _shown(spec.url))]
             rows += [(f"Header {_shown(k)}", _shown(v)) for k, v in spec.headers.items()]
+        case SdkServer():
+            rows = [("Type", "sdk"), ("Runs", SDK_SERVER)]
     return rows
 
 

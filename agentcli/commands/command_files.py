@@ -8,7 +8,9 @@ gives `description`, `argument-hint`, `allowed-tools` and `model`; the body
 is the prompt (commands/expansion.py fills it in).
 
 Folders, the first of a name wins: `.agentcli/commands/` then
-`.claude/commands/` in the project, then `$AGENTCLI_HOME/commands/`. A file
+`.claude/commands/` in the project, then `$AGENTCLI_HOME/commands/`, then each
+plugin's `commands/`, whose names the plugin's name namespaces (`/plugin:command`);
+which of them a session reads is its `Places` (plugins/places.py). A file
 that cannot be used, and a name that another file (or a built-in command)
 already holds, is reported, never fatal.
 """
@@ -23,6 +25,7 @@ from pathlib import Path
 from agentcli.config.frontmatter import FrontMatterError, MarkdownFile, read_markdown
 from agentcli.config.paths import agentcli_home
 from agentcli.config.rules import Rule, RuleSyntaxError
+from agentcli.plugins.places import EVERYWHERE, Places
 
 PROJECT, USER = "project", "user"
 MAX_DESCRIPTION_CHARS = 100
@@ -59,24 +62,33 @@ class CommandFiles:
         return next((c for c in self.commands if c.name == name.lower()), None)
 
 
-def command_folders(root: Path) -> list[tuple[Path, str]]:
-    """The folders looked in, in order of precedence, with their scope."""
-    return [
-        (root / ".agentcli" / "commands", PROJECT),
-        (root / ".claude" / "commands", PROJECT),
-        (agentcli_home() / "commands", USER),
-    ]
+def command_folders(root: Path, places: Places = EVERYWHERE) -> list[tuple[Path, str, str]]:
+    """The folders looked in, in order of precedence, with their scope and the namespace
+    of their names ("" or `plugin:`)."""
+    folders: list[tuple[Path, str, str]] = []
+    if places.project:
+        folders += [
+            (root / ".agentcli" / "commands", PROJECT, ""),
+            (root / ".claude" / "commands", PROJECT, ""),
+        ]
+    if places.user:
+        folders.append((agentcli_home() / "commands", USER, ""))
+    for plugin in places.plugins:
+        folders += [
+            (folder, f"plugin {plugin.name}", f"{plugin.name}:") for folder in plugin.command_dirs
+        ]
+    return folders
 
 
 def load_command_files(
-    root: Path, taken: Callable[[str], bool] = lambda _name: False
+    root: Path, taken: Callable[[str], bool] = lambda _name: False, places: Places = EVERYWHERE
 ) -> CommandFiles:
-    """Every usable command file under `root`'s folders and the person's.
+    """Every usable command file under `root`'s folders, the person's and the plugins'.
     `taken(name)`: a name already used by a built-in command (the built-in keeps it)."""
     found = CommandFiles()
-    for folder, scope in command_folders(root):
+    for folder, scope, namespace in command_folders(root, places):
         for path in sorted(folder.rglob("*.md")) if folder.is_dir() else []:
-            _add(found, root, folder, path, scope, taken)
+            _add(found, root, folder, path, scope, taken, namespace)
     return found
 
 
@@ -87,8 +99,11 @@ def _add(
     path: Path,
     scope: str,
     taken: Callable[[str], bool],
+    namespace: str = "",
 ) -> None:
     name = command_name(path.relative_to(folder))
+    if name is not None:
+        name = namespace.lower() + name
     if name is None:
         found.problems.append(f"{path}: skipped, a command name is letters, digits, `-`, `_`, `.`")
         return

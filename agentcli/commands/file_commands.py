@@ -26,6 +26,7 @@ from agentcli.commands.registry import (
     CommandContext,
     CommandRegistry,
 )
+from agentcli.plugins.places import EVERYWHERE, Places
 
 if TYPE_CHECKING:
     # Running a command pulls in the permission and tool modules: loaded when one runs,
@@ -43,15 +44,31 @@ class FileCommands:
     def __init__(self, registry: CommandRegistry) -> None:
         self.registry = registry
         self._registered: list[str] = []
+        # Where the files are read from: every folder until the session's engine says
+        # which (its setting sources and plugins: `follow()`).
+        self.places = EVERYWHERE
+        self._problems: list[str] = []  # the last load's
 
     def load(self, root: Path) -> list[str]:
         """Register the commands found for project `root`; returns the problems."""
         self.clear()
-        found = load_command_files(root, taken=lambda name: name in self.registry)
+        found = load_command_files(
+            root, taken=lambda name: name in self.registry, places=self.places
+        )
         for command in found.commands:
             self.registry.register(app_command(command))
             self._registered.append(command.name)
+        self._problems = found.problems
         return found.problems
+
+    def follow(self, places: Places, root: Path) -> list[str]:
+        """Read the files again from the session's `places` (its plugins' commands join);
+        the problems, when the places changed what is read."""
+        if places == self.places:
+            return []
+        self.places = places
+        said = set(self._problems)
+        return [problem for problem in self.load(root) if problem not in said]
 
     def clear(self) -> None:
         for name in self._registered:

@@ -84,7 +84,9 @@ def read_prompt(engine: QueryEngine, prompt: str) -> tuple[HeadlessPrompt, list[
     name, arguments = parsed
     load_command_modules()  # the built-ins, which keep their names
     builtin = REGISTRY.get(name)
-    found = load_command_files(engine.workspace.root, taken=lambda taken: taken in REGISTRY)
+    found = load_command_files(
+        engine.workspace.root, taken=lambda taken: taken in REGISTRY, places=engine.places
+    )
     problems = found.problems
     if builtin is not None:
         if builtin.runs_in("print"):

@@ -201,6 +201,7 @@ COMMAND_MODULES = (
     "agentcli.commands.agents_command",
     "agentcli.commands.export_command",
     "agentcli.commands.effort_command",
+    "agentcli.commands.plugin_command",
 )
 
 

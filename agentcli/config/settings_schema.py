@@ -116,4 +116,8 @@ class SettingsFile(BaseModel):
     effortLevel: Literal["low", "medium", "high", "xhigh", "max"] | None = None
     # A command that draws a line of the status area (frontends/tui/status_command.py).
     statusLine: StatusLineSettings | None = None
+    # Plugins (agentcli/plugins/enabled.py): {"name@marketplace": true}, and where each
+    # marketplace is ({"name": {"source": {"source": "directory", "path": ...}}}).
+    enabledPlugins: dict[str, bool | list[str]] = Field(default_factory=dict)
+    extraKnownMarketplaces: dict[str, Any] = Field(default_factory=dict)
 

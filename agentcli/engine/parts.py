@@ -28,6 +28,7 @@ from agentcli.core.model_catalog import DEFAULT_CATALOG, ModelCatalog
 from agentcli.core.reasoning import REPLY_MAX_TOKENS, Reasoning
 from agentcli.core.usage import SessionTotals, Usage
 from agentcli.engine.conversation import MessageMeta, RequestShaper
+from agentcli.plugins.places import EVERYWHERE, Places
 
 if TYPE_CHECKING:
     from agentcli.config.settings import Settings
@@ -117,6 +118,9 @@ class EngineParts:
     # Reads the memory files again (after a compaction); None: the system prompt has none
     # (`--system-prompt`, a subagent's).
     read_memory: Callable[[], Memory] | None = None
+    # Where the session's command files, agent files and skills come from: the settings
+    # layers it reads and its plugins (plugins/places.py).
+    places: Places = field(default_factory=lambda: EVERYWHERE)
 
 
 @dataclass(frozen=True, kw_only=True)

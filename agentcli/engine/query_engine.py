@@ -66,6 +66,7 @@ from agentcli.tools.registry import ToolRegistry
 if TYPE_CHECKING:
     from agentcli.config.settings import Settings
     from agentcli.mcp.manager import McpManager
+    from agentcli.plugins.places import Places
 
 
 class QueryEngine:
@@ -131,6 +132,11 @@ class QueryEngine:
     @property
     def settings(self) -> Settings | None:
         return self._parts.settings
+
+    @property
+    def places(self) -> Places:
+        """Where command files, agent files and skills come from (plugins/places.py)."""
+        return self._parts.places
 
     @property
     def transcript(self) -> Transcript | None:

@@ -56,6 +56,7 @@ from agentcli.core.messages import Message, ResultPart
 from agentcli.mcp import listings
 from agentcli.mcp.errors import McpCallError
 from agentcli.mcp.results import content_blocks, resource_blocks, tool_result
+from agentcli.mcp.sdk_transport import SdkMessages
 from agentcli.mcp.startup import Startup
 from agentcli.mcp.status import PromptInfo, ResourceInfo, ServerStatus, State
 from agentcli.mcp.stderr_tail import StderrTail
@@ -84,8 +85,10 @@ class Connection:
         startup_timeout_s: float,
         tool_timeout_s: float,
         on_change: Callable[[], None],
+        sdk_messages: SdkMessages | None = None,
     ) -> None:
         self.server = server
+        self._sdk_messages = sdk_messages
         self.name = server.name
         self._cwd = cwd
         self._env = env
@@ -175,6 +178,7 @@ class Connection:
     async def _connected_life(self, startup: Startup, startup_timer: asyncio.TimerHandle) -> None:
         async with AsyncExitStack() as stack:
             transport = await open_transport(
+                self.name,
                 self.server.spec,
                 stack,
                 cwd=self._cwd,
@@ -182,6 +186,7 @@ class Connection:
                 lost=self._lost,
                 stderr=self._stderr,
                 startup=startup,
+                sdk_messages=self._sdk_messages,
             )
             client = Client(
                 transport,

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from agentcli.core.abort import AbortSignal
     from agentcli.mcp.config.servers import ConfiguredServer, McpServers
     from agentcli.mcp.connection import Connection
+    from agentcli.mcp.sdk_transport import SdkMessages
     from agentcli.tools.base import Tool
 
 Listener = Callable[[], None]
@@ -58,10 +59,13 @@ class McpManager:
         cwd: Path | None = None,
         env: Mapping[str, str] | None = None,
         connect_wait_s: float | None = None,
+        sdk_messages: SdkMessages | None = None,
     ) -> None:
         """`cwd`: where stdio servers start (the project); `env`: the settings' `env`,
         over agentcli's own environment, under each server's `env`; `connect_wait_s`:
-        how long a one-shot run waits for the servers (at most `startup_timeout_s`)."""
+        how long a one-shot run waits for the servers (at most `startup_timeout_s`);
+        `sdk_messages`: how SDK servers' messages reach the Agent SDK program."""
+        self._sdk_messages = sdk_messages
         self.configured: dict[str, ConfiguredServer] = dict(servers.servers)
         self.problems: list[str] = list(servers.problems)
         self.startup_timeout_s = startup_timeout_s
@@ -194,6 +198,7 @@ class McpManager:
             startup_timeout_s=self.startup_timeout_s,
             tool_timeout_s=self.tool_timeout_s,
             on_change=self._changed,
+            sdk_messages=self._sdk_messages,
         )
         self._connections[server.name] = connection
         connection.start()

@@ -59,12 +59,20 @@ def _unapproved_line(names: list[str]) -> str:
     quoted = ", ".join(f'"{name}"' for name in names)
     one = "server" if len(names) == 1 else "servers"
     return (
-        f"warning: not started: the project's .mcp.json {one} {listed}, not approved here."
+        f"warning: not started: the {_whose(names)} {one} {listed}, not approved here."
         " To use them, approve them when `agentcli` asks in this folder (or in its /mcp),"
         f' or in your own settings: "enabledMcpjsonServers": [{quoted}], or'
         ' "enableAllProjectMcpServers": true (~/.agentcli/settings.json or'
         " .agentcli/settings.local.json; `agentcli mcp list` shows each server's state)"
     )
+
+
+def _whose(names: list[str]) -> str:
+    """Whose servers these are: the project's `.mcp.json`, a plugin's (`plugin:...`), both."""
+    plugins = sum(name.startswith("plugin:") for name in names)
+    if plugins == 0:
+        return "project's .mcp.json"
+    return "plugins'" if plugins == len(names) else "project's .mcp.json and plugins'"
 
 
 def _seconds(value: float) -> str:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 State = Literal["pending", "connected", "failed", "needs approval", "disabled"]
-Transport = Literal["stdio", "http", "sse"]
+Transport = Literal["stdio", "http", "sse", "sdk"]
 # The Agent SDK's statuses (its McpServerStatus), for stream-json and the SDK's controls.
 SdkStatus = Literal["connected", "failed", "needs-auth", "pending", "disabled"]
 _SDK_STATUS: dict[State, SdkStatus] = {

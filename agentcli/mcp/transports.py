@@ -30,6 +30,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.message import SessionMessage
 
 from agentcli.config.credentials import child_env
+from agentcli.mcp.sdk_transport import SdkMessages, sdk_transport
 from agentcli.mcp.startup import Startup
 from agentcli.mcp.stderr_tail import StderrTail
 
@@ -43,6 +44,7 @@ Item = SessionMessage | Exception
 
 
 async def open_transport(
+    name: str,
     spec: ServerSpec,
     stack: AsyncExitStack,
     *,
@@ -51,8 +53,12 @@ async def open_transport(
     lost: anyio.Event,
     stderr: StderrTail | None,
     startup: Startup,
+    sdk_messages: SdkMessages | None = None,
 ) -> Transport:
-    """The transport for `spec` (not yet entered); what it needs is closed with `stack`."""
+    """The transport for `spec` (not yet entered); what it needs is closed with `stack`.
+    `sdk_messages`: how an SDK server's messages reach the program (sdk_transport.py)."""
+    if spec.type == "sdk":
+        return sdk_transport(name, sdk_messages, lost)
     if spec.type == "stdio":
         assert stderr is not None
         params = StdioServerParameters(

@@ -25,7 +25,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agentcli.agents.definitions import load_agents
+from agentcli.agents.definitions import AgentDefinition, load_agents
 from agentcli.agents.sub_engine import catalog_of
 from agentcli.config.credentials import keep_private
 from agentcli.config.notices import Notice, startup_notices
@@ -39,11 +39,15 @@ from agentcli.engine.memory import load_memory
 from agentcli.engine.parts import DEFAULT_MODEL, EngineConfig
 from agentcli.engine.query_engine import QueryEngine
 from agentcli.hooks.callbacks import CallbackHook
-from agentcli.mcp.config.servers import load_mcp_servers
+from agentcli.mcp.config.servers import McpServers, load_mcp_servers
 from agentcli.mcp.manager import McpManager
 from agentcli.mcp.timeouts import McpTimeouts
 from agentcli.permissions.policy import LOCKED, PermissionPolicy, only_reads
 from agentcli.permissions.types import PermissionMode
+from agentcli.plugins.enabled import PluginSet, load_plugins
+from agentcli.plugins.hooks import plugin_hooks
+from agentcli.plugins.places import Places
+from agentcli.plugins.servers import plugin_servers
 from agentcli.providers.base import Provider
 from agentcli.providers.registry import api_key_variables, model_catalog, providers_of
 from agentcli.providers.tuning import ApiTuning
@@ -60,6 +64,7 @@ from agentcli.wiring.reasoning_choice import reasoning_of
 
 if TYPE_CHECKING:  # the sandbox's modules load only in a session that turns it on
     from agentcli.config.untrusted import Withheld  # and these in a folder not trusted
+    from agentcli.mcp.sdk_transport import SdkMessages
     from agentcli.sandbox import Sandbox
 
 
@@ -92,6 +97,7 @@ class Options:
     json_schema: dict[str, Any] | None = None  # --json-schema: the StructuredOutput tool's
     effort: str | None = None  # --effort: above the effortLevel setting
     max_thinking_tokens: int | None = None  # --max-thinking-tokens: a thinking budget
+    plugin_dirs: list[str] | None = None  # --plugin-dir DIR...: plugins for this session
     # Where the file tools and Bash do their I/O instead of here (an ACP client's).
     editor: EditorFiles | None = None
     terminals: Terminals | None = None
@@ -120,6 +126,7 @@ class Options:
             json_schema=getattr(args, "json_schema", None),
             effort=getattr(args, "effort", None),
             max_thinking_tokens=getattr(args, "max_thinking_tokens", None),
+            plugin_dirs=getattr(args, "plugin_dirs", None),
         )
 
 
@@ -153,6 +160,8 @@ def build_engine(
     carry_totals: bool = False,
     mcp: McpManager | None = None,
     hook_callbacks: Sequence[CallbackHook] = (),
+    sdk_messages: SdkMessages | None = None,
+    agents: Sequence[AgentDefinition] = (),
 ) -> QueryEngine:
     """A session's engine from the command line and the settings files. Permission
     questions come on its event stream for the front end to answer. `resumed`: a session
@@ -162,7 +171,9 @@ def build_engine(
     each run's). `mcp`: the MCP servers of an engine this one replaces (a resumed
     session keeps the connections); by default the configured ones, not yet started.
     `hook_callbacks`: a front end's client's own hooks (the Agent SDK's), beside the
-    settings' commands."""
+    settings' commands. `sdk_messages`: how the Agent SDK program's in-process MCP servers
+    are reached (frontends/sdk/mcp_bridge.py). `agents`: a program's own subagents (the
+    SDK's), above the agent files."""
     settings = settings_for(options)
     retention = settings.checkpoint_retention_days
     start_pruning(int(retention.value) if retention is not None else None)  # in the background
@@ -188,12 +199,15 @@ def build_engine(
         locked_reason=locked_reason(settings),  # deny rules that could not be read
     )
     connect_sandbox(policy)
-    skills = load_skills(workspace.root).skills
+    plugins = load_plugins(options.cwd, options.plugin_dirs or [], settings)
+    places = Places.of(options.setting_sources, plugins.plugins, plugins.problems)
+    skills = load_skills(workspace.root, places).skills
     for rule in read_rules(skills):
         policy.add_session_rule(rule)
     env = Environment.detect(workspace.root, git=True)
     sandbox_note = workspace.sandbox.model_note() if workspace.sandbox else None
     system = system_prompt(env, mode, load_memory(workspace.root), sandbox_note)
+    with_plugin_hooks(settings, plugins)
     hooks = None if settings.hooks.is_empty() and not hook_callbacks else settings.hooks
     return assemble(
         provider=provider,
@@ -213,11 +227,12 @@ def build_engine(
         resumed=resumed,
         carry_totals=carry_totals,
         compactor=Compactor(auto=auto_compact(settings)),
-        mcp=mcp or mcp_manager(options, settings, workspace),
+        mcp=mcp or mcp_manager(options, settings, workspace, sdk_messages, plugins),
         session_id=options.session_id,
-        agents=load_agents(options.cwd) if offers(options, "Task") else None,
+        agents=load_agents(options.cwd, places, agents) if offers(options, "Task") else None,
         # `--system-prompt` replaces agentcli's prompt, memory files and all.
         read_memory=partial(load_memory, workspace.root) if options.system_prompt is None else None,
+        places=places,
     )
 
 
@@ -265,7 +280,13 @@ def chosen_system(options: Options, system: list[SystemBlock]) -> list[SystemBlo
     return [*system, *added]
 
 
-def mcp_manager(options: Options, settings: Settings, workspace: Workspace) -> McpManager:
+def mcp_manager(
+    options: Options,
+    settings: Settings,
+    workspace: Workspace,
+    sdk_messages: SdkMessages | None = None,
+    plugins: PluginSet | None = None,
+) -> McpManager:
     """The session's MCP servers (mcp/config/servers.py), not yet started: a front end
     starts them once the SDK is imported (`McpManager.start()`)."""
     servers = load_mcp_servers(
@@ -274,6 +295,8 @@ def mcp_manager(options: Options, settings: Settings, workspace: Workspace) -> M
         extra_files=[Path(name) for name in options.mcp_config or []],
         strict=options.strict_mcp_config,
     )
+    if plugins is not None and plugins.plugins and not options.strict_mcp_config:
+        servers = with_plugin_servers(servers, plugins, options.cwd)
     timeouts = McpTimeouts.from_env()
     manager = McpManager(
         servers,
@@ -282,9 +305,29 @@ def mcp_manager(options: Options, settings: Settings, workspace: Workspace) -> M
         cwd=workspace.root,
         env=settings.env_values(),
         connect_wait_s=timeouts.connect_wait_s,
+        sdk_messages=sdk_messages,
     )
     manager.problems.extend(timeouts.problems)
     return manager
+
+
+def with_plugin_hooks(settings: Settings, plugins: PluginSet) -> None:
+    """The plugins' hooks join the settings' (plugins/hooks.py), listed with their plugin;
+    what could not be read joins the settings' problems."""
+    if not plugins.plugins:
+        return
+    found = plugin_hooks(plugins.plugins)
+    settings.hooks = settings.hooks.merged(found.config)
+    settings.hook_sources += found.sources
+    settings.problems += found.problems
+
+
+def with_plugin_servers(servers: McpServers, plugins: PluginSet, project: Path) -> McpServers:
+    """The configured servers and the plugins' (plugins/servers.py); a configured server
+    keeps its name."""
+    found, problems = plugin_servers(plugins.plugins, project)
+    added = {server.name: server for server in found if server.name not in servers.servers}
+    return McpServers({**servers.servers, **added}, [*servers.problems, *problems])
 
 
 def settings_for(options: Options) -> Settings:
@@ -394,10 +437,18 @@ def engine_startup_notices(engine: QueryEngine) -> list[Notice]:
     notices = startup_notices(settings, mode) if settings is not None else []
     mcp = engine.mcp
     mcp_problems = [Notice(problem, "warning") for problem in mcp.problems] if mcp else []
-    skills = [Notice(problem) for problem in load_skills(engine.workspace.root).problems]
+    skills = [Notice(p) for p in load_skills(engine.workspace.root, engine.places).problems]
     agents = catalog_of(engine)
     agent_problems = [Notice(problem, "warning") for problem in agents.problems] if agents else []
-    return notices + sandbox_notices(engine.workspace) + mcp_problems + skills + agent_problems
+    plugins = [Notice(problem, "warning") for problem in engine.places.plugin_problems]
+    return (
+        notices
+        + sandbox_notices(engine.workspace)
+        + plugins
+        + mcp_problems
+        + skills
+        + agent_problems
+    )
 
 
 def sandbox_notices(workspace: Workspace) -> list[Notice]:

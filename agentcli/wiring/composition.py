@@ -52,6 +52,7 @@ from agentcli.mcp.manager import McpManager
 from agentcli.permissions.gate import PermissionGate
 from agentcli.permissions.policy import PermissionPolicy
 from agentcli.permissions.types import Asker
+from agentcli.plugins.places import EVERYWHERE, Places
 from agentcli.providers.base import Provider
 from agentcli.session.checkpoints import SessionCheckpoints
 from agentcli.session.loader import LoadedSession
@@ -79,6 +80,7 @@ def assemble(
     session_id: str | None = None,
     agents: AgentCatalog | None = None,
     read_memory: Callable[[], Memory] | None = None,
+    places: Places = EVERYWHERE,
 ) -> QueryEngine:
     """A QueryEngine on these parts, with its session wired in.
 
@@ -95,6 +97,7 @@ def assemble(
     session's id (the Agent SDK's --session-id); by default a fresh uuid.
     `agents`: the subagents the model may start with the Task tool (None: no Task tool).
     `read_memory`: reads the memory files `system` holds again, after a compaction.
+    `places`: where command files, agent files and skills come from (plugins/places.py).
     """
     workspace = policy.workspace
     start = _session_start(resumed, carry_totals)
@@ -136,6 +139,7 @@ def assemble(
         mcp=mcp,
         checkpoints=checkpoints,
         read_memory=read_memory,
+        places=places,
     )
     engine = QueryEngine(parts, start)
     if launcher is not None:
@@ -181,6 +185,7 @@ def assemble_subagent(parent: QueryEngine, agent: AgentDefinition, asker: Asker)
         transcript=transcript,
         mcp=mcp,
         checkpoints=subagent_checkpoints(parent),
+        places=parent.places,
     )
     return QueryEngine(parts)
 

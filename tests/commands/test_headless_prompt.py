@@ -42,6 +42,7 @@ def test_the_headless_built_ins_are_the_ones_that_need_no_app():
         "export",
         "memory",
         "permissions",
+        "plugin",
         "status",
     ]
     assert {"clear", "exit", "help", "model", "theme", "trust"} <= set(APP_ONLY)

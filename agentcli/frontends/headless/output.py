@@ -243,8 +243,12 @@ class Output:
         permission_mode: str,
         mcp_servers: list[tuple[str, str]] | None = None,
         slash_commands: list[str] | None = None,
+        agents: list[str] | None = None,
+        plugins: list[tuple[str, str]] | None = None,
     ) -> None:
-        """`mcp_servers`: each configured MCP server's name and state. The version is
+        """`mcp_servers`: each configured MCP server's name and state; `agents`: the
+        subagents the Task tool can start (none: no Task tool); `plugins`: each loaded
+        plugin's name and folder. The version is
         agentcli's own, under Claude Code's key (`claude_code_version`), which SDKs read."""
         if self.fmt == "stream-json":
             self._line(
@@ -261,6 +265,8 @@ class Output:
                     "cwd": cwd,
                     "permissionMode": permission_mode,
                     "slash_commands": slash_commands or [],
+                    "agents": agents or [],
+                    "plugins": [{"name": name, "path": path} for name, path in plugins or []],
                     "claude_code_version": __version__,
                 }
             )

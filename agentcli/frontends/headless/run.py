@@ -182,6 +182,7 @@ def _output(engine: QueryEngine, run: _Run) -> Output:
         mcp_servers=[(s.name, sdk_status(s.state)) for s in engine.mcp.status()]
         if engine.mcp
         else [],
+        plugins=[(plugin.name, str(plugin.root)) for plugin in engine.places.plugins],
     )
     return output
 

@@ -28,6 +28,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from agentcli.agents.definitions import AgentDefinition
+from agentcli.agents.sub_engine import catalog_of
 from agentcli.commands.headless_prompt import run_builtin, sdk_command
 from agentcli.core.messages import Block
 from agentcli.engine.events import AssistantMessage, Event
@@ -35,9 +37,11 @@ from agentcli.engine.query_engine import QueryEngine
 from agentcli.frontends.driver import drive
 from agentcli.frontends.headless.output import Ending, Output, RunSummary, over_budget, report
 from agentcli.frontends.output_streams import EXIT_STDOUT_GONE, Stdout
+from agentcli.frontends.sdk.agents import AgentConfigError, sdk_agents
 from agentcli.frontends.sdk.channel import ControlChannel
 from agentcli.frontends.sdk.control import ControlProblem, Controls
 from agentcli.frontends.sdk.hooks import HookConfigError, callback_hooks
+from agentcli.frontends.sdk.mcp_bridge import sdk_messages
 from agentcli.frontends.sdk.permissions import DONT_ASK, ask_client, refusal
 from agentcli.frontends.sdk.wire import Sender, StdinLines
 from agentcli.hooks.callbacks import CallbackHook
@@ -78,6 +82,7 @@ class SdkSession:
         self.failed = False
         self.last_failed = False  # the last turn's result was an error
         self.aliases: dict[str, str] = {}  # a folded message's id -> its turn's prompt id
+        self.agents: list[AgentDefinition] = []  # initialize's own subagents
 
     async def serve(self) -> int:
         self.stdout.on_gone(self._client_gone)
@@ -121,33 +126,53 @@ class SdkSession:
     # -- stdin -------------------------------------------------------------------
 
     async def _read(self, lines: StdinLines) -> None:
-        """Dispatch each line of stdin; at its end (or a failure here) no more turns come."""
+        """Dispatch each line of stdin; at its end (or a failure here) no more turns come.
+
+        The client's requests and user messages are handled in order by one worker
+        (`_work`), apart from this reading: building the session waits on answers to
+        our own requests (the program's SDK MCP servers answer `mcp_message`), which
+        must still be read meanwhile."""
+        inbox: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
+        worker = asyncio.create_task(self._work(inbox))
         try:
-            await self._dispatch(lines)
+            await self._dispatch(lines, inbox)
+            self.channel.close()  # no answer can come now: what waits on one fails
+            inbox.put_nowait(None)
+            await worker
         finally:
+            worker.cancel()
+            await asyncio.gather(worker, return_exceptions=True)
             self.channel.close()
             self.prompts.put_nowait(None)
 
-    async def _dispatch(self, lines: StdinLines) -> None:
+    async def _dispatch(
+        self, lines: StdinLines, inbox: asyncio.Queue[dict[str, Any] | None]
+    ) -> None:
         while not self.failed and (incoming := await lines.next()) is not None:
             if incoming.message is None:
                 report(f"{incoming.problem}; ignored")
                 continue
             message = incoming.message
             match incoming.kind:
-                case "control_request":
-                    await self._control(message)
+                case "control_request" | "user":
+                    inbox.put_nowait(message)
                 case "control_response":
                     response = message.get("response")
                     problem = self.channel.resolve(response if isinstance(response, dict) else {})
                     if problem:
                         report(f"{problem}; ignored")
-                case "user":
-                    await self._user(message)
                 case "control_cancel_request" | "keep_alive":
                     pass  # none of the client's requests runs long enough to cancel
                 case kind:
                     report(f"a line of stdin has the unknown type {kind!r}; ignored")
+
+    async def _work(self, inbox: asyncio.Queue[dict[str, Any] | None]) -> None:
+        """The client's requests and user messages, one at a time, in the order sent."""
+        while (message := await inbox.get()) is not None:
+            if message.get("type") == "user":
+                await self._user(message)
+            else:
+                await self._control(message)
 
     async def _control(self, message: dict[str, Any]) -> None:
         request_id, request = message.get("request_id"), message.get("request")
@@ -186,16 +211,24 @@ class SdkSession:
 
     async def _initialize(self, request: dict[str, Any]) -> dict[str, Any]:
         hooks, notes = callback_hooks(request.get("hooks"), self.channel)
-        if request.get("agents"):
-            notes.append("agent definitions from the SDK are not supported; they are ignored")
-        for note in notes:
+        try:
+            self.agents, agent_notes = sdk_agents(request.get("agents"))
+        except AgentConfigError as exc:
+            raise ControlProblem(str(exc)) from None
+        for note in [*notes, *agent_notes]:
             report(f"note: {note}")
         if not await self._ready(hooks):
             raise ControlProblem("the session could not start (see stderr)")
+        assert self.engine is not None
+        catalog = catalog_of(self.engine)
         return {
             "commands": [
                 {"name": c.name, "description": c.description, "argumentHint": c.argument_hint}
-                for c in _slash_commands()
+                for c in slash_commands(self.engine)
+            ],
+            "agents": [
+                {"name": agent.name, "description": agent.description, "model": agent.model}
+                for agent in (catalog.agents if catalog is not None else ())
             ],
             "models": [
                 {"value": self.controls.default_model, "displayName": self.controls.default_model}
@@ -238,7 +271,14 @@ class SdkSession:
             raise SetupFailed(str(exc)) from None
         for notice in resumed.notices if resumed else []:
             report(notice)
-        engine = build_engine(options, None, resumed, hook_callbacks=hooks)
+        engine = build_engine(
+            options,
+            None,
+            resumed,
+            hook_callbacks=hooks,
+            sdk_messages=sdk_messages(self.channel),
+            agents=self.agents,
+        )
         for startup in engine_startup_notices(engine):
             report(f"warning: {startup.text}")
         tuning = ApiTuning.from_env()
@@ -304,7 +344,9 @@ class SdkSession:
             str(engine.workspace.root),
             DONT_ASK if self.dont_ask else engine.gate.policy.mode.value,
             mcp_servers=[(s.name, sdk_status(s.state)) for s in mcp.status()] if mcp else [],
-            slash_commands=[c.name for c in _slash_commands()],
+            slash_commands=[c.name for c in slash_commands(engine)],
+            agents=catalog.names() if (catalog := catalog_of(engine)) else [],
+            plugins=[(plugin.name, str(plugin.root)) for plugin in engine.places.plugins],
         )
 
     def is_over_budget(self, engine: QueryEngine) -> bool:
@@ -376,11 +418,28 @@ def _response(request_id: str, subtype: str, **fields: Any) -> dict[str, Any]:
     }
 
 
-def _slash_commands() -> list[Any]:
+def slash_commands(engine: QueryEngine) -> list[Any]:
+    """The built-in commands, then the session's command files (the project's, the
+    person's and the plugins', as its setting sources and plugins say)."""
     import agentcli.commands.builtin  # noqa: F401  (registers the built-in commands)
+    from agentcli.commands.command_files import load_command_files
     from agentcli.commands.registry import REGISTRY
 
-    return REGISTRY.all()
+    builtin = REGISTRY.all()
+    found = load_command_files(
+        engine.workspace.root, taken=lambda name: name in REGISTRY, places=engine.places
+    )
+    files = [_Listed(f.name, f.shown_description, f.argument_hint) for f in found.commands]
+    return [*builtin, *files]
+
+
+@dataclass(frozen=True, slots=True)
+class _Listed:
+    """A command file as `initialize` and init list it."""
+
+    name: str
+    description: str
+    argument_hint: str
 
 
 def main(args: Namespace) -> int:

@@ -263,6 +263,9 @@ class AgentApp(App[None]):
     @on(messages.EngineBuilt)
     def _engine_built(self, message: messages.EngineBuilt) -> None:
         self.sessions.engine_built(message.engine)
+        # The session's setting sources and plugins say which command files there are.
+        for problem in self.file_commands.follow(message.engine.places, self.state.cwd):
+            self.note(f"Custom command: {problem}", "warning")
 
     @on(messages.ResumedTail)
     def _resumed_tail(self, message: messages.ResumedTail) -> None:

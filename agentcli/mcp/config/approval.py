@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -95,11 +95,15 @@ class ProjectApprovals:
         return "pending"
 
 
-def approve_project_servers(project: Path, names: Iterable[str]) -> None:
-    """Remember a yes for these servers of the project's `.mcp.json`, as they are now.
-    Raises ValueError for a name the file does not hold (nothing is written then),
-    OSError or JsonStoreError when the answers cannot be written."""
-    servers = read_server_file(project_servers_file(project.resolve())).servers
+def approve_project_servers(
+    project: Path, names: Iterable[str], others: Mapping[str, ServerSpec] | None = None
+) -> None:
+    """Remember a yes for these servers of the project's `.mcp.json` (or of `others`: the
+    plugins' servers, plugins/servers.py), as they are now. Raises ValueError for a name
+    neither holds (nothing is written then), OSError or JsonStoreError when the answers
+    cannot be written."""
+    servers = {**read_server_file(project_servers_file(project.resolve())).servers}
+    servers |= others or {}
     names = list(names)
     unknown = [name for name in names if name not in servers]
     if unknown:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from agentcli.mcp.config.specs import HttpServer, ServerSpec, SseServer, StdioServer
+from agentcli.mcp.config.specs import HttpServer, SdkServer, ServerSpec, SseServer, StdioServer
 
 _VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 
@@ -57,6 +57,8 @@ def expand_spec(spec: ServerSpec, environ: Mapping[str, str]) -> ServerSpec:
         case HttpServer() | SseServer():
             url = text(spec.url)
             expanded = spec.model_copy(update={"url": url, "headers": values(spec.headers)})
+        case SdkServer():
+            expanded = spec  # nothing in it runs or is fetched
     if missing:
         raise MissingVariables(sorted(set(missing), key=missing.index))
     if isinstance(expanded, HttpServer | SseServer) and not expanded.url.startswith(

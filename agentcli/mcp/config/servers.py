@@ -51,7 +51,8 @@ __all__ = [
     "server_files",
 ]
 
-Scope = Literal["user", "project", "local", "command line"]
+# "plugin": a plugin's server (plugins/servers.py), approved as a project's are.
+Scope = Literal["user", "project", "local", "command line", "plugin"]
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,9 @@
 
 An entry is a local program (`command`, `args`, `env`; `"type": "stdio"` may
 be left out) or a remote server (`"type": "http"` for streamable HTTP or
-`"sse"`, with `url` and `headers`). Keys this version does not use (Claude
+`"sse"`, with `url` and `headers`), or, from the Agent SDK only, an in-process
+server of the program that started agentcli (`"type": "sdk"`, its `name`:
+frontends/sdk/mcp_bridge.py carries its messages). Keys this version does not use (Claude
 Code's `timeout`, `oauth`, ...) are ignored rather than refused, so a team's
 existing file works as it is. `parse_spec()` turns one raw entry into a model,
 or says in one clause what is wrong with it, naming the key and, when the
@@ -17,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from agentcli.config.key_positions import KeyPath, KeyPositions
 
-TRANSPORTS = ("stdio", "http", "sse")
+TRANSPORTS = ("stdio", "http", "sse")  # what a person configures; "sdk" comes from the SDK
 
 
 class StdioServer(BaseModel):
@@ -58,12 +60,26 @@ class SseServer(_RemoteServer):
     type: Literal["sse"]
 
 
-ServerSpec = StdioServer | HttpServer | SseServer  # discriminated on "type"
+SDK_SERVER = "in-process, in the Agent SDK program that started agentcli"
 
-_MODELS: dict[str, type[StdioServer] | type[HttpServer] | type[SseServer]] = {
+
+class SdkServer(BaseModel):
+    """A server inside the Agent SDK program that started agentcli (`create_sdk_mcp_server`):
+    its JSON-RPC goes over the control protocol as `mcp_message` requests."""
+
+    model_config = ConfigDict(frozen=True, defer_build=True)
+
+    type: Literal["sdk"]
+    name: str = ""
+
+
+ServerSpec = StdioServer | HttpServer | SseServer | SdkServer  # discriminated on "type"
+
+_MODELS: dict[str, type[StdioServer] | type[HttpServer] | type[SseServer] | type[SdkServer]] = {
     "stdio": StdioServer,
     "http": HttpServer,
     "sse": SseServer,
+    "sdk": SdkServer,
 }
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from agentcli.config.untrusted import Withheld, shown_in_full
 from agentcli.mcp.config.files import PROJECT_FILE, read_server_file
-from agentcli.mcp.config.specs import ServerSpec, StdioServer
+from agentcli.mcp.config.specs import SDK_SERVER, ServerSpec, StdioServer
 
 
 def project_servers_withheld(project: Path) -> list[Withheld]:
@@ -36,4 +36,6 @@ _SOURCE = "project (.mcp.json)"
 def _endpoint(spec: ServerSpec) -> str:
     if isinstance(spec, StdioServer):
         return shlex.join([spec.command, *spec.args])
+    if spec.type == "sdk":
+        return SDK_SERVER
     return spec.url

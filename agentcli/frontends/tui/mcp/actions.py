@@ -33,7 +33,12 @@ async def approve(manager: McpManager, project: Path, names: Sequence[str]) -> s
     if not names:
         return None
     try:
-        await asyncio.to_thread(approve_project_servers, project, names)
+        plugins = {  # a plugin's server is approved as it is configured (plugins/servers.py)
+            name: server.spec
+            for name in names
+            if (server := manager.configured.get(name)) is not None and server.scope == "plugin"
+        }
+        await asyncio.to_thread(approve_project_servers, project, names, plugins)
     except (OSError, ValueError) as exc:
         return f"Could not remember approving {', '.join(names)}: {exc}"
     await _sdk_loaded()

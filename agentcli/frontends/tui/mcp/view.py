@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 
 from agentcli.core.terminal_text import terminal_text, visible_controls
+from agentcli.mcp.config.specs import SDK_SERVER
 
 if TYPE_CHECKING:
     from agentcli.mcp.config.servers import ConfiguredServer
@@ -59,6 +60,8 @@ def runs(server: ConfiguredServer) -> str:
         line = shlex.join([spec.command, *spec.args])
         names = ", ".join(sorted(spec.env))
         return visible_controls(line + (f"  (env: {names})" if names else ""))
+    if spec.type == "sdk":
+        return SDK_SERVER
     names = ", ".join(sorted(spec.headers))
     return visible_controls(f"{spec.url}" + (f"  (headers: {names})" if names else ""))
 
