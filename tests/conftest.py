@@ -54,6 +54,7 @@ _processes.install()
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     tiers.mark_tiers(items)  # before `-m` selects by them
+    tiers.slowest_tiers_first(items)  # the long tests start early, not last (xdist)
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:

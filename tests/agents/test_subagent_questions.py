@@ -28,7 +28,7 @@ from tests.agents.test_task_over_http import (
 )
 from tests.engine.harness import answer_questions
 from tests.fakeapi import reply, text, tool_use
-from tests.frontends.acp.client import EditorClient, running_agent
+from tests.frontends.acp.client import EditorClient, agent_in_process
 from tests.frontends.sdk.support import sdk_options, until_result
 from tests.integration.test_headless_cli import agentcli
 
@@ -121,7 +121,7 @@ def one_writer(body: dict[str, Any]) -> Any:
 async def test_an_editors_question_names_the_subagent(fake_api, tmp_path):
     fake_api.default = one_writer
     client = EditorClient(["reject_once"])
-    async with running_agent(client, tmp_path, fake_api) as conn:
+    async with agent_in_process(client, tmp_path, fake_api) as conn:
         session = await conn.new_session(cwd=str(tmp_path), mcp_servers=[])
         await conn.prompt(session_id=session.session_id, prompt=[text_block("write b")])
 

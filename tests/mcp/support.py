@@ -154,8 +154,10 @@ async def run_tool(tool: Tool, arguments: dict[str, Any], root: Path | None = No
     return await tool.run(inp, ToolContext(Workspace(root or REPO), AbortSignal()))
 
 
-def eventually_sync(check: Callable[[], bool], timeout: float = 30.0) -> None:
-    """`eventually` for a test that is not async (a subprocess it watches)."""
+def eventually_sync(check: Callable[[], bool], timeout: float = 90.0) -> None:
+    """`eventually` for a test that is not async (a subprocess it watches). The bound is
+    generous: what it watches is an agentcli process starting an MCP server process,
+    seconds of CPU each, which on two cores shared with other work took over 30 s."""
     import time
 
     deadline = time.monotonic() + timeout

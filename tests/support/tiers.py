@@ -161,6 +161,25 @@ def mark_tiers(items: list[pytest.Item]) -> None:
             item.add_marker(mark)
 
 
+# The order tests are handed out in: the costliest tiers first. xdist's worksteal gives
+# each worker a run of the collection and lets an idle one take the back of another's
+# queue, so a long test that comes last keeps one core busy while the other waits; first,
+# it overlaps the many short ones. Within a tier the collection's order (files together).
+FIRST_TO_LAST = ("pty", "subprocess", "snapshot", "slow")
+
+
+def slowest_tiers_first(items: list[pytest.Item]) -> None:
+    """Reorder `items` in place: the tiers of FIRST_TO_LAST in that order, the rest last."""
+
+    def rank(item: pytest.Item) -> int:
+        for position, mark in enumerate(FIRST_TO_LAST):
+            if item.get_closest_marker(mark):
+                return position
+        return len(FIRST_TO_LAST)
+
+    items.sort(key=rank)  # stable: the collection's order within a tier
+
+
 def _describe(event: str, args: tuple[Any, ...]) -> str:
     """A short name for what was started: the command line where the event carries one."""
     if event in ("subprocess.Popen", "os.posix_spawn", "os.exec", "os.spawn") and len(args) > 1:

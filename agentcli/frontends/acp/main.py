@@ -25,8 +25,10 @@ if TYPE_CHECKING:
     from agentcli.frontends.acp.rpc import Connection, Handler
     from agentcli.frontends.acp.schema import ClientCapabilities
 
-# What a session needs, loaded while the client introduces itself.
-_HEAVY_MODULES = ("agentcli.frontends.acp.agent", "anthropic")
+# What a session needs, loaded while the client introduces itself: the agent and the
+# Messages API provider (spoken over httpx; agentcli never imports the `anthropic` SDK,
+# which, where a dev install has it, cost some 3 s of CPU here for nothing).
+_HEAVY_MODULES = ("agentcli.frontends.acp.agent", "agentcli.providers.anthropic")
 
 
 def main(args: Any) -> int:

@@ -4,7 +4,9 @@
 questions from a script, keeps unsaved buffers (what `fs/read_text_file`
 returns before the disk), saves what `fs/write_text_file` sends, and runs
 terminals as local processes. `running_agent()` starts the real
-`agentcli --acp` as a subprocess, talking to the fake Messages API.
+`agentcli --acp` as a subprocess, talking to the fake Messages API;
+`agent_in_process()` serves the same agent in the test's process (no start-up
+to pay: most of an ACP test's CPU time was the agent process importing the SDK).
 """
 
 from __future__ import annotations
@@ -13,7 +15,9 @@ import asyncio
 import contextlib
 import os
 import signal
+import socket
 import sys
+import threading
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -234,3 +238,71 @@ async def running_agent(
                 yield conn
             finally:
                 await client.close()
+
+
+@asynccontextmanager
+async def agent_in_process(
+    client: EditorClient, cwd: Path, server: Any, *args: str
+) -> AsyncIterator[ClientSideConnection]:
+    """`agentcli --acp ARGS` served in this process, over a socket pair instead of stdio.
+
+    The same code as the binary from its parsed command line on (`_serve`: the
+    connection, the front that answers `initialize` and makes the agent, its close at
+    the client's end of input), with the environment and working folder the binary
+    would have; what it leaves out is the process: the interpreter's start, `import
+    anthropic` (some 3 s of CPU) and stdio. The tests whose subject is the process
+    (its stdin, its exit, its start-up) use `running_agent`, as do a few end-to-end
+    tests of the protocol through the binary."""
+    from agentcli.cli.main import build_parser
+    from agentcli.config.credentials import keep_credentials_private
+    from agentcli.frontends.acp import main as acp_main
+    from agentcli.frontends.acp import rpc
+
+    parsed = build_parser().parse_args(["--acp", *args])
+    agent_end, client_end = socket.socketpair()
+    loop = asyncio.get_running_loop()
+    before_env, before_cwd = dict(os.environ), os.getcwd()
+    os.environ.update(
+        ANTHROPIC_API_KEY="test-key",
+        ANTHROPIC_BASE_URL=server.base_url,
+        AGENTCLI_RETRY_BASE_DELAY_MS="0",
+    )
+    os.chdir(cwd)
+    keep_credentials_private()  # as the binary's entry point does first
+    streams = await asyncio.open_connection(sock=agent_end, limit=rpc.MAX_LINE_BYTES)
+    reader, writer = await asyncio.open_connection(sock=client_end, limit=rpc.MAX_LINE_BYTES)
+
+    taken = asyncio.Event()
+
+    async def these_streams() -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+        taken.set()
+        return streams
+
+    loaded = threading.Thread(target=lambda: None)  # the modules are imported here already
+    loaded.start()
+    stdio_streams = rpc.stdio_streams
+    rpc.stdio_streams = these_streams  # type: ignore[assignment]
+    try:
+        serving = asyncio.ensure_future(acp_main._serve(parsed, loaded))
+        await asyncio.wait_for(taken.wait(), 30)
+    finally:
+        rpc.stdio_streams = stdio_streams  # type: ignore[assignment]
+    conn = ClientSideConnection(client, writer, reader)
+    try:
+        try:
+            await conn.initialize(
+                protocol_version=PROTOCOL_VERSION, client_capabilities=client.capabilities()
+            )
+            yield conn
+        finally:
+            await client.close()
+            writer.write_eof()  # the client's end of input: the agent closes its sessions
+            await asyncio.wait_for(serving, 60)
+            await conn.close()
+            streams[1].close()
+            writer.close()
+    finally:
+        loop.remove_signal_handler(signal.SIGTERM)
+        os.chdir(before_cwd)
+        os.environ.clear()
+        os.environ.update(before_env)

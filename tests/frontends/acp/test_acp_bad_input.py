@@ -19,7 +19,12 @@ from typing import Any
 import pytest
 from acp import RequestError, text_block
 
-from tests.frontends.acp.client import EditorClient, running_agent
+from tests.frontends.acp.client import EditorClient, agent_in_process
+
+# How long an answer may take: the agent process starts and loads the SDK (seconds of
+# CPU) before `session/new` answers, and on two cores shared with other work that is
+# many seconds; the wait ends as soon as the line comes.
+ANSWER_WAIT_S = 90
 
 
 class RawClient:
@@ -43,7 +48,7 @@ class RawClient:
     async def answer_to(self, request_id: int | None) -> dict[str, Any]:
         assert self.process.stdout is not None
         while True:
-            line = await asyncio.wait_for(self.process.stdout.readline(), 30)
+            line = await asyncio.wait_for(self.process.stdout.readline(), ANSWER_WAIT_S)
             assert line, "the agent closed its output"
             message = json.loads(line)
             if "method" not in message and message.get("id") == request_id:
@@ -71,7 +76,7 @@ async def raw_agent(cwd: Path, *, key: bool = True) -> AsyncIterator[RawClient]:
     finally:
         assert process.stdin is not None
         process.stdin.close()
-        await asyncio.wait_for(process.wait(), 30)
+        await asyncio.wait_for(process.wait(), ANSWER_WAIT_S)
 
 
 async def test_an_unknown_method_is_a_method_not_found_error(tmp_path):
@@ -113,7 +118,7 @@ async def test_the_process_ends_cleanly_when_the_client_closes_stdin(tmp_path):
 
 async def test_a_prompt_on_an_unknown_session_is_refused(fake_api, tmp_path):
     client = EditorClient()
-    async with running_agent(client, tmp_path, fake_api) as conn:
+    async with agent_in_process(client, tmp_path, fake_api) as conn:
         with pytest.raises(RequestError) as refused:
             await conn.prompt(session_id="no-such-session", prompt=[text_block("Hi")])
         with pytest.raises(RequestError) as unknown:

@@ -1,4 +1,7 @@
-"""Read, Edit, Write and Bash through the client's files and terminals, when it offers them."""
+"""Read, Edit, Write and Bash through the client's files and terminals, when it offers them.
+
+The agent runs in the test's process (`agent_in_process`), but for a command in the
+editor's terminal, which goes through the real binary (`running_agent`)."""
 
 from __future__ import annotations
 
@@ -7,7 +10,7 @@ import asyncio
 from acp import text_block
 
 from tests.fakeapi import reply, text, tool_use
-from tests.frontends.acp.client import EditorClient, running_agent
+from tests.frontends.acp.client import EditorClient, agent_in_process, running_agent
 
 
 def last_results(server, index: int) -> list[dict]:
@@ -23,7 +26,7 @@ async def test_read_sees_the_editors_unsaved_buffer_and_edit_changes_it(fake_api
     fake_api.enqueue(reply(text("Done.")))
     client = EditorClient(["allow_once"], fs=True)
     client.buffers[str(config)] = "value = 99  # unsaved\n"
-    async with running_agent(client, project, fake_api) as conn:
+    async with agent_in_process(client, project, fake_api) as conn:
         session = await conn.new_session(cwd=str(project), mcp_servers=[])
         done = await conn.prompt(session_id=session.session_id, prompt=[text_block("Bump it")])
 
@@ -39,7 +42,9 @@ async def test_write_creates_a_file_through_the_editor(fake_api, project):
     fake_api.enqueue(reply(tool_use("Write", {"file_path": str(new), "content": "# Notes\n"})))
     fake_api.enqueue(reply(text("Written.")))
     client = EditorClient(fs=True)
-    async with running_agent(client, project, fake_api, "--permission-mode", "acceptEdits") as conn:
+    async with agent_in_process(
+        client, project, fake_api, "--permission-mode", "acceptEdits"
+    ) as conn:
         session = await conn.new_session(cwd=str(project), mcp_servers=[])
         await conn.prompt(session_id=session.session_id, prompt=[text_block("Write notes")])
 
@@ -55,7 +60,7 @@ async def test_without_the_fs_capability_the_disk_is_used(fake_api, project):
     fake_api.enqueue(reply(text("Read.")))
     client = EditorClient(fs=False)
     client.buffers[str(config)] = "value = 99\n"
-    async with running_agent(client, project, fake_api) as conn:
+    async with agent_in_process(client, project, fake_api) as conn:
         session = await conn.new_session(cwd=str(project), mcp_servers=[])
         await conn.prompt(session_id=session.session_id, prompt=[text_block("Read it")])
 
@@ -88,7 +93,7 @@ async def test_a_failing_command_in_the_terminal_reports_its_exit_code(fake_api,
     fake_api.enqueue(reply(tool_use("Bash", {"command": "echo oops; exit 3"})))
     fake_api.enqueue(reply(text("It failed.")))
     client = EditorClient(["allow_once"], terminal=True)
-    async with running_agent(client, project, fake_api) as conn:
+    async with agent_in_process(client, project, fake_api) as conn:
         session = await conn.new_session(cwd=str(project), mcp_servers=[])
         await conn.prompt(session_id=session.session_id, prompt=[text_block("Run it")])
 
@@ -102,7 +107,7 @@ async def test_a_failing_command_in_the_terminal_reports_its_exit_code(fake_api,
 async def test_cancel_stops_the_command_in_the_editors_terminal(fake_api, project):
     fake_api.enqueue(reply(tool_use("Bash", {"command": "sleep 60"})))
     client = EditorClient(["allow_once"], terminal=True)
-    async with running_agent(client, project, fake_api) as conn:
+    async with agent_in_process(client, project, fake_api) as conn:
         session = await conn.new_session(cwd=str(project), mcp_servers=[])
         prompt = asyncio.ensure_future(
             conn.prompt(session_id=session.session_id, prompt=[text_block("Wait")])
@@ -119,7 +124,7 @@ async def test_a_command_past_its_timeout_is_killed_in_the_terminal(fake_api, pr
     fake_api.enqueue(reply(tool_use("Bash", {"command": "sleep 60", "timeout": 500})))
     fake_api.enqueue(reply(text("Too slow.")))
     client = EditorClient(["allow_once"], terminal=True)
-    async with running_agent(client, project, fake_api) as conn:
+    async with agent_in_process(client, project, fake_api) as conn:
         session = await conn.new_session(cwd=str(project), mcp_servers=[])
         await conn.prompt(session_id=session.session_id, prompt=[text_block("Wait")])
 

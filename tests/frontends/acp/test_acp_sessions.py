@@ -1,4 +1,9 @@
-"""`agentcli --acp` driven by the ACP library's client, against the fake Messages API."""
+"""`agentcli --acp` driven by the ACP library's client, against the fake Messages API.
+
+The agent runs in the test's process (`agent_in_process`); an edit asked for and
+allowed, and a session one process wrote and another loads, go through the real
+binary (`running_agent`), as do the tests of the process itself (test_acp_bad_input.py).
+"""
 
 from __future__ import annotations
 
@@ -12,7 +17,7 @@ import pytest
 from acp import RequestError, text_block
 
 from tests.fakeapi import hang, http_error, reply, text, thinking, tool_use
-from tests.frontends.acp.client import WAIT, EditorClient, running_agent
+from tests.frontends.acp.client import WAIT, EditorClient, agent_in_process, running_agent
 
 
 def read_then_edit(server, config: Path) -> None:
@@ -29,7 +34,7 @@ def tool_results(server, index: int) -> list[dict]:
 
 async def test_initialize_says_what_the_agent_can_do(fake_api, project):
     client = EditorClient()
-    async with running_agent(client, project, fake_api) as conn:
+    async with agent_in_process(client, project, fake_api) as conn:
         from acp import PROTOCOL_VERSION
 
         answer = await conn.initialize(protocol_version=PROTOCOL_VERSION)
@@ -93,7 +98,7 @@ async def test_a_rejected_edit_changes_nothing_and_the_turn_goes_on(fake_api, pr
     config = project / "config.py"
     read_then_edit(fake_api, config)
     client = EditorClient(["reject_once"])
-    async with running_agent(client, project, fake_api) as conn:
+    async with agent_in_process(client, project, fake_api) as conn:
         session = await conn.new_session(cwd=str(project), mcp_servers=[])
         done = await conn.prompt(session_id=session.session_id, prompt=[text_block("Set it to 2")])
 
@@ -110,7 +115,7 @@ async def test_reject_always_refuses_the_same_command_again_without_asking(fake_
     fake_api.enqueue(reply(tool_use("Bash", {"command": "npm publish --tag next"})))
     fake_api.enqueue(reply(text("Not published.")))
     client = EditorClient(["reject_always"])
-    async with running_agent(client, project, fake_api) as conn:
+    async with agent_in_process(client, project, fake_api) as conn:
         session = await conn.new_session(cwd=str(project), mcp_servers=[])
         done = await conn.prompt(session_id=session.session_id, prompt=[text_block("Publish")])
 
@@ -124,7 +129,7 @@ async def test_cancel_mid_stream_ends_the_prompt_as_cancelled(fake_api, project)
     stuck = hang(reply(text("A long answer that never ends")), after_events=4)
     fake_api.enqueue(stuck)
     client = EditorClient()
-    async with running_agent(client, project, fake_api) as conn:
+    async with agent_in_process(client, project, fake_api) as conn:
         session = await conn.new_session(cwd=str(project), mcp_servers=[])
         prompt = asyncio.ensure_future(
             conn.prompt(session_id=session.session_id, prompt=[text_block("Talk")])
@@ -140,7 +145,7 @@ async def test_cancel_at_a_permission_question_withdraws_it(fake_api, project):
     config = project / "config.py"
     read_then_edit(fake_api, config)
     client = EditorClient([WAIT])
-    async with running_agent(client, project, fake_api) as conn:
+    async with agent_in_process(client, project, fake_api) as conn:
         session = await conn.new_session(cwd=str(project), mcp_servers=[])
         prompt = asyncio.ensure_future(
             conn.prompt(session_id=session.session_id, prompt=[text_block("Set it to 2")])
@@ -180,7 +185,7 @@ async def test_set_mode_accept_edits_lets_the_edit_run_without_asking(fake_api, 
     config = project / "config.py"
     read_then_edit(fake_api, config)
     client = EditorClient()
-    async with running_agent(client, project, fake_api) as conn:
+    async with agent_in_process(client, project, fake_api) as conn:
         session = await conn.new_session(cwd=str(project), mcp_servers=[])
         await conn.set_session_mode(session_id=session.session_id, mode_id="acceptEdits")
         done = await conn.prompt(session_id=session.session_id, prompt=[text_block("Set it to 2")])
@@ -197,7 +202,7 @@ async def test_a_todo_list_becomes_the_plan(fake_api, project):
     fake_api.enqueue(reply(tool_use("TodoWrite", {"todos": todos})))
     fake_api.enqueue(reply(text("Planned.")))
     client = EditorClient()
-    async with running_agent(client, project, fake_api) as conn:
+    async with agent_in_process(client, project, fake_api) as conn:
         session = await conn.new_session(cwd=str(project), mcp_servers=[])
         await conn.prompt(session_id=session.session_id, prompt=[text_block("Plan it")])
 
@@ -215,11 +220,11 @@ async def test_a_list_the_tool_refuses_is_not_the_plan_and_load_replays_the_plan
     fake_api.enqueue(reply(tool_use("TodoWrite", {"todos": refused})))
     fake_api.enqueue(reply(text("Planned.")))
     first = EditorClient()
-    async with running_agent(first, project, fake_api) as conn:
+    async with agent_in_process(first, project, fake_api) as conn:
         session = await conn.new_session(cwd=str(project), mcp_servers=[])
         await conn.prompt(session_id=session.session_id, prompt=[text_block("Plan it")])
     again = EditorClient()
-    async with running_agent(again, project, fake_api) as conn:
+    async with agent_in_process(again, project, fake_api) as conn:
         await conn.load_session(cwd=str(project), session_id=session.session_id, mcp_servers=[])
 
     assert tool_results(fake_api, 2)[0]["is_error"] is True
@@ -232,7 +237,7 @@ async def test_the_client_cancelling_a_question_stops_the_turn(fake_api, project
     config = project / "config.py"
     read_then_edit(fake_api, config)
     client = EditorClient(["cancelled"])
-    async with running_agent(client, project, fake_api) as conn:
+    async with agent_in_process(client, project, fake_api) as conn:
         session = await conn.new_session(cwd=str(project), mcp_servers=[])
         done = await conn.prompt(session_id=session.session_id, prompt=[text_block("Set it to 2")])
 
@@ -248,7 +253,7 @@ async def test_a_folder_the_client_adds_is_part_of_the_session(fake_api, project
     fake_api.enqueue(reply(tool_use("Read", {"file_path": str(extra / "lib.py")})))
     fake_api.enqueue(reply(text("Read it.")))
     client = EditorClient()  # no answers: a question would fail the test
-    async with running_agent(client, project, fake_api) as conn:
+    async with agent_in_process(client, project, fake_api) as conn:
         session = await conn.new_session(
             cwd=str(project), additional_directories=[str(extra)], mcp_servers=[]
         )
@@ -271,7 +276,7 @@ async def test_mcp_servers_the_client_passes_offer_their_tools(fake_api, project
     fake_api.enqueue(reply(tool_use("mcp__t__echo", {"text": "hi"})))
     fake_api.enqueue(reply(text("Echoed.")))
     client = EditorClient(["allow_once"])
-    async with running_agent(client, project, fake_api) as conn:
+    async with agent_in_process(client, project, fake_api) as conn:
         session = await conn.new_session(cwd=str(project), mcp_servers=[server])
         done = await conn.prompt(session_id=session.session_id, prompt=[text_block("Echo hi")])
 
@@ -283,7 +288,7 @@ async def test_mcp_servers_the_client_passes_offer_their_tools(fake_api, project
 async def test_max_turns_ends_the_prompt_with_max_turn_requests(fake_api, project):
     fake_api.enqueue(reply(tool_use("Read", {"file_path": str(project / "config.py")})))
     client = EditorClient()
-    async with running_agent(client, project, fake_api, "--max-turns", "1") as conn:
+    async with agent_in_process(client, project, fake_api, "--max-turns", "1") as conn:
         session = await conn.new_session(cwd=str(project), mcp_servers=[])
         done = await conn.prompt(session_id=session.session_id, prompt=[text_block("Look")])
 
@@ -293,7 +298,7 @@ async def test_max_turns_ends_the_prompt_with_max_turn_requests(fake_api, projec
 async def test_a_model_error_is_an_error_response(fake_api, project):
     fake_api.enqueue(http_error(400, message="prompt is too long"))
     client = EditorClient()
-    async with running_agent(client, project, fake_api) as conn:
+    async with agent_in_process(client, project, fake_api) as conn:
         session = await conn.new_session(cwd=str(project), mcp_servers=[])
         with pytest.raises(RequestError) as failed:
             await conn.prompt(session_id=session.session_id, prompt=[text_block("Hi")])
@@ -306,7 +311,7 @@ async def test_allowed_for_the_session_the_same_command_is_not_asked_again(fake_
     fake_api.enqueue(reply(tool_use("Bash", {"command": "touch made.txt"})))
     fake_api.enqueue(reply(text("Twice.")))
     client = EditorClient(["allow_session"])
-    async with running_agent(client, project, fake_api) as conn:
+    async with agent_in_process(client, project, fake_api) as conn:
         session = await conn.new_session(cwd=str(project), mcp_servers=[])
         await conn.prompt(session_id=session.session_id, prompt=[text_block("Touch it twice")])
 
@@ -322,7 +327,7 @@ async def test_thinking_and_bash_output_stream_as_updates(fake_api, project):
     )
     fake_api.enqueue(reply(text("Listed.")))
     client = EditorClient(["allow_once"])
-    async with running_agent(client, project, fake_api) as conn:
+    async with agent_in_process(client, project, fake_api) as conn:
         session = await conn.new_session(cwd=str(project), mcp_servers=[])
         await conn.prompt(session_id=session.session_id, prompt=[text_block("List")])
 
@@ -342,7 +347,7 @@ async def test_a_resource_link_reaches_the_model_as_a_mention(fake_api, project)
     fake_api.enqueue(reply(text("Seen.")))
     link = resource_link_block("config.py", f"file://{project / 'config.py'}")
     client = EditorClient()
-    async with running_agent(client, project, fake_api) as conn:
+    async with agent_in_process(client, project, fake_api) as conn:
         session = await conn.new_session(cwd=str(project), mcp_servers=[])
         await conn.prompt(session_id=session.session_id, prompt=[text_block("Look at"), link])
 
@@ -353,7 +358,7 @@ async def test_a_resource_link_reaches_the_model_as_a_mention(fake_api, project)
 
 async def test_a_listed_slash_command_runs_here(fake_api, project):
     client = EditorClient()
-    async with running_agent(client, project, fake_api) as conn:
+    async with agent_in_process(client, project, fake_api) as conn:
         session = await conn.new_session(cwd=str(project), mcp_servers=[])
         done = await conn.prompt(session_id=session.session_id, prompt=[text_block("/cost")])
 
@@ -367,12 +372,12 @@ async def test_load_replays_tool_calls_with_their_diffs(fake_api, project):
     config = project / "config.py"
     read_then_edit(fake_api, config)
     first = EditorClient(["allow_once"])
-    async with running_agent(first, project, fake_api) as conn:
+    async with agent_in_process(first, project, fake_api) as conn:
         session = await conn.new_session(cwd=str(project), mcp_servers=[])
         await conn.prompt(session_id=session.session_id, prompt=[text_block("Set it to 2")])
 
     again = EditorClient()
-    async with running_agent(again, project, fake_api) as conn:
+    async with agent_in_process(again, project, fake_api) as conn:
         await conn.load_session(cwd=str(project), session_id=session.session_id, mcp_servers=[])
 
     assert [c.kind for c in again.of_kind("tool_call")] == ["read", "edit"]
@@ -385,7 +390,7 @@ async def test_an_approved_plan_leaves_plan_mode_and_the_client_hears_of_it(fake
     fake_api.enqueue(reply(tool_use("ExitPlanMode", {"plan": "1. Change the value"})))
     fake_api.enqueue(reply(text("Plan approved.")))
     client = EditorClient(["allow_once"])
-    async with running_agent(client, project, fake_api) as conn:
+    async with agent_in_process(client, project, fake_api) as conn:
         session = await conn.new_session(cwd=str(project), mcp_servers=[])
         await conn.set_session_mode(session_id=session.session_id, mode_id="plan")
         await conn.prompt(session_id=session.session_id, prompt=[text_block("Plan it")])
@@ -409,7 +414,7 @@ async def test_hooks_speak_to_the_client_and_a_blocked_prompt_is_a_refusal(fake_
     (project / ".agentcli").mkdir()
     (project / ".agentcli" / "settings.json").write_text(json.dumps({"hooks": hooks}))
     client = EditorClient()
-    async with running_agent(client, project, fake_api) as conn:
+    async with agent_in_process(client, project, fake_api) as conn:
         session = await conn.new_session(cwd=str(project), mcp_servers=[])
         said = await client.wait_for(lambda: client.of_kind("agent_message_chunk"))
         done = await conn.prompt(session_id=session.session_id, prompt=[text_block("Hi")])

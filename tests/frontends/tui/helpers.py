@@ -12,6 +12,10 @@ from agentcli.permissions.types import PermissionMode
 from tests.engine.harness import make_engine
 
 WAIT_LIMIT_S = 15.0
+# For what waits on another process (an MCP server's start, a command): its start-up
+# on two loaded cores can take far longer than the app's own work; the wait still ends
+# as soon as the condition holds.
+PROCESS_WAIT_LIMIT_S = 90.0
 
 
 def make_app(
@@ -35,10 +39,15 @@ def make_app(
     return app
 
 
-async def wait_for(pilot: Any, condition: Callable[[], Any], what: str = "condition") -> Any:
-    """Let the app run until `condition()` is truthy; fail (not hang) after a bound."""
+async def wait_for(
+    pilot: Any,
+    condition: Callable[[], Any],
+    what: str = "condition",
+    limit_s: float = WAIT_LIMIT_S,
+) -> Any:
+    """Let the app run until `condition()` is truthy; fail (not hang) after `limit_s`."""
     loop = asyncio.get_running_loop()
-    deadline = loop.time() + WAIT_LIMIT_S
+    deadline = loop.time() + limit_s
     while True:
         value = condition()
         if value:

@@ -8,7 +8,7 @@ import uuid
 from agentcli.cli.main import build_parser
 from agentcli.frontends.tui.app import AgentApp
 from agentcli.frontends.tui.widgets.conversation import Note
-from tests.frontends.tui.helpers import texts, wait_for
+from tests.frontends.tui.helpers import PROCESS_WAIT_LIMIT_S, texts, wait_for
 from tests.mcp.support import REPO, TEST_SERVER, tagged_processes
 
 
@@ -41,11 +41,13 @@ async def test_the_servers_tools_reach_the_engine_and_their_processes_end_with_t
             pilot,
             lambda: app.engine and "mcp__files__echo" in app.engine.visible_tools().names(),
             "the server's tools",
+            PROCESS_WAIT_LIMIT_S,
         )
         await wait_for(
             pilot,
             lambda: any("MCP server broken failed" in note for note in texts(app, Note)),
             "the note that a server failed",
+            PROCESS_WAIT_LIMIT_S,
         )
         assert tagged_processes(tag)
 

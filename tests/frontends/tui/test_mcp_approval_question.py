@@ -15,7 +15,7 @@ from agentcli.frontends.tui.app import AgentApp
 from agentcli.frontends.tui.screens.trust_question import TrustQuestion
 from agentcli.mcp.config.servers import load_mcp_servers
 from tests.engine.scripted import ScriptedProvider
-from tests.frontends.tui.helpers import wait_for
+from tests.frontends.tui.helpers import PROCESS_WAIT_LIMIT_S, wait_for
 from tests.frontends.tui.mcp_support import (
     mcp_app,
     notes,
@@ -46,7 +46,12 @@ async def test_use_all_starts_every_new_server_and_is_not_asked_again(tmp_path, 
 
         await pilot.press("1")
 
-        await wait_for(pilot, lambda: all(s.state == "connected" for s in manager.status()), "up")
+        await wait_for(
+            pilot,
+            lambda: all(s.state == "connected" for s in manager.status()),
+            "up",
+            PROCESS_WAIT_LIMIT_S,
+        )
         assert "Using MCP servers alpha, beta." in notes(app)
     assert approved_next_time(tmp_path) == {"alpha": True, "beta": True}
 
@@ -68,7 +73,12 @@ async def test_choose_starts_the_ticked_servers_and_rejects_the_rest(tmp_path, m
         await pilot.press("down", "space")  # beta
         await pilot.press("enter")
 
-        await wait_for(pilot, lambda: state_of(manager, "beta").state == "connected", "beta up")
+        await wait_for(
+            pilot,
+            lambda: state_of(manager, "beta").state == "connected",
+            "beta up",
+            PROCESS_WAIT_LIMIT_S,
+        )
         assert [s.name for s in manager.status()] == ["beta"]
     assert approved_next_time(tmp_path) == {"beta": True}
 
@@ -157,7 +167,10 @@ async def test_in_a_new_folder_the_question_comes_after_folder_trust(tmp_path):
             manager = app.built_engine().mcp
             assert manager is not None
             await wait_for(
-                pilot, lambda: state_of(manager, "shared").state == "connected", "the server"
+                pilot,
+                lambda: state_of(manager, "shared").state == "connected",
+                "the server",
+                PROCESS_WAIT_LIMIT_S,
             )
     finally:
         if app.engine is not None and app.engine.mcp is not None:
