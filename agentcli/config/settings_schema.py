@@ -120,4 +120,3 @@ class SettingsFile(BaseModel):
     # marketplace is ({"name": {"source": {"source": "directory", "path": ...}}}).
     enabledPlugins: dict[str, bool | list[str]] = Field(default_factory=dict)
     extraKnownMarketplaces: dict[str, Any] = Field(default_factory=dict)
-
