@@ -56,6 +56,8 @@ class Conversation(VerticalScroll, can_focus=False):
         self._earlier: list[Entry] = []
         self._later: list[Entry] = []
         self._moving = False  # a batch is being mounted or released
+        # Home or End pressed while a batch was moving: done once it has (`_moved`).
+        self._wanted: str | None = None
         self.last_answer_source: str = ""
         self.pruned = 0  # items dropped for good (widgets that cannot be rebuilt)
         self._pruned_label = Static("", classes="pruned")
@@ -207,7 +209,7 @@ class Conversation(VerticalScroll, can_focus=False):
             shift = kept.virtual_region.y - before
             self.scroll_to(y=max(self.scroll_y + shift - then_up, 0), animate=False, immediate=True)
         self._release_below()
-        self._moving = False
+        self._moved()
         if self._earlier and self.scroll_y <= self._near():
             # Still near the top (the wheel reached it while this batch was built: at
             # the top it moves nothing, so no scroll would ask again): the next batch.
@@ -225,9 +227,20 @@ class Conversation(VerticalScroll, can_focus=False):
         self._items.extend(widgets)
         self.call_after_refresh(self._release_above)
 
+    def _moved(self) -> None:
+        """A move is over: Home or End pressed during it is done now."""
+        self._moving = False
+        wanted, self._wanted = self._wanted, None
+        if wanted == "first":
+            self.call_later(self.show_first)
+        elif wanted == "latest":
+            self.call_later(self.show_latest)
+
     async def show_first(self) -> None:
-        """The start of the conversation: its first screens, built now."""
+        """The start of the conversation: its first screens, built now (once the batch
+        moving now, if one is, has moved)."""
         if self._moving:
+            self._wanted = "first"
             return
         if not self._earlier:
             self.scroll_home(animate=False)
@@ -251,11 +264,14 @@ class Conversation(VerticalScroll, can_focus=False):
 
     def _at_start(self) -> None:
         self.scroll_home(animate=False, immediate=True)
-        self._moving = False
+        self._moved()
 
     async def show_latest(self) -> None:
         """Back to the newest item, following new ones again."""
-        if self._later and not self._moving:
+        if self._later and self._moving:
+            self._wanted = "latest"
+            return
+        if self._later:
             self._collapse_to_latest()
         self.anchor()
 
@@ -359,7 +375,7 @@ class Conversation(VerticalScroll, can_focus=False):
     def _release_above(self) -> None:
         doomed, entries = self._releasable(from_top=True)
         if not doomed:
-            self._moving = False
+            self._moved()
             return
         kept = self._items[0] if self._items else None
         before = kept.virtual_region.y if kept is not None else 0
