@@ -69,7 +69,6 @@ def _hooks(folder) -> dict[str, Any]:
 async def test_subagent_start_and_stop_hooks_with_their_fields_and_decisions(fake_api, tmp_path):
     from agentcli.providers.anthropic import AnthropicProvider
     from agentcli.providers.retry import RetryPolicy
-    from tests.agents import test_task_over_http as http
 
     (tmp_path / "a.txt").write_text("fine\n")
     hooks_dir = tmp_path / "hooks"
@@ -78,7 +77,6 @@ async def test_subagent_start_and_stop_hooks_with_their_fields_and_decisions(fak
     provider = AnthropicProvider(
         api_key="test-key", base_url=fake_api.base_url, retry=RetryPolicy(max_retries=0)
     )
-    http._providers.append(provider)
     engine = make_engine(
         provider,
         [ReadTool()],
@@ -90,7 +88,10 @@ async def test_subagent_start_and_stop_hooks_with_their_fields_and_decisions(fak
         session=True,
     )
 
-    events = await asyncio.wait_for(run(engine, "check a.txt"), GUARD_S)
+    try:
+        events = await asyncio.wait_for(run(engine, "check a.txt"), GUARD_S)
+    finally:
+        await provider.aclose()
 
     assert isinstance(events[-1], TurnEnded) and events[-1].reason is EndReason.COMPLETED
     (start,) = payloads(hooks_dir, "start")
