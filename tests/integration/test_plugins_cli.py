@@ -19,7 +19,7 @@ from tests.plugins.support import make_plugin, write_settings
 
 
 def user_settings(project: Path, data: dict) -> None:
-    path = next(path for name, path, _b, _i in settings_files(project) if name == "user")
+    path = next(s.path for s in settings_files(project) if s.name == "user")
     write_settings(path, data)
 
 

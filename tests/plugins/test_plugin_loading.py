@@ -27,7 +27,7 @@ from tests.plugins.support import make_marketplace, make_plugin, write, write_se
 
 
 def settings_path(project: Path, layer: str) -> Path:
-    return next(path for name, path, _base, _in in settings_files(project) if name == layer)
+    return next(s.path for s in settings_files(project) if s.name == layer)
 
 
 def test_a_plugin_dir_brings_each_part_under_the_plugins_name(tmp_path):

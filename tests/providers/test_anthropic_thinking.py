@@ -8,6 +8,8 @@ model does not take. So each body asserted here is also one the API accepts.
 
 from __future__ import annotations
 
+import asyncio
+
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -49,6 +51,8 @@ async def sent_body(
         **kw,
     )
     _ = [event async for event in provider.stream(request, AbortSignal())]
+    # The client may have read the whole stream before the server's thread marks it done.
+    assert await asyncio.to_thread(fake_api.requests[-1].finished.wait, 30)
     assert fake_api.requests[-1].outcome == "complete"
     return fake_api.requests[-1].body
 
@@ -241,6 +245,7 @@ async def test_a_turn_begun_without_thinking_goes_on_without_a_budget(fake_api, 
 
     _ = [event async for event in provider.stream(request, AbortSignal())]
 
+    assert await asyncio.to_thread(fake_api.requests[-1].finished.wait, 30)
     assert fake_api.requests[-1].outcome == "complete"
     assert "thinking" not in fake_api.requests[-1].body
 
