@@ -95,6 +95,8 @@ def split_front_matter(text: str, path: Path) -> tuple[dict[str, Any], str]:
     import yaml  # here: most sessions have no such file, and every start would pay for it
 
     front = lines[1:end]
+    if _flow_depth(front) > MAX_FLOW_DEPTH:  # before the parser: its own limit varies
+        raise FrontMatterError(f"{path}: broken front matter: nested too deeply")
     try:
         meta = _load_yaml("".join(_as_written(front)))
     except yaml.YAMLError as exc:
@@ -129,6 +131,26 @@ def _quote_text(line: str) -> str:
     if value[0] in (_HINT_YAML_START if key == "argument-hint" else _YAML_START):
         return line
     return f"{key}: {json.dumps(value.rstrip())}\n"
+
+
+# How deep `[` / `{` may nest in front matter. YAML's parser recurses per level, so
+# thousands of `[` end in a RecursionError or a parse error depending on how deep the
+# caller's stack already is; no real front matter comes near this.
+MAX_FLOW_DEPTH = 100
+
+
+def _flow_depth(lines: list[str]) -> int:
+    """The deepest nesting of YAML flow collections in `lines`, counted roughly (brackets
+    in quoted text count too: that only makes the limit stricter for such text)."""
+    depth = deepest = 0
+    for line in lines:
+        for char in line:
+            if char in "[{":
+                depth += 1
+                deepest = max(deepest, depth)
+            elif char in "]}" and depth:
+                depth -= 1
+    return deepest
 
 
 def _load_yaml(text: str) -> Any:
