@@ -9,7 +9,6 @@ model does not take. So each body asserted here is also one the API accepts.
 from __future__ import annotations
 
 import asyncio
-
 from collections.abc import AsyncIterator
 from typing import Any
 
