@@ -80,6 +80,13 @@ def add_sdk_flags(parser: argparse.ArgumentParser) -> None:
         help="a thinking budget in tokens (0: no thinking); adaptive models think as they need",
     )
     sdk.add_argument(
+        "--thinking",
+        choices=("adaptive", "disabled"),
+        help="the SDK's thinking option: adaptive (as --effort high unless --effort is "
+        "given) or disabled (as --max-thinking-tokens 0)",
+    )
+    sdk.add_argument("--thinking-display", metavar="DISPLAY", help="accepted; not used")
+    sdk.add_argument(
         "--json-schema", metavar="SCHEMA", help="a JSON schema the final answer must match"
     )
 
@@ -125,6 +132,7 @@ def prepared(args: argparse.Namespace) -> Iterator[str | None]:
         found = problem(args) or read_system_prompt_file(args) or read_json_schema(args)
         if found is None:
             as_files(args, Path(scratch))
+            thinking_as_asked(args)
         yield found
 
 
@@ -143,6 +151,16 @@ def problem(args: argparse.Namespace) -> str | None:
     if settings and not settings.lstrip().startswith("{") and not Path(settings).is_file():
         return f"--settings: no such file: {settings}"
     return None
+
+
+def thinking_as_asked(args: argparse.Namespace) -> None:
+    """The SDK's `thinking=` option (`--thinking`) as the session's ask: `disabled` is no
+    thinking budget at all, `adaptive` the API's default level (`high`) where nothing
+    names one; an explicit `--max-thinking-tokens` or `--effort` wins."""
+    if args.thinking == "disabled" and args.max_thinking_tokens is None:
+        args.max_thinking_tokens = 0
+    elif args.thinking == "adaptive" and getattr(args, "effort", None) is None:
+        args.effort = "high"
 
 
 def read_system_prompt_file(args: argparse.Namespace) -> str | None:
@@ -178,6 +196,8 @@ def notes(args: argparse.Namespace) -> list[str]:
     found = []
     if args.fallback_model:
         found.append("--fallback-model is not used: agentcli retries the model it has")
+    if args.thinking_display:
+        found.append("--thinking-display is not used: thinking is shown as the model sends it")
     tool = args.permission_prompt_tool
     if tool and tool != "stdio":
         found.append(

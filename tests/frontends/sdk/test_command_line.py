@@ -64,3 +64,22 @@ def test_flags_that_cannot_apply_are_accepted_with_a_note(fake_api, project):
     assert "max-thinking-tokens" not in err  # it is used: a thinking budget (or adaptive)
     assert fake_api.requests[0].body["thinking"] == {"type": "adaptive"}
     assert [line["result"] for line in lines if line["type"] == "result"] == ["Answered."]
+
+
+async def test_the_sdks_thinking_option_runs_unchanged(fake_api, project):
+    """`ClaudeAgentOptions(thinking=...)` passes `--thinking` (and `--thinking-display`):
+    adaptive is adaptive thinking, disabled is none, as Claude Code takes them."""
+    from claude_agent_sdk import query
+
+    from tests.frontends.sdk.support import result_of, sdk_options
+
+    for thinking in ({"type": "adaptive", "display": "summarized"}, {"type": "disabled"}):
+        fake_api.enqueue(reply(text("Thought about it.")))
+        stderr_lines: list[str] = []
+        options = sdk_options(fake_api, project, thinking=thinking, stderr_lines=stderr_lines)
+        messages = [m async for m in query(prompt="hi", options=options)]
+        assert result_of(messages).result == "Thought about it.", stderr_lines
+    adaptive, disabled = (r.body for r in fake_api.requests)
+    assert adaptive["thinking"] == {"type": "adaptive"}
+    assert adaptive["output_config"] == {"effort": "high"}
+    assert "thinking" not in disabled and "output_config" not in disabled
