@@ -23,17 +23,18 @@ BYPASS_WARNING = (
 @dataclass(frozen=True, slots=True)
 class Notice:
     """Something the person must know before the first prompt. `danger`: shown so it
-    cannot be missed (bypassPermissions)."""
+    cannot be missed (bypassPermissions); `info`: worth a line in the app, not a warning
+    on every `-p` run (Claude Code keys agentcli does not use: they are no mistake)."""
 
     text: str
-    level: Literal["warning", "error", "danger"] = "warning"
+    level: Literal["info", "warning", "error", "danger"] = "warning"
 
 
 def startup_notices(settings: Settings, mode: str) -> list[Notice]:
     """What the settings say at start; `mode` is the permission mode the session
     starts in."""
     notices = [Notice(f"settings: {problem}") for problem in settings.problems]
-    notices += [Notice(f"settings: {line}") for line in settings.unsupported]
+    notices += [Notice(f"settings: {line}", "info") for line in settings.unsupported]
     if settings.uncertain:
         notices.append(Notice(uncertain_notice(settings), "error"))
     if settings.withheld:

@@ -61,3 +61,20 @@ def test_a_user_file_with_keys_agentcli_lacks_still_guards_a_headless_run(fake_a
     sent = json.dumps(fake_api.requests[2].body["messages"])
     assert "guarded" in sent and "Bash(rm:*)" in sent
     assert "skipped" not in done.stderr and "unknown" not in done.stderr
+    # A Claude Code key agentcli does not use is no mistake: no warning on every -p run.
+    assert "spinnerTipsEnabled" not in done.stderr
+
+
+def test_claude_code_keys_agentcli_does_not_use_are_a_note_only_with_verbose(fake_api, project):
+    user = Path(os.environ["HOME"]) / ".claude" / "settings.json"
+    user.parent.mkdir(exist_ok=True)
+    user.write_text(json.dumps({"spinnerTipsEnabled": False, "modle": "x"}))
+    fake_api.default = reply(text("done"))
+
+    quiet = agentcli(["-p", "go"], project, fake_api)
+    verbose = agentcli(["-p", "go", "--verbose"], project, fake_api)
+
+    assert quiet.returncode == verbose.returncode == 0
+    assert "spinnerTipsEnabled" not in quiet.stderr
+    assert "warning: settings:" in quiet.stderr and "'modle'" in quiet.stderr  # a mistake
+    assert "note: settings:" in verbose.stderr and "spinnerTipsEnabled" in verbose.stderr

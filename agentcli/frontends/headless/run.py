@@ -71,7 +71,10 @@ async def _run(args: Any, prompt: str) -> int:
         report(str(notice))
     engine = build_engine(options, provider=None, resumed=resumed)
     for startup in engine_startup_notices(engine):  # skipped settings files, bypass warning
-        report(f"warning: {startup.text}")
+        if startup.level != "info":
+            report(f"warning: {startup.text}")
+        elif args.verbose:  # a Claude Code key agentcli does not use: no mistake
+            report(f"note: {startup.text}")
     reading, problems = read_prompt(engine, prompt)  # a slash command, or prose
     for problem in problems:  # command files that could not be used
         report(f"warning: custom command: {problem}")
