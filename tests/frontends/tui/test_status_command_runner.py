@@ -58,7 +58,11 @@ class Screen:
 
 
 def runner(tmp_path: Path, script: str, screen: Screen, **kw: Any) -> StatusCommand:
+    """The runner on a Python script. Its time limit is generous unless a test sets its
+    own: a Python start on a loaded CI machine can pass the 5 s a status line gets, and
+    these tests are about what the output becomes, not the limit."""
     (tmp_path / "s.py").write_text(script, encoding="utf-8")
+    kw.setdefault("timeout_s", 120.0)
     return StatusCommand(
         f"{sys.executable} {tmp_path / 's.py'}", tmp_path, screen.show, screen.notes.append, **kw
     )
