@@ -269,6 +269,13 @@ class ToolRunner:
                     problem = format_validation_error(call.name, exc)
                     self._finish(call, ToolResult(problem, is_error=True), "failed")
                     return
+                # The yes was about the input asked about: what runs instead still meets
+                # the deny rules (a hook's or a program's new input, deny beats allow).
+                again = self.gate.decide(tool, inp)
+                if again.behavior == "deny":
+                    refused = self.gate.refusal(tool, again)
+                    self._finish(call, ToolResult(refused.message, is_error=True), "denied")
+                    return
             if self.abort.aborted:  # the answer came after Esc: nothing starts now
                 self._finish(call, ToolResult(NOT_RUN_MESSAGE, is_error=True), "interrupted")
                 return

@@ -376,3 +376,32 @@ async def test_pre_tool_use_additional_context_reaches_the_model_with_the_result
     engine, _probe = _engine(tmp_path, provider, one("PreToolUse", pre))
     await run_turn(engine, "go")
     assert "on branch x" in _sent(provider, 1)
+
+
+async def test_a_hooks_changed_input_still_meets_the_deny_rules(tmp_path):
+    """A PermissionRequest hook's allow with `updatedInput` answers the question about
+    the input it was asked about; the input that runs is judged by the deny rules again
+    (deny beats allow, whoever changed the input)."""
+    from agentcli.tools.write import WriteTool
+
+    (tmp_path / "private").mkdir()
+    secret = tmp_path / "private" / "new.txt"
+    changed = {"file_path": str(secret), "content": "written"}
+    request = hook_script(tmp_path, "request", _decision(behavior="allow", updatedInput=changed))
+    provider = ScriptedProvider(
+        Response([tool_use("Write", {"file_path": str(tmp_path / "a.txt"), "content": "x"})]),
+        Response([text("k")]),
+    )
+    engine = make_engine(
+        provider,
+        [WriteTool()],
+        tmp_path,
+        hooks=one("PermissionRequest", request),
+        mode=PermissionMode.DEFAULT,
+        deny=["Write(./private/**)"],
+    )
+    events = await run_turn(engine, "go")
+
+    (finished,) = of_type(events, ToolCallFinished)
+    assert finished.status == "denied" and "denied" in finished.result["content"]
+    assert not secret.exists() and not (tmp_path / "a.txt").exists()
