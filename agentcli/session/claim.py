@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import uuid
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from agentcli.session import records
 from agentcli.session.jsonl import json_record
@@ -27,17 +27,26 @@ from agentcli.session.loader import LoadedSession, TranscriptError, load_session
 from agentcli.session.lock import SessionBusy, open_locked
 
 
-def claim_session(path: Path, *, context_only: bool = False) -> LoadedSession:
-    """The session at `path`, loaded and held for writing; a fork of it if it is busy.
-    `context_only`: load only what the next request needs (loader.load_session)."""
+def lock_or_fork(path: Path) -> IO[str] | LoadedSession:
+    """The transcript at `path` open and locked for writing, or, when another process
+    holds it, a fork of it loaded whole. A missing or unreadable file is a
+    TranscriptError that says so."""
     try:
-        handle = open_locked(path)
+        return open_locked(path)
     except SessionBusy:
         return fork_session(path)
     except FileNotFoundError:
         raise TranscriptError(f"{path}: no such transcript") from None
     except OSError as exc:
         raise TranscriptError(f"{path}: cannot open the transcript: {exc.strerror}") from None
+
+
+def claim_session(path: Path, *, context_only: bool = False) -> LoadedSession:
+    """The session at `path`, loaded and held for writing; a fork of it if it is busy.
+    `context_only`: load only what the next request needs (loader.load_session)."""
+    handle = lock_or_fork(path)
+    if isinstance(handle, LoadedSession):
+        return handle
     try:
         loaded = load_session(path, context_only=context_only)
     except TranscriptError:

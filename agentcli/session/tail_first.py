@@ -19,9 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from agentcli.session.claim import fork_session
+from agentcli.session.claim import lock_or_fork
 from agentcli.session.loader import LoadedSession, TranscriptError, parse_tail, parse_transcript
-from agentcli.session.lock import SessionBusy, open_locked
 from agentcli.session.tail import Tail, read_tail
 
 # The lines read first: more than two screens of the newest items (each message
@@ -61,14 +60,9 @@ class TailFirst:
 def open_tail_first(path: Path, lines: int | None = None) -> TailFirst | LoadedSession:
     """The session at `path`, claimed, its last `lines` (TAIL_LINES) lines read and
     parsed; a fork of it, loaded whole, when another process holds it."""
-    try:
-        lock = open_locked(path)
-    except SessionBusy:
-        return fork_session(path)
-    except FileNotFoundError:
-        raise TranscriptError(f"{path}: no such transcript") from None
-    except OSError as exc:
-        raise TranscriptError(f"{path}: cannot open the transcript: {exc.strerror}") from None
+    lock = lock_or_fork(path)
+    if isinstance(lock, LoadedSession):
+        return lock
     try:
         file = path.open("rb")
     except OSError as exc:
