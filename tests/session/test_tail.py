@@ -19,9 +19,7 @@ from agentcli.session.lock import SessionBusy, open_locked
 from agentcli.session.store import latest_session_path
 from agentcli.session.tail import read_tail
 from agentcli.session.tail_first import TailFirst, open_tail_first
-from agentcli.wiring.bootstrap import Options, build_engine
-from agentcli.wiring.composition import finish_session
-from tests.engine.scripted import Response, ScriptedProvider, text, tool_use
+from tests.support.sessions import record_reading_session
 
 CONTENTS = [
     b"",
@@ -55,19 +53,7 @@ def test_the_tail_is_whole_lines_and_the_head_and_tail_are_the_file(content, lin
 
 async def record(project: Path, prompts: int) -> Path:
     """`prompts` prompts, each a Read and an answer; the transcript's path."""
-    config = project / "config.py"
-    config.write_text("value = 1\n")
-    responses = []
-    for n in range(prompts):
-        responses.append(
-            Response([text(f"Reading {n}."), tool_use("Read", {"file_path": str(config)})])
-        )
-        responses.append(Response([text(f"Answer {n}.")]))
-    engine = build_engine(Options(cwd=project), ScriptedProvider(*responses))
-    for n in range(prompts):
-        async for _event in engine.submit_message(f"prompt number {n}"):
-            pass
-    finish_session(engine)
+    await record_reading_session(project, prompts)
     path = latest_session_path(project)
     assert path is not None
     return path

@@ -14,11 +14,9 @@ from textual import events
 
 from agentcli.frontends.tui.app import AgentApp
 from agentcli.frontends.tui.widgets.conversation import UserMessageView
-from agentcli.wiring.bootstrap import Options, build_engine
-from agentcli.wiring.composition import finish_session
-from tests.engine.scripted import Response, ScriptedProvider, text, tool_use
 from tests.frontends.tui.helpers import type_text, wait_for
 from tests.frontends.tui.test_resume import notes, open_app
+from tests.support.sessions import record_reading_session
 
 pytestmark = pytest.mark.timeout(300)  # walking every page of 240 messages, on 2 busy cores
 
@@ -28,19 +26,7 @@ ANSWER = "The last line of the answer."  # short items: fewer pages to walk on 2
 
 async def record_long_session(project: Path) -> None:
     """PROMPTS prompts, each answered by a Read and a few paragraphs."""
-    config = project / "config.py"
-    config.write_text("value = 1\n")
-    responses = []
-    for n in range(PROMPTS):
-        responses.append(
-            Response([text(f"Reading {n}."), tool_use("Read", {"file_path": str(config)})])
-        )
-        responses.append(Response([text(f"Answer {n}.\n\n{ANSWER}")]))
-    engine = build_engine(Options(cwd=project), ScriptedProvider(*responses))
-    for n in range(PROMPTS):
-        async for _event in engine.submit_message(f"prompt number {n}"):
-            pass
-    finish_session(engine)
+    await record_reading_session(project, PROMPTS, f"\n\n{ANSWER}")
 
 
 def on_screen(app: AgentApp, wanted: str) -> bool:

@@ -21,13 +21,11 @@ from agentcli.frontends.tui.widgets.conversation import UserMessageView
 from agentcli.session import records, tail_first
 from agentcli.session.loader import load_session
 from agentcli.session.store import latest_session_path
-from agentcli.wiring.bootstrap import Options, build_engine
-from agentcli.wiring.composition import finish_session
-from tests.engine.scripted import Response, ScriptedProvider, text, tool_use
 from tests.fakeapi import reply
 from tests.fakeapi import text as api_text
 from tests.frontends.tui.helpers import send, wait_for
 from tests.frontends.tui.test_resume import notes
+from tests.support.sessions import record_reading_session
 
 pytestmark = pytest.mark.timeout(300)  # paging through every item, on 2 busy cores
 
@@ -50,18 +48,7 @@ def api(fake_api, monkeypatch):
 
 async def record(project: Path) -> str:
     """PROMPTS prompts, each answered by a Read and an answer; the session's id."""
-    config = project / "config.py"
-    config.write_text("value = 1\n")
-    responses = []
-    for n in range(PROMPTS):
-        read = tool_use("Read", {"file_path": str(config)})
-        responses += [Response([text(f"Reading {n}."), read]), Response([text(f"Answer {n}.")])]
-    engine = build_engine(Options(cwd=project), ScriptedProvider(*responses))
-    for n in range(PROMPTS):
-        async for _event in engine.submit_message(f"prompt number {n}"):
-            pass
-    finish_session(engine)
-    return engine.session_id
+    return await record_reading_session(project, PROMPTS)
 
 
 def app_on(project: Path, *argv: str, provider: bool = False) -> AgentApp:
