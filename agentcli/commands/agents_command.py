@@ -12,9 +12,7 @@ from typing import Any
 
 from agentcli.agents.definitions import AgentCatalog, AgentDefinition, agent_folders
 from agentcli.agents.sub_engine import catalog_of
-from agentcli.commands.registry import CommandContext, command
-
-NOT_READY = "agentcli is still starting; try again in a moment."
+from agentcli.commands.registry import NOT_READY, CommandContext, command
 
 
 def agents_text(catalog: AgentCatalog | None, folders: list[str]) -> str:

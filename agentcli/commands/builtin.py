@@ -7,9 +7,7 @@ set_theme(), clear_conversation(), last_answer(), exit(), copy_to_clipboard().
 
 from __future__ import annotations
 
-from agentcli.commands.registry import REGISTRY, CommandContext, command
-
-NOT_READY = "agentcli is still starting; try again in a moment."
+from agentcli.commands.registry import NOT_READY, REGISTRY, CommandContext, command
 
 
 @command("help", "Show the commands and keys")

@@ -13,9 +13,7 @@ from datetime import datetime
 from pathlib import Path
 
 from agentcli.commands.export_markdown import conversation_markdown
-from agentcli.commands.registry import CommandContext, command
-
-NOT_READY = "agentcli is still starting; try again in a moment."
+from agentcli.commands.registry import NOT_READY, CommandContext, command
 
 
 @command(

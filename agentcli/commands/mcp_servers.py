@@ -7,10 +7,9 @@ explain why a server the person expected is missing).
 
 from __future__ import annotations
 
-from agentcli.commands.registry import CommandContext, command
+from agentcli.commands.registry import NOT_READY, CommandContext, command
 from agentcli.commands.settings_report import md
 
-NOT_READY = "agentcli is still starting; try again in a moment."
 NO_SERVERS = (
     "No MCP server is configured. Add one with `agentcli mcp add NAME -- COMMAND [ARGS...]` "
     "(or `--transport http NAME URL`), or in the project's `.mcp.json`."

@@ -15,12 +15,11 @@ from typing import Any
 
 from agentcli.agents.sub_engine import catalog_of
 from agentcli.commands.command_files import load_command_files
-from agentcli.commands.registry import REGISTRY, CommandContext, command
+from agentcli.commands.registry import NOT_READY, REGISTRY, CommandContext, command
 from agentcli.plugins.manifest import Plugin
 from agentcli.plugins.servers import server_name
 from agentcli.skills.loader import load_skills
 
-NOT_READY = "agentcli is still starting; try again in a moment."
 HOW = (
     "Load one with `--plugin-dir DIR`, or enable it in settings: "
     '`"enabledPlugins": {"name@marketplace": true}` with the marketplace in '

@@ -70,6 +70,9 @@ class CommandContext:
 
 Handler = Callable[[CommandContext], Awaitable[None]]
 
+# What a command that needs the engine says while the session is still being built.
+NOT_READY = "agentcli is still starting; try again in a moment."
+
 
 @dataclass(frozen=True)
 class Command:

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agentcli.commands.registry import CommandContext, command
+from agentcli.commands.registry import NOT_READY, CommandContext, command
 from agentcli.core.pricing import is_estimate, model_price
 from agentcli.engine.memory import load_memory, memory_locations
 from agentcli.engine.windows import context_usage
@@ -19,7 +19,6 @@ from agentcli.engine.windows import context_usage
 if TYPE_CHECKING:
     from agentcli.engine.events import Event
 
-NOT_READY = "agentcli is still starting; try again in a moment."
 
 INIT_PROMPT = """\
 Please study this project and write an AGENTS.md file at its root: the instructions a \
