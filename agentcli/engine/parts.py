@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from agentcli.config.settings import Settings
     from agentcli.engine.compaction import Compactor
     from agentcli.engine.memory import Memory
+    from agentcli.engine.observer import EngineObserver
     from agentcli.hooks.events import Hooks
     from agentcli.mcp.manager import McpManager
     from agentcli.permissions.gate import PermissionGate
@@ -121,6 +122,8 @@ class EngineParts:
     # Where the session's command files, agent files and skills come from: the settings
     # layers it reads and its plugins (plugins/places.py).
     places: Places = field(default_factory=lambda: EVERYWHERE)
+    # Hears of the session's prompts, events and spending (telemetry); None: nobody.
+    observer: EngineObserver | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

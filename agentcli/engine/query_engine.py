@@ -86,6 +86,8 @@ class QueryEngine:
         self.last_request_usage = start.last_request_usage
         self._prompts: dict[str, Message] = dict(start.prompts)  # prompt id -> its message
         self._counted: dict[int, Usage] = {}  # id of an answer -> its request's usage
+        if self._parts.observer is not None:
+            self._parts.observer.session_started(self.session_id)
 
     # -- the parts, as the composition root gave them -------------------------
 
@@ -222,9 +224,14 @@ class QueryEngine:
             problem = await self._add_prompt(user_message(prompt), prompt_id or str(uuid.uuid4()))
             if problem is not None:
                 yield Notice(problem, "warning")
+            observer = self._parts.observer
+            if observer is not None:
+                observer.prompt_submitted(self.session_id, prompt)
             async with aclosing(query(self._query_params(provider, abort))) as events:
                 async for event in events:
                     self._observe(event)
+                    if observer is not None:
+                        observer.event(self.session_id, self.config.model, event)
                     yield event
         finally:
             self._abort = None
@@ -394,7 +401,10 @@ class QueryEngine:
     def account(self, usage: Usage, model: str) -> None:
         """Add a model request's tokens and cost to the session's totals."""
         self.usage = self.usage + usage
-        self.cost_usd = add_cost(self.cost_usd, cost_usd(model, usage, self.config.models))
+        cost = cost_usd(model, usage, self.config.models)
+        self.cost_usd = add_cost(self.cost_usd, cost)
+        if self._parts.observer is not None:
+            self._parts.observer.spent(self.session_id, model, usage, cost)
 
     def notify(self, message: Message, meta: MessageMeta) -> None:
         """Tell the transcript of a complete message (and what came with it). A prompt

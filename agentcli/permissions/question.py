@@ -47,6 +47,13 @@ class PermissionQuestion:
         """Neither answered nor withdrawn yet."""
         return not self._reply.done()
 
+    @property
+    def answered(self) -> PermissionAnswer | None:
+        """The answer it got, or None: not answered yet, or withdrawn."""
+        if self._reply.done() and not self._reply.cancelled():
+            return self._reply.result()
+        return None
+
     def answer(self, answer: PermissionAnswer) -> None:
         """The front end's side: give the person's answer (once; later ones are ignored)."""
         if not self._reply.done():

@@ -55,6 +55,9 @@ from agentcli.session.checkpoint_prune import start_pruning
 from agentcli.session.loader import LoadedSession
 from agentcli.skills.loader import load_skills, read_rules
 from agentcli.skills.tool import skill_tools
+from agentcli.telemetry.runtime import observer_for
+from agentcli.telemetry.runtime import problems as telemetry_problems
+from agentcli.telemetry.switch import USER_LAYERS
 from agentcli.tools.base import EditorFiles, Terminals, Tool, Workspace
 from agentcli.tools.registry import BUILTIN_TOOLS, EXIT_PLAN_MODE_TOOL, ToolRegistry, builtin_tool
 from agentcli.tools.structured_output import INSTRUCTION as STRUCTURED_INSTRUCTION
@@ -64,6 +67,7 @@ from agentcli.wiring.reasoning_choice import reasoning_of
 
 if TYPE_CHECKING:  # the sandbox's modules load only in a session that turns it on
     from agentcli.config.untrusted import Withheld  # and these in a folder not trusted
+    from agentcli.engine.observer import EngineObserver
     from agentcli.mcp.sdk_transport import SdkMessages
     from agentcli.sandbox import Sandbox
 
@@ -233,7 +237,20 @@ def build_engine(
         # `--system-prompt` replaces agentcli's prompt, memory files and all.
         read_memory=partial(load_memory, workspace.root) if options.system_prompt is None else None,
         places=places,
+        observer=telemetry_of(settings),
     )
+
+
+def telemetry_of(settings: Settings) -> EngineObserver | None:
+    """The process's telemetry recorder when telemetry is on (agentcli/telemetry/):
+    switched on by the environment or a user-level settings file's `env`. What its
+    configuration got wrong joins the settings' problems, which the person is shown."""
+    user_env = {
+        key: str(item.value) for key, item in settings.env.items() if item.source in USER_LAYERS
+    }
+    observer = observer_for(user_env)
+    settings.problems += [f"telemetry: {problem}" for problem in telemetry_problems()]
+    return observer
 
 
 def auto_compact(settings: Settings) -> bool:

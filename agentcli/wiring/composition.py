@@ -44,6 +44,7 @@ from agentcli.engine.caching import request_shaper
 from agentcli.engine.compaction import Compactor
 from agentcli.engine.conversation import RequestShaper
 from agentcli.engine.memory import Memory
+from agentcli.engine.observer import EngineObserver
 from agentcli.engine.parts import EngineConfig, EngineParts, SessionStart, new_session_id
 from agentcli.engine.query_engine import QueryEngine
 from agentcli.hooks.callbacks import CallbackHook
@@ -81,6 +82,7 @@ def assemble(
     agents: AgentCatalog | None = None,
     read_memory: Callable[[], Memory] | None = None,
     places: Places = EVERYWHERE,
+    observer: EngineObserver | None = None,
 ) -> QueryEngine:
     """A QueryEngine on these parts, with its session wired in.
 
@@ -98,6 +100,7 @@ def assemble(
     `agents`: the subagents the model may start with the Task tool (None: no Task tool).
     `read_memory`: reads the memory files `system` holds again, after a compaction.
     `places`: where command files, agent files and skills come from (plugins/places.py).
+    `observer`: hears of the session's prompts, events and spending (telemetry).
     """
     workspace = policy.workspace
     start = _session_start(resumed, carry_totals)
@@ -140,6 +143,7 @@ def assemble(
         checkpoints=checkpoints,
         read_memory=read_memory,
         places=places,
+        observer=observer,
     )
     engine = QueryEngine(parts, start)
     if launcher is not None:
