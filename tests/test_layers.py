@@ -35,6 +35,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # CommandHost Protocol a front end hands them (commands/host.py)
     ("commands", ("agentcli.commands",)),
     ("wiring", ("agentcli.wiring",)),  # options -> settings -> the one composition root
+    # what watches the engine from outside, through engine/observer.py: OpenTelemetry
+    ("observers", ("agentcli.telemetry",)),
     ("agents", ("agentcli.agents",)),  # subagents: kinds, the Task tool, running one
     ("engine", ("agentcli.engine",)),  # the loop, its events, context care
     (
