@@ -1,9 +1,11 @@
-"""`agentcli mcp add|add-json|list|get|remove|reset-project-choices`, as `claude mcp` has them.
+"""`agentcli mcp add|add-json|list|get|remove|reset-project-choices|serve`, as `claude mcp`
+has them (`serve`: agentcli as an MCP server, frontends/mcp_server/).
 
     agentcli mcp add [-s SCOPE] [-t stdio|http|sse] [-e KEY=VALUE]... [-H "Name: value"]...
                      NAME COMMAND_OR_URL [ARGS...]
     agentcli mcp add-json [-s SCOPE] NAME JSON
     agentcli mcp list | get NAME | remove [-s SCOPE] NAME | reset-project-choices
+    agentcli mcp serve [--permission-mode MODE] [--allowedTools RULE...] [--http [--port N]]
 
 Options come before the name; everything after it belongs to the server
 (`agentcli mcp add db -- npx -y db-mcp --port 5432`). The scope (local by
@@ -94,6 +96,17 @@ def build_parser() -> argparse.ArgumentParser:
     actions.add_parser(
         "reset-project-choices", help="forget your answers about this project's .mcp.json"
     )
+    serve = actions.add_parser("serve", help="serve agentcli's tools and an agent over MCP")
+    serve.add_argument(
+        "--permission-mode",
+        choices=["default", "acceptEdits", "plan", "bypassPermissions", "dontAsk"],
+        default=None,
+    )
+    serve.add_argument("--allowedTools", dest="allowed_tools", nargs="+", metavar="RULE")
+    serve.add_argument("--disallowedTools", dest="disallowed_tools", nargs="+", metavar="RULE")
+    serve.add_argument("--model", default=None)
+    serve.add_argument("--http", action="store_true", help="streamable HTTP on 127.0.0.1")
+    serve.add_argument("--port", type=int, default=0, help="with --http (default: a free one)")
     return parser
 
 
@@ -126,6 +139,10 @@ def _run(args: argparse.Namespace, project: Path) -> int:
             return _get(list_servers(project, trusted=is_trusted(project)), args.name)
         case "remove":
             return _remove(project, args.scope, args.name)
+        case "serve":
+            from agentcli.frontends.mcp_server.main import serve
+
+            return serve(args)
         case _:
             reset_project_choices(project)
             print(f"Forgot your answers about the MCP servers of {_shown(str(project))}.")
