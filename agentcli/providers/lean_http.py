@@ -3,7 +3,8 @@
 httpx, httpcore, h11 and anyio cost about a third of a one-shot `-p hi` to
 import, for one POST whose answer is a stream of lines. This client sends that
 POST itself: one TCP (or TLS, with the context of providers/tls.py) connection,
-kept for the next request when the response was read to its end; the request
+kept for the next request when the response was read to its end (for 5 s, as
+httpx keeps one); the request
 with a Content-Length; a response framed by Content-Length, chunked encoding or
 the connection's close; gzip and deflate bodies (what httpx asks for, and
 decodes, here); its lines split as httpx's `aiter_lines` splits them.
@@ -29,6 +30,7 @@ import codecs
 import re
 import socket
 import ssl
+import time
 import zlib
 from collections.abc import AsyncIterator, Awaitable, Mapping
 from dataclasses import dataclass
@@ -37,6 +39,9 @@ from urllib.parse import urlsplit
 _MAX_HEADER_LINE = 64 * 1024
 _MAX_HEADERS = 200
 _READ_SIZE = 64 * 1024
+# An idle connection older than this is closed rather than used (httpx's default): a
+# connection a NAT or a load balancer dropped in silence would hang the next request.
+KEEPALIVE_EXPIRY_S = 5.0
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 _HEADER_NAME = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
 
@@ -165,6 +170,7 @@ class _Connection:
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.reader = reader
         self.writer = writer
+        self.idle_since = 0.0
 
     def usable(self) -> bool:
         """Still open, nothing unread: the server did not close it while it was idle."""
@@ -292,6 +298,7 @@ class LeanClient:
     def keep(self, connection: _Connection) -> None:
         if self._idle is not None:
             self._idle.close()
+        connection.idle_since = time.monotonic()
         self._idle = connection
 
     async def aclose(self) -> None:
@@ -332,7 +339,10 @@ class LeanClient:
 
     def _take_idle(self) -> _Connection | None:
         idle, self._idle = self._idle, None
-        if idle is not None and not idle.usable():
+        if idle is None:
+            return None
+        fresh = time.monotonic() - idle.idle_since < KEEPALIVE_EXPIRY_S
+        if not (fresh and idle.usable()):
             idle.close()
             return None
         return idle

@@ -23,7 +23,7 @@ import pytest
 import trustme
 
 from agentcli.core.abort import AbortSignal
-from agentcli.providers import tls
+from agentcli.providers import lean_http, tls
 from agentcli.providers.anthropic import AnthropicProvider
 from agentcli.providers.base import ModelError, ModelRequest, ProviderEvent, Retrying, TextChunk
 from agentcli.providers.lean_http import _LineSplitter
@@ -259,6 +259,28 @@ async def test_a_kept_connection_the_server_closed_is_replaced_without_a_retry(
 
     assert (answer_text(first), answer_text(second)) == ("one", "two")
     assert not [e for e in first + second if isinstance(e, Retrying)]
+    assert raw.connections == 2
+
+
+async def test_a_connection_idle_past_the_expiry_is_not_used(
+    raw: RawServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A kept connection is used again only within httpx's keep-alive expiry: one a
+    middlebox dropped in silence would hang the next request until the idle timeout."""
+    monkeypatch.setattr(lean_http, "KEEPALIVE_EXPIRY_S", 0.0)
+    for words in ("one", "two"):
+        body = sse_body(words)
+        raw.answers.append(
+            Answer([head("200 OK", SSE_HEAD, f"Content-Length: {len(body)}", ""), body])
+        )
+    provider = provider_at(raw.base_url)
+    try:
+        first = [e async for e in provider.stream(HELLO, AbortSignal())]
+        second = [e async for e in provider.stream(HELLO, AbortSignal())]
+    finally:
+        await provider.aclose()
+
+    assert (answer_text(first), answer_text(second)) == ("one", "two")
     assert raw.connections == 2
 
 
