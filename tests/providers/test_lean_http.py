@@ -28,6 +28,8 @@ from agentcli.providers.anthropic import AnthropicProvider
 from agentcli.providers.base import ModelError, ModelRequest, ProviderEvent, Retrying, TextChunk
 from agentcli.providers.lean_http import _LineSplitter
 from agentcli.providers.model_http import proxy_may_apply
+from agentcli.providers.openai_chat import OpenAIChatProvider
+from agentcli.providers.openai_responses import OpenAIResponsesProvider
 from agentcli.providers.retry import RetryPolicy, Timeouts
 from tests.fakeapi import FakeAnthropic, cut_stream, hang, http_error, reply, text
 from tests.fakeapi.sse import encode_event, stream_events
@@ -531,3 +533,32 @@ def test_lines_split_anywhere_are_the_lines_of_the_whole() -> None:
         splitter = _LineSplitter()
         lines = [line for piece in pieces for line in splitter.feed(piece)] + splitter.flush()
         assert lines == whole.splitlines(), (whole, pieces)
+
+
+# -- the OpenAI providers -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", [OpenAIChatProvider, OpenAIResponsesProvider])
+async def test_an_openai_request_goes_over_the_lean_client_as_httpx_sent_it(
+    fake_openai, kind: type[OpenAIChatProvider] | type[OpenAIResponsesProvider]
+) -> None:
+    """The body is httpx's `json=` encoding byte for byte (compact, not ASCII-escaped),
+    with its Content-Type; the answer streams as before."""
+    fake_openai.enqueue(reply(text("Grüße!")))
+    provider = kind(base_url=fake_openai.base_url, api_key="key", retry=RetryPolicy(max_retries=0))
+    request = ModelRequest(
+        model="qwen3-coder",
+        messages=[{"role": "user", "content": [{"type": "text", "text": "Grüß"}]}],
+    )
+    try:
+        assert not provider.http._client.uses_httpx
+        events = [event async for event in provider.stream(request, AbortSignal())]
+    finally:
+        await provider.aclose()
+
+    assert answer_text(events) == "Grüße!"
+    sent = fake_openai.requests[0]
+    assert sent.headers["content-type"] == "application/json"
+    assert sent.headers["authorization"] == "Bearer key"
+    expected = json.dumps(sent.body, ensure_ascii=False, separators=(",", ":")).encode()
+    assert sent.raw_body == expected
