@@ -167,17 +167,30 @@ class Headers:
 class _Connection:
     """One open connection and whether it may carry another request."""
 
-    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    def __init__(
+        self, sock: socket.socket, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> None:
+        self.sock = sock
         self.reader = reader
         self.writer = writer
+        self.loop = asyncio.get_running_loop()
         self.idle_since = 0.0
 
     def usable(self) -> bool:
-        """Still open, nothing unread: the server did not close it while it was idle."""
-        return not (self.writer.is_closing() or self.reader.at_eof())
+        """Still open, nothing unread (the server did not close it while it was idle), and
+        of the running event loop (a front end may run one loop after another)."""
+        if self.writer.is_closing() or self.reader.at_eof():
+            return False
+        try:
+            return asyncio.get_running_loop() is self.loop
+        except RuntimeError:
+            return False
 
     def close(self) -> None:
-        self.writer.close()
+        if self.loop.is_closed():  # its loop is gone: only the socket is left to close
+            self.sock.close()
+        else:
+            self.writer.close()
 
 
 class Response:
@@ -385,7 +398,7 @@ class LeanClient:
             except BaseException:
                 sock.close()
                 raise
-            return _Connection(reader, writer)
+            return _Connection(sock, reader, writer)
         raise first or OSError(f"no address found for {origin.host}")
 
     def _head_of(self, method: str, path: str, content: bytes, extra: Mapping[str, str]) -> bytes:

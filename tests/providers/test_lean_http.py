@@ -562,3 +562,21 @@ async def test_an_openai_request_goes_over_the_lean_client_as_httpx_sent_it(
     assert sent.headers["authorization"] == "Bearer key"
     expected = json.dumps(sent.body, ensure_ascii=False, separators=(",", ":")).encode()
     assert sent.raw_body == expected
+
+
+def test_a_connection_kept_on_a_finished_event_loop_is_not_used_on_the_next() -> None:
+    """A front end may run one event loop after another with the same provider: the
+    connection the first loop kept is closed, not used, on the second."""
+    fake = FakeAnthropic(default=reply(text("again"))).start()
+    provider = provider_at(fake.base_url)
+
+    async def ask() -> str:
+        return answer_text([event async for event in provider.stream(HELLO, AbortSignal())])
+
+    try:
+        assert asyncio.run(ask()) == "again"
+        assert asyncio.run(ask()) == "again"
+        asyncio.run(provider.aclose())
+    finally:
+        fake.stop()
+    assert len(fake.requests) == 2
