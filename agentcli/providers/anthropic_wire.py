@@ -1,11 +1,12 @@
-"""POST /v1/messages with `stream: true`, over httpx: the Messages API's own wire.
+"""POST /v1/messages with `stream: true`: the Messages API's own wire.
 
 Importing the `anthropic` SDK costs more than everything else a one-shot run
 does (issue 16: 1.4 s, most of it the SDK's type modules), and the provider
 never used what that buys: it reads the raw events and retries by itself. So
 the request goes out here, as the pinned SDK (2.14) sends it: the same
 headers (the key as a bearer token, the API version, ANTHROPIC_CUSTOM_HEADERS),
-the same JSON, the same timeouts. What comes back is each event's JSON, in
+the same JSON, the same timeouts, over providers/model_http.py (the lean
+client, or httpx where it does not apply). What comes back is each event's JSON, in
 order; `ping` and unnamed events are skipped and an `error` event is raised,
 as the SDK does.
 """
@@ -19,7 +20,7 @@ from typing import Any
 
 from agentcli import __version__
 from agentcli.providers.http_errors import event_error, status_error
-from agentcli.providers.httpx_lean import httpx
+from agentcli.providers.model_http import ModelHttp
 from agentcli.providers.retry import Timeouts
 from agentcli.providers.sse import event_json, sse_events
 from agentcli.providers.tls import context as tls_context
@@ -64,27 +65,28 @@ class MessagesWire:
     """One HTTP client (its connections kept alive between requests) for streamed messages."""
 
     def __init__(self, base_url: str, headers: Mapping[str, str], timeouts: Timeouts) -> None:
-        self._client = httpx.AsyncClient(
-            base_url=base_url,
-            headers=dict(headers),
-            timeout=httpx.Timeout(timeouts.idle_s, connect=timeouts.connect_s),
+        self._client = ModelHttp(
+            base_url,
+            headers,
+            timeouts,
+            tls_context(),  # made while the app started (providers/tls.py)
             follow_redirects=True,
-            verify=tls_context(),  # made while the app started (providers/tls.py)
         )
 
     @property
     def base_url(self) -> str:
-        return str(self._client.base_url).rstrip("/")
+        return self._client.base_url
 
     async def aclose(self) -> None:
         await self._client.aclose()
 
     async def events(self, body: Mapping[str, Any]) -> AsyncGenerator[dict[str, Any], None]:
         """Send `body`; yield each event's JSON. Raises `APIStatusError` on an error status
-        or an `error` event, httpx's errors when the connection fails or falls silent.
+        or an `error` event, the HTTP client's (httpx's names) when the connection fails
+        or falls silent.
         Closing this generator closes the response (and its connection, if unfinished)."""
         content = json.dumps(body).encode()
-        async with self._client.stream("POST", MESSAGES_PATH, content=content) as response:
+        async with self._client.stream("POST", MESSAGES_PATH, content) as response:
             if not response.is_success:
                 raise status_error(response, await response.aread())
             async for sse in sse_events(response.aiter_lines()):

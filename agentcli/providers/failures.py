@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import socket
 import ssl
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
+from agentcli.providers.lean_http import TransportError
 from agentcli.providers.retry import Timeouts, format_seconds, is_retryable_status
 
 # SSE `error` events arrive inside a 200 response; their type says what happened.
@@ -103,7 +105,7 @@ def _transport_failure(exc: BaseException, sdk: ModuleType, timeouts: Timeouts) 
             return Failure(f"host not found ({error.strerror or error})")
         if isinstance(error, ssl.SSLError):
             return Failure(f"TLS failed ({error.reason or error})")
-    if isinstance(exc, sdk.APITimeoutError):
+    if isinstance(exc, sdk.APITimeoutError) or _is_httpx_timeout(exc):
         return silence
     said = [str(error) for error in _chain(exc) if str(error)]
     return Failure(f"connection error: {said[-1] if said else type(exc).__name__}")
@@ -144,6 +146,15 @@ def _retry_after(exc: BaseException) -> str | None:
 
 
 def _is_transport_error(exc: BaseException) -> bool:
-    """httpx / httpx2 transport errors raised while iterating a stream."""
+    """Transport errors raised while iterating a stream: the lean client's
+    (providers/lean_http.py), httpx's / httpx2's and those of the libraries under them."""
+    if isinstance(exc, TransportError):
+        return True
     module = type(exc).__module__ or ""
     return module.split(".")[0] in ("httpx", "httpx2", "httpcore", "httpcore2", "h11")
+
+
+def _is_httpx_timeout(exc: BaseException) -> bool:
+    """An httpx timeout, when httpx carried the request (it is loaded then, not here)."""
+    httpx = sys.modules.get("httpx")
+    return httpx is not None and isinstance(exc, httpx.TimeoutException)

@@ -4,7 +4,9 @@
 (`APIStatusError`, `APIConnectionError`, `APITimeoutError`), as the `anthropic`
 SDK spells them; this module offers the same three for our own clients (the
 Messages API's and the OpenAI-compatible ones), so a failure is worded and
-retried the same way whichever server sent it.
+retried the same way whichever server sent it. The connection errors are the
+lean client's (providers/lean_http.py); httpx's, when httpx carried the request,
+are known to failures.py by their module, so httpx is not imported here.
 """
 
 from __future__ import annotations
@@ -12,10 +14,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from agentcli.providers.httpx_lean import httpx
+from agentcli.providers.lean_http import TimeoutException, TransportError
 
-APIConnectionError = httpx.TransportError
-APITimeoutError = httpx.TimeoutException
+APIConnectionError = TransportError
+APITimeoutError = TimeoutException
 
 __all__ = ["APIConnectionError", "APIStatusError", "APITimeoutError", "event_error", "status_error"]
 
@@ -26,9 +28,7 @@ class APIStatusError(Exception):
     """The API answered with an error: an HTTP status, or an `error` event inside a
     200 stream (then `status_code` is 200 and `body` the event's JSON)."""
 
-    def __init__(
-        self, message: str, *, status_code: int, body: Any, response: httpx.Response | None = None
-    ) -> None:
+    def __init__(self, message: str, *, status_code: int, body: Any, response: Any = None) -> None:
         super().__init__(message)
         self.message = message
         self.status_code = status_code
@@ -36,7 +36,7 @@ class APIStatusError(Exception):
         self.response = response
 
 
-def status_error(response: httpx.Response, raw: bytes) -> APIStatusError:
+def status_error(response: Any, raw: bytes) -> APIStatusError:
     """The error a response with an error status and body `raw` stands for."""
     text = raw.decode("utf-8", "replace").strip()
     try:
@@ -51,7 +51,7 @@ def status_error(response: httpx.Response, raw: bytes) -> APIStatusError:
     return APIStatusError(message, status_code=status, body=body, response=response)
 
 
-def event_error(response: httpx.Response, data: str) -> APIStatusError:
+def event_error(response: Any, data: str) -> APIStatusError:
     """The error an `event: error` in the stream stands for."""
     try:
         body: Any = json.loads(data)

@@ -1,17 +1,18 @@
-"""One streamed POST to an OpenAI-style API over httpx, retried by our policy.
+"""One streamed POST to an OpenAI-style API, retried by our policy.
 
 Both OpenAI providers (Chat Completions and Responses) send a JSON body and
 read Server-Sent Events back; they differ only in the path they post to, the
 body they build and how they read the events. This module owns what they
-share: the provider's shape (`OpenAIProvider`), the connection (httpx, not
-the `openai` SDK, whose import alone would cost more than the rest of
-starting up), the SSE framing, and the retry loop around each request
+share: the provider's shape (`OpenAIProvider`), the connection (providers/model_http.py:
+the lean client, or httpx where it does not apply; not the `openai` SDK, whose
+import alone would cost more than the rest of starting up), the SSE framing, and the retry loop around each request
 (providers/retry_loop.py, the Anthropic provider's too), whose last word on
 an unreachable server names the provider and its baseUrl.
 """
 
 from __future__ import annotations
 
+import json
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -22,7 +23,7 @@ from agentcli.core.model_catalog import ModelSpec, openai_effort, openai_efforts
 from agentcli.providers import http_errors
 from agentcli.providers.base import ModelRequest, ProviderEvent
 from agentcli.providers.failures import StreamCut
-from agentcli.providers.httpx_lean import httpx
+from agentcli.providers.model_http import ModelHttp
 from agentcli.providers.retry import RetryPolicy, Timeouts
 from agentcli.providers.retry_loop import Progress, stream_with_retries
 from agentcli.providers.sse import SseEvent, sse_events
@@ -48,7 +49,7 @@ class Endpoint:
 
 
 class OpenAIHttp:
-    """An httpx client for one endpoint, and the retry loop around each request."""
+    """The HTTP client of one endpoint, and the retry loop around each request."""
 
     def __init__(
         self, endpoint: Endpoint, retry: RetryPolicy | None, timeouts: Timeouts | None
@@ -57,11 +58,12 @@ class OpenAIHttp:
         self.retry = retry or RetryPolicy()
         self.timeouts = timeouts or Timeouts()
         headers = {"Authorization": f"Bearer {endpoint.api_key}"} if endpoint.api_key else {}
-        self._client = httpx.AsyncClient(
-            base_url=endpoint.base_url.rstrip("/"),
-            headers=headers,
-            timeout=httpx.Timeout(self.timeouts.idle_s, connect=self.timeouts.connect_s),
-            verify=tls_context(),  # made while the app started (providers/tls.py)
+        self._client = ModelHttp(
+            endpoint.base_url.rstrip("/"),
+            headers,
+            self.timeouts,
+            tls_context(),  # made while the app started (providers/tls.py)
+            follow_redirects=False,
         )
 
     async def aclose(self) -> None:
@@ -69,7 +71,7 @@ class OpenAIHttp:
 
     async def get_json(self, path: str, timeout_s: float) -> Any:
         """GET `path` under the base URL, once, within `timeout_s`. Raises httpx errors."""
-        response = await self._client.get(path, timeout=timeout_s)
+        response = await self._client.httpx_client().get(path, timeout=timeout_s)
         response.raise_for_status()
         return response.json()
 
@@ -90,7 +92,9 @@ class OpenAIHttp:
     async def _once(
         self, body: dict[str, Any], reader: StreamReader
     ) -> AsyncIterator[ProviderEvent]:
-        async with self._client.stream("POST", self.endpoint.path, json=body) as response:
+        async with self._client.stream(
+            "POST", self.endpoint.path, _json_bytes(body), _JSON
+        ) as response:
             if response.status_code >= 400:
                 raise http_errors.status_error(response, await response.aread())
             async for event in sse_events(response.aiter_lines()):
@@ -100,6 +104,15 @@ class OpenAIHttp:
                     yield item
         if not reader.finished:
             raise StreamCut("the connection closed before the response was complete")
+
+
+_JSON = {"Content-Type": "application/json"}
+
+
+def _json_bytes(body: dict[str, Any]) -> bytes:
+    """The body as httpx's `json=` encodes it (httpx/_content.py), byte for byte."""
+    text = json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return text.encode("utf-8")
 
 
 class OpenAIProvider(ABC):

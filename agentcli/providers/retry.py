@@ -20,7 +20,6 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from email.utils import parsedate_to_datetime
 
 RETRYABLE_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504, 529})
 TOTAL_SETTING = "AGENTCLI_RETRY_MAX_TOTAL_MS"
@@ -108,6 +107,7 @@ def parse_retry_after(value: str | None) -> float | None:
         pass
     try:
         from datetime import UTC, datetime
+        from email.utils import parsedate_to_datetime  # only for a date: not on every start
 
         when = parsedate_to_datetime(value)
         return max(0.0, (when - datetime.now(UTC)).total_seconds())

@@ -25,7 +25,11 @@ def imported_modules(import_log: str) -> set[str]:
 
 
 def run_python(args: list[str], cwd: Path, base_url: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("ANTHROPIC_") and not k.lower().endswith("_proxy")
+    }
     env.update(ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=base_url)
     return subprocess.run(
         [sys.executable, "-X", "importtime", *args],
@@ -68,6 +72,25 @@ def test_a_one_shot_run_loads_nothing_only_other_features_need(fake_api, tmp_pat
     assert not {name for name in loaded if name.startswith("agentcli.sandbox")}
     lenient = {"agentcli.config.settings_reading", "agentcli.config.claude_code_keys"}
     assert not {"agentcli.config.salvage", "agentcli.config.untrusted", *lenient} & loaded
+
+
+HTTPX_STACK = {"httpx", "httpcore", "h11", "anyio", "sniffio"}
+
+
+def test_a_one_shot_run_sends_its_request_without_httpx(fake_api, tmp_path):
+    """The model request goes over the lean client (providers/lean_http.py): httpx and
+    the stack under it, a third of the start's imports, stay unloaded when no proxy
+    applies. With a proxy in the environment httpx carries the request instead
+    (tests/providers/test_lean_http.py checks that the proxy is used)."""
+    fake_api.enqueue(reply(text("Hello!")))
+
+    done = run_python(["-m", "agentcli", "-p", "hi"], tmp_path, fake_api.base_url)
+
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout == "Hello!\n"
+    loaded = imported_modules(done.stderr)
+    assert "agentcli.providers.lean_http" in loaded
+    assert not {name.split(".")[0] for name in loaded} & HTTPX_STACK
 
 
 def test_the_provider_the_app_loads_does_not_import_the_sdk(fake_api, tmp_path):
