@@ -51,16 +51,20 @@ def nbformat_library() -> Any:
 def parse_notebook(text: str, display: str) -> Any:
     """The notebook as nbformat 4 (an older one converted); ToolError when it is not a
     notebook at all. Not checked against the schema (`schema_problem`)."""
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):  # not JSON, or nested deeper than Python goes
+        raise ToolError(f"{display} is not a Jupyter notebook: its content is not valid JSON.")
+    if not isinstance(data, dict) or not isinstance(data.get("nbformat"), int):
+        raise ToolError(f"{display} is not a Jupyter notebook: it has no nbformat version.")
+    if data["nbformat"] >= 4 and not isinstance(data.get("cells"), list):
+        raise ToolError(f"{display} is not a Jupyter notebook: it has no list of cells.")
     nbformat = nbformat_library()
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            notebook = nbformat.convert(nbformat.reader.reads(text), 4)
-    except (ValueError, RecursionError) as exc:  # not JSON (NotJSONError), too deep
-        raise ToolError(
-            f"{display} is not a Jupyter notebook: its content is not valid JSON."
-        ) from exc
-    except Exception as exc:  # a notebook nbformat cannot take (no version, an odd shape)
+            notebook = nbformat.convert(nbformat.from_dict(data), 4)
+    except Exception as exc:  # a version nbformat does not know, an odd shape inside
         raise ToolError(
             f"{display} is not a Jupyter notebook nbformat can read: {_first_line(exc)}."
         ) from exc

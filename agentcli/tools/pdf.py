@@ -36,6 +36,8 @@ MAX_PAGES_PER_READ = 20
 PAGES_WITHOUT_RANGE = 10
 # The page text the result holds at most, shared out between the pages read.
 MAX_TEXT_CHARS = RESULT_BUDGET_CHARS - 2_000
+# The child: this Python, isolated from the environment's PYTHON* variables and cwd.
+WORKER_COMMAND = (sys.executable, "-I", "-m", "agentcli.tools.pdf_worker")
 _PAGES = re.compile(r"\s*(\d{1,9})\s*(?:-\s*(\d{1,9})\s*)?")
 
 
@@ -127,7 +129,7 @@ def _run_worker(
     "too much output". `at_most`: read no page when the PDF has more pages than that."""
     request = {"fd": fd, "first": first, "last": last, "at_most": at_most, **asdict(limits)}
     child = subprocess.Popen(
-        [sys.executable, "-I", "-m", "agentcli.tools.pdf_worker"],
+        list(WORKER_COMMAND),
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,

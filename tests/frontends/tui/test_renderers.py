@@ -119,3 +119,24 @@ def test_no_display_at_all_is_the_results_first_line_or_the_state():
     assert summary_line("done", None, "Found it\nmore") == "Found it (+1 lines)"
     assert summary_line("done", None, "") == "Done"
     assert summary_line("failed", None, "") == "Failed"
+
+
+def test_pdf_notebook_and_cell_edit_summaries():
+    from agentcli.tools.display import NotebookDisplay, NotebookEditDisplay, PdfDisplay
+
+    pdf = PdfDisplay(path="spec.pdf", page_count=30, first=2, last=4, images=1)
+    cell = build_diff("nb.ipynb", "a\n", "b\n")
+    edit = NotebookEditDisplay(
+        path="nb.ipynb",
+        hunks=cell.hunks,
+        added=1,
+        removed=1,
+        cell_id="load",
+        edit_mode="replace",
+        cell_type="code",
+    )
+    assert summary_line("done", pdf, "") == "Read pages 2-4 of 30 · 1 image"
+    assert summary_line("done", NotebookDisplay(path="nb.ipynb", cells=4), "") == "Read 4 cells"
+    assert summary_line("done", edit, "") == (
+        "Updated cell load of nb.ipynb with 1 addition and 1 removal"
+    )
