@@ -7,7 +7,6 @@ byte (tests/tools/pdf_files.py)."""
 from __future__ import annotations
 
 import base64
-import os
 import struct
 import sys
 from pathlib import Path
