@@ -11,9 +11,8 @@ from typing import Literal
 
 from textual.widgets import Static
 
-from agentcli.frontends.tui.widgets.diff_view import DiffView
-
 from agentcli.frontends.tui.renderers import register
+from agentcli.frontends.tui.widgets.diff_view import DiffView
 from agentcli.frontends.tui.widgets.tool_pane import summary_line
 from agentcli.permissions.types import PermissionMode
 from agentcli.tools.base import Tool, ToolContext, ToolInput, ToolResult, Workspace
