@@ -174,7 +174,8 @@ def plan_notebook_edit(inp: Any, workspace: Workspace) -> NotebookPlan:
         )
     if was_invalid is not None:
         plan.note += f" (The notebook did not match nbformat's schema before this edit either: {was_invalid}.)"
-    with_newline = nbformat.writes(notebook) + "\n"
+    # nbformat's own layout; v4.writes, unlike nbformat.writes, logs nothing on its own.
+    with_newline = nbformat.v4.writes(notebook) + "\n"
     return NotebookPlan(path, shown, seen, with_newline.encode("utf-8"), **asdict(plan))
 
 

@@ -165,6 +165,11 @@ def _run_worker(
                 ended = "too much output"
                 break
     finally:
+        if ended == "exited":  # its output ended: it is exiting, or closed it and hangs
+            try:
+                child.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                ended = "timed out"
         if child.poll() is None:
             child.kill()
         child.wait()

@@ -145,7 +145,10 @@ def _page_record(pdf: Any, index: int, request: dict[str, Any], images_left: int
             if images_left <= 0:
                 record["image_skipped"] = "this call's budget for pictures is used up"
             else:
-                image, why, width, height = _render(page, request)
+                try:
+                    image, why, width, height = _render(page, request)
+                except Exception as exc:  # the text stays; only the picture is lost
+                    image, why, width, height = None, f"it cannot be drawn ({_short(exc)})", 0, 0
                 if image is not None:
                     record.update(image=image, width=width, height=height)
                 else:

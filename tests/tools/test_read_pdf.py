@@ -183,9 +183,10 @@ async def test_a_page_tree_claiming_a_billion_pages_counts_the_real_ones(run_too
     assert "PDF of 1 page; showing page 1." in texts(result)
 
 
-async def test_a_huge_page_renders_to_a_bounded_picture(run_tool, workspace):
-    # 200 inches square (the most PDF allows), scaled up again by /UserUnit.
-    big = build_pdf([page_content(["tiny"])], media_box="0 0 14400 14400")
+@pytest.mark.parametrize("box", ["0 0 14400 14400", "0 0 14400 1", "0 0 1e7 1e7"])
+async def test_a_huge_page_renders_to_a_bounded_picture(run_tool, workspace, box):
+    # 200 inches square (the most PDF allows); a hairline; a size past any limit.
+    big = build_pdf([page_content(["tiny"])], media_box=box)
     path = write(workspace, "poster.pdf", big)
 
     result = await run_tool(ReadTool(), file_path=str(path))
