@@ -36,6 +36,7 @@ MAX_OUTPUT_CHARS = 4_000  # of one output's text
 MAX_OUTPUTS_CHARS = 16_000  # of all outputs' text together
 MAX_IMAGES = 8
 MAX_IMAGE_BYTES = 3_500_000  # one picture, decoded (under the API's 5 MB in base64)
+MAX_IMAGES_BASE64 = 12_000_000  # all pictures of one read, as sent
 _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]")
 _MAGIC = {"image/png": b"\x89PNG\r\n\x1a\n", "image/jpeg": b"\xff\xd8\xff"}
 _INDEX_ID = re.compile(r"cell-(\d{1,9})")
@@ -140,6 +141,7 @@ class _Budget:
     text: int = MAX_RESULT_CHARS
     outputs: int = MAX_OUTPUTS_CHARS
     images: int = MAX_IMAGES
+    image_chars: int = MAX_IMAGES_BASE64
 
 
 def _render(notebook: Any, display: str) -> ToolResult:
@@ -273,7 +275,10 @@ def _picture(data: dict[str, Any], budget: _Budget) -> tuple[ImageBlock | None, 
             return None, f"({media_type} picture not shown: its data is not a {media_type} file)"
         if len(decoded) > MAX_IMAGE_BYTES:
             return None, f"({media_type} picture not shown: {len(decoded)} bytes is too large)"
+        if len(raw) > budget.image_chars:
+            return None, f"({media_type} picture not shown: this read's pictures are large enough)"
         budget.images -= 1
+        budget.image_chars -= len(raw)
         block: ImageBlock = {
             "type": "image",
             "source": {

@@ -4,6 +4,7 @@ keeps the file valid nbformat 4, obeys Read-before-edit and the path rules."""
 from __future__ import annotations
 
 import base64
+import os
 from pathlib import Path
 
 import nbformat
@@ -345,3 +346,28 @@ def test_path_rules_for_edits_cover_notebook_edit(tmp_path):
     assert decide("vendor/lib.ipynb") == "deny"
     assert decide(str(root / "vendor" / "deep" / "lib.ipynb")) == "deny"
     assert decide("mine.ipynb") == "allow"  # acceptEdits, inside the project
+
+
+async def test_the_pictures_of_one_read_are_bounded_in_number_and_size(run_tool, workspace):
+    notebook = sample_notebook()
+    big = base64.b64encode(PNG + os.urandom(2_500_000)).decode()
+    for n in range(5):
+        cell = nbformat.v4.new_code_cell(f"show({n})", id=f"show{n}")
+        cell.outputs = [nbformat.v4.new_output("display_data", data={"image/png": big})]
+        notebook.cells.append(cell)
+    for n in range(10):
+        cell = nbformat.v4.new_code_cell(f"small({n})", id=f"small{n}")
+        cell.outputs = [
+            nbformat.v4.new_output(
+                "display_data", data={"image/png": base64.b64encode(PNG).decode()}
+            )
+        ]
+        notebook.cells.append(cell)
+    path = save(workspace.root / "gallery.ipynb", notebook)
+
+    result = await run_tool(ReadTool(), file_path=str(path))
+
+    sent = [p["source"]["data"] for p in result.content if p["type"] == "image"]
+    assert len(sent) == 8 and sum(map(len, sent)) <= 12_000_000
+    assert "this read's pictures are large enough" in texts(result)
+    assert "this read's 8 pictures are used" in texts(result)
