@@ -128,6 +128,9 @@ def _run_worker(
     """The child's records, and how it ended: "exited", "killed:<signal>", "timed out",
     "too much output". `at_most`: read no page when the PDF has more pages than that."""
     request = {"fd": fd, "first": first, "last": last, "at_most": at_most, **asdict(limits)}
+    # No page's text beyond its share of the result (and one more, to know it was cut).
+    share = MAX_TEXT_CHARS // (last - first + 1) + 1
+    request["text_chars_per_page"] = min(limits.text_chars_per_page, share)
     child = subprocess.Popen(
         list(WORKER_COMMAND),
         stdin=subprocess.PIPE,
@@ -265,7 +268,12 @@ def _result(
         if len(text) > share:
             text, cut = text[:share], True
         lines.append(text if text else "(no text on this page)")
-        if cut:
+        if cut and first == last:
+            lines.append(
+                f"(The text of page {number} was cut at {len(text)} characters, the most a "
+                "result holds; use `pdftotext` through Bash for all of it.)"
+            )
+        elif cut:
             lines.append(
                 f"(The text of page {number} was cut; read this page on its own to see more.)"
             )

@@ -279,3 +279,16 @@ def test_without_the_pdf_library_the_result_says_what_is_missing(workspace, monk
 
 def test_pdfium_is_not_imported_by_agentcli():
     assert "pypdfium2" not in sys.modules
+
+
+async def test_a_page_of_endless_text_is_cut_to_its_share_of_the_result(run_tool, workspace):
+    dense = [f"{n:05d} " + "lorem ipsum dolor sit amet " * 3 for n in range(2500)]
+    path = write(workspace, "dense.pdf", text_pdf([dense, dense]))
+
+    both = await run_tool(ReadTool(), file_path=str(path), pages="1-2")
+    one = await run_tool(ReadTool(), file_path=str(path), pages="2")
+
+    assert len(texts(both)) < 40_000 and len(texts(one)) < 40_000
+    assert "(The text of page 2 was cut; read this page on its own to see more.)" in texts(both)
+    assert "characters, the most a result holds; use `pdftotext` through Bash" in texts(one)
+    assert "00000 lorem ipsum" in texts(both).split("--- Page 2 ---")[1]
