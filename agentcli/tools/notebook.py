@@ -71,7 +71,26 @@ def parse_notebook(text: str, display: str) -> Any:
         ) from exc
     if not isinstance(notebook.get("cells"), list):
         raise ToolError(f"{display} is not a Jupyter notebook: it has no list of cells.")
+    if data["nbformat"] < 4:
+        _name_converted_cells(notebook["cells"])
     return notebook
+
+
+def _name_converted_cells(cells: list[Any]) -> None:
+    """Give the cells of a notebook converted from nbformat 3 the ids `cell-N`.
+
+    The conversion makes random ids up, a new set on every read: the id Read
+    showed would never be found by the NotebookEdit after it. `cell-N` is what a
+    cell without an id is called anyway, and a valid id for nbformat 4.5.
+    """
+    taken: set[str] = set()
+    for index, cell in enumerate(cells):
+        if isinstance(cell, dict) and "id" in cell:
+            name = f"cell-{index}"
+            while name in taken:
+                name += "-"
+            cell["id"] = name
+            taken.add(name)
 
 
 def schema_problem(notebook: Any) -> str | None:

@@ -371,3 +371,22 @@ async def test_the_pictures_of_one_read_are_bounded_in_number_and_size(run_tool,
     assert len(sent) == 8 and sum(map(len, sent)) <= 12_000_000
     assert "this read's pictures are large enough" in texts(result)
     assert "this read's 8 pictures are used" in texts(result)
+
+
+async def test_an_nbformat_3_notebook_is_read_and_edited_into_nbformat_4(run_tool, workspace):
+    v3 = nbformat.v3
+    old = v3.new_notebook(
+        worksheets=[v3.new_worksheet(cells=[v3.new_code_cell(input="x = 3", prompt_number=1)])]
+    )
+    path = workspace.root / "v3.ipynb"
+    path.write_text(nbformat.writes(old, version=3))
+
+    shown = texts(await run_tool(ReadTool(), file_path=str(path)))
+    result = await run_tool(
+        NotebookEditTool(), notebook_path=str(path), cell_id="cell-0", new_source="x = 4"
+    )
+
+    assert '<cell id="cell-0" type="code" execution_count="1">\nx = 3\n</cell>' in shown
+    assert result.content == "Updated cell cell-0 of v3.ipynb."
+    assert nbformat.read(str(path), as_version=nbformat.NO_CONVERT).nbformat == 4
+    assert [c[1:] for c in cells_of(path)] == [("code", "x = 4")]
