@@ -149,6 +149,7 @@ def _run_worker(
     received = bytearray()
     deadline = time.monotonic() + limits.wall_seconds
     ended = "exited"
+    end_of_output = False
     out = child.stdout.fileno()
     try:
         while True:
@@ -162,13 +163,14 @@ def _run_worker(
                 continue
             chunk = os.read(out, 1 << 16)
             if not chunk:
+                end_of_output = True
                 break
             received += chunk
             if len(received) > most:
                 ended = "too much output"
                 break
     finally:
-        if ended == "exited":  # its output ended: it is exiting, or closed it and hangs
+        if end_of_output:  # it is exiting (or closed its output and hangs)
             try:
                 child.wait(timeout=5)
             except subprocess.TimeoutExpired:
