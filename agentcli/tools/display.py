@@ -128,6 +128,37 @@ class ImageDisplay(ToolDisplay):
     size: int
 
 
+class PdfDisplay(ToolDisplay):
+    """Read of a PDF: pages `first`..`last` of `page_count`, `images` of them as pictures
+    (`last` < `first`: no page came back)."""
+
+    type: Literal["pdf"] = "pdf"
+    path: str
+    page_count: int
+    first: int
+    last: int
+    images: int = 0
+
+
+class NotebookDisplay(ToolDisplay):
+    """Read of a Jupyter notebook: how many cells, and how many output pictures."""
+
+    type: Literal["notebook"] = "notebook"
+    path: str
+    cells: int
+    images: int = 0
+
+
+class NotebookEditDisplay(DiffDisplay):
+    """NotebookEdit: one cell's source before and after, drawn like Edit's diff; its line
+    numbers count from the cell's first line."""
+
+    type: Literal["notebook_edit"] = "notebook_edit"  # type: ignore[assignment]
+    cell_id: str
+    edit_mode: Literal["replace", "insert", "delete"]
+    cell_type: str
+
+
 class PlanDisplay(ToolDisplay):
     """ExitPlanMode: the plan put to the person."""
 

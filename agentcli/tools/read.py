@@ -83,6 +83,12 @@ class ReadInput(ToolInput):
         description=f"How many lines to return at most (default {DEFAULT_LIMIT}). Give it only "
         "for a part of a long file.",
     )
+    pages: str | None = Field(
+        default=None,
+        max_length=40,
+        description='Page range for PDF files (e.g., "1-5", "3", "10-20"). Only applicable to '
+        "PDF files. Maximum 20 pages per request.",
+    )
 
 
 class ReadTool(FileTool):
@@ -102,7 +108,9 @@ class ReadTool(FileTool):
         def aborted() -> bool:  # polled from the worker thread during long scans
             return abort.aborted
 
-        return await asyncio.to_thread(_read, path, display, start, limit, workspace, aborted)
+        return await asyncio.to_thread(
+            _read, path, display, start, limit, workspace, aborted, inp.pages
+        )
 
 
 # --- the blocking part, run in a worker thread --------------------------------------
@@ -115,6 +123,7 @@ def _read(
     limit: int,
     workspace: Workspace,
     aborted: Callable[[], bool],
+    pages: str | None = None,
 ) -> ToolResult:
     _check_kind(path, display, workspace)  # before open(): opening a FIFO would block
     try:
@@ -127,7 +136,21 @@ def _read(
             raise ToolError(f"{display} is not a regular file; Read only reads files.")
         head = handle.read(SNIFF_BYTES)
         media_type = _image_type(path, head, display)
-        if media_type is not None:
+        is_pdf = path.suffix.lower() == ".pdf" or head.startswith(b"%PDF-")
+        if pages is not None and not is_pdf:
+            raise ToolError(
+                f"pages is only for PDF files, and {display} is not one. Use offset and "
+                "limit to read a part of a text file."
+            )
+        if is_pdf and st.st_size > 0:
+            from agentcli.tools.pdf import read_pdf
+
+            result = read_pdf(handle.fileno(), display, pages, aborted)
+        elif path.suffix.lower() == ".ipynb" and st.st_size > 0:
+            from agentcli.tools.notebook import read_notebook
+
+            result = read_notebook(handle, head, st.st_size, path, display, workspace)
+        elif media_type is not None:
             result = _read_image(handle, head, st.st_size, media_type, display)
         elif looks_binary(head):
             raise ToolError(

@@ -24,6 +24,7 @@ BUILTIN_TOOLS = (
     ("Read", "agentcli.tools.read:ReadTool"),
     ("Edit", "agentcli.tools.edit:EditTool"),
     ("Write", "agentcli.tools.write:WriteTool"),
+    ("NotebookEdit", "agentcli.tools.notebook_edit:NotebookEditTool"),
     ("WebFetch", "agentcli.tools.web.fetch_tool:WebFetchTool"),
     ("WebSearch", "agentcli.tools.web.search_tool:WebSearchTool"),
     ("TodoWrite", "agentcli.tools.todo_write:TodoWriteTool"),

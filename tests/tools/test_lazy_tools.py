@@ -68,7 +68,7 @@ def test_every_tool_is_offered_byte_for_byte_as_the_real_tool_offers_itself():
     assert json.dumps(offered_schemas) == json.dumps([tool.schema() for tool in real])
     lazy = {tool.name for tool in offered if isinstance(tool, LazyTool)}
     assert lazy == {
-        *("Bash", "Glob", "Grep", "Read", "Edit", "Write", "WebFetch", "TodoWrite"),
+        *("Bash", "Glob", "Grep", "Read", "Edit", "Write", "NotebookEdit", "WebFetch", "TodoWrite"),
         "ExitPlanMode",
     }
 

@@ -41,7 +41,7 @@ def test_tool_identity_and_flags(tool: ReadTool, workspace: Workspace) -> None:
     assert tool.summary(inp, workspace) == "src/app.py"
     assert tool.target_path(inp, workspace) == workspace.root / "src" / "app.py"
     schema = tool.schema()
-    assert set(schema["input_schema"]["properties"]) == {"file_path", "offset", "limit"}
+    assert set(schema["input_schema"]["properties"]) == {"file_path", "offset", "limit", "pages"}
     assert all("description" in p for p in schema["input_schema"]["properties"].values())
     assert "2000" in schema["description"]
 

@@ -36,6 +36,9 @@ from agentcli.tools.display import (
     CreatedDisplay,
     DiffDisplay,
     McpCallDisplay,
+    NotebookDisplay,
+    NotebookEditDisplay,
+    PdfDisplay,
     PlanDisplay,
     ReadDisplay,
     SearchDisplay,
@@ -138,6 +141,30 @@ def _command_summary(display: CommandDisplay, text: str) -> str:
     return f"{prefix}{first}{more}"
 
 
+def _pdf_summary(display: PdfDisplay) -> str:
+    """`Read pages 2-4 of 30 · 1 image`."""
+    shown = display.last - display.first + 1
+    if shown <= 0:
+        facts = [f"Read no page of {display.page_count}"]
+    elif shown == 1:
+        facts = [f"Read page {display.first} of {display.page_count}"]
+    else:
+        facts = [f"Read pages {display.first}-{display.last} of {display.page_count}"]
+    if display.images:
+        facts.append(_plural(display.images, "image"))
+    return " · ".join(facts)
+
+
+def _notebook_edit_summary(display: NotebookEditDisplay) -> str:
+    """`Updated cell load of nb.ipynb with 1 addition and 1 removal`, `Inserted…`, `Deleted…`."""
+    verb = {"replace": "Updated", "insert": "Inserted", "delete": "Deleted"}[display.edit_mode]
+    where = "in" if display.edit_mode == "insert" else "of"
+    return (
+        f"{verb} cell {display.cell_id} {where} {display.path} with "
+        f"{_plural(display.added, 'addition')} and {_plural(display.removed, 'removal')}"
+    )
+
+
 def _mcp_summary(display: McpCallDisplay, text: str) -> str:
     """`first line (+N lines) · 1 image · 2 resources`: what came back besides text
     (an image the pane cannot show; the model got it)."""
@@ -172,6 +199,19 @@ register(
     body=lambda d, max_lines: DiffView(d, max_lines=max_lines),
 )
 register(CreatedDisplay, summary=lambda d, _text: f"Created {d.path} ({d.lines} lines)")
+register(PdfDisplay, summary=lambda d, _text: _pdf_summary(d))
+register(
+    NotebookDisplay,
+    summary=lambda d, _text: (
+        f"Read {_plural(d.cells, 'cell')}"
+        + (f" · {_plural(d.images, 'image')}" if d.images else "")
+    ),
+)
+register(
+    NotebookEditDisplay,
+    summary=lambda d, _text: _notebook_edit_summary(d),
+    body=lambda d, max_lines: DiffView(d, max_lines=max_lines),
+)
 register(CommandDisplay, summary=_command_summary)
 register(SearchDisplay, summary=lambda d, _text: f"Found {d.found} {d.unit}")
 register(PlanDisplay, body=lambda d, max_lines: PlanView(d.plan, max_lines))

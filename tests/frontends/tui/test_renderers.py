@@ -12,6 +12,7 @@ from typing import Literal
 from textual.widgets import Static
 
 from agentcli.frontends.tui.renderers import register
+from agentcli.frontends.tui.widgets.diff_view import DiffView
 from agentcli.frontends.tui.widgets.tool_pane import summary_line
 from agentcli.permissions.types import PermissionMode
 from agentcli.tools.base import Tool, ToolContext, ToolInput, ToolResult, Workspace
@@ -119,3 +120,55 @@ def test_no_display_at_all_is_the_results_first_line_or_the_state():
     assert summary_line("done", None, "Found it\nmore") == "Found it (+1 lines)"
     assert summary_line("done", None, "") == "Done"
     assert summary_line("failed", None, "") == "Failed"
+
+
+def test_pdf_notebook_and_cell_edit_summaries():
+    from agentcli.tools.display import NotebookDisplay, NotebookEditDisplay, PdfDisplay
+
+    pdf = PdfDisplay(path="spec.pdf", page_count=30, first=2, last=4, images=1)
+    cell = build_diff("nb.ipynb", "a\n", "b\n")
+    edit = NotebookEditDisplay(
+        path="nb.ipynb",
+        hunks=cell.hunks,
+        added=1,
+        removed=1,
+        cell_id="load",
+        edit_mode="replace",
+        cell_type="code",
+    )
+    assert summary_line("done", pdf, "") == "Read pages 2-4 of 30 · 1 image"
+    assert summary_line("done", NotebookDisplay(path="nb.ipynb", cells=4), "") == "Read 4 cells"
+    assert summary_line("done", edit, "") == (
+        "Updated cell load of nb.ipynb with 1 addition and 1 removal"
+    )
+
+
+async def test_the_notebook_edit_question_shows_the_cells_diff(tmp_path):
+    import nbformat
+
+    from agentcli.tools.notebook_edit import NotebookEditTool
+    from agentcli.tools.read import ReadTool
+
+    book = nbformat.v4.new_notebook()
+    book.cells = [nbformat.v4.new_code_cell("a = 1\nb = 2", id="calc")]
+    path = tmp_path / "nb.ipynb"
+    path.write_text(nbformat.writes(book))
+    edit = {"notebook_path": str(path), "cell_id": "calc", "new_source": "a = 1\nb = 3"}
+    provider = ScriptedProvider(
+        Response([tool_use("Read", {"file_path": str(path)}, "toolu_r")]),
+        Response([tool_use("NotebookEdit", edit, "toolu_n")]),
+        Response([text("ok")]),
+    )
+    tools = [ReadTool(), NotebookEditTool()]
+    app = make_app(provider, tmp_path, tools, mode=PermissionMode.DEFAULT)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await send(pilot, "change b")
+        prompt = await wait_for(pilot, lambda: app.permission_prompt, "the question")
+        assert str(prompt.query_one(".permission-title").render()) == "Edit notebook"
+        [view] = prompt.query(DiffView)
+        assert str(view.render()).splitlines() == ["1   a = 1", "2 - b = 2", "2 + b = 3"]
+        await pilot.press("1")
+        await idle(pilot, app)
+        pane = app.conversation.pane("toolu_n")
+        assert pane.summary == "Updated cell calc of nb.ipynb with 1 addition and 1 removal"
+    assert nbformat.read(str(path), as_version=4).cells[0].source == "a = 1\nb = 3"
