@@ -419,9 +419,7 @@ def test_a_crash_still_kills_the_tasks(tmp_path):
         loop.run_until_complete(main())
         """
     )
-    done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60
-    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert "RuntimeError: crash" in done.stderr
     pids = [int(p) for p in pid_file.read_text().split()]
     assert len(pids) == 2 and all(_is_gone(pid) for pid in pids)
