@@ -423,3 +423,41 @@ def test_a_crash_still_kills_the_tasks(tmp_path):
     assert "RuntimeError: crash" in done.stderr
     pids = [int(p) for p in pid_file.read_text().split()]
     assert len(pids) == 2 and all(_is_gone(pid) for pid in pids)
+
+
+# -- the sandbox -------------------------------------------------------------------------
+
+
+@pytest.fixture
+async def sandboxed(tmp_path: Path, needs_bwrap):
+    from agentcli.sandbox import Sandbox
+
+    root = tmp_path / "sandboxed"
+    root.mkdir()
+    ws = Workspace(root, scratch_dir=tmp_path / "sandbox-scratch", sandbox=Sandbox())
+    yield ws
+    if ws.background is not None:
+        await ws.background.stop_all()
+
+
+async def test_a_background_command_runs_in_the_same_sandbox(sandboxed, isolated_home):
+    ws = sandboxed
+    command = 'echo inside > made.txt; echo data > "$HOME/escaped.txt"; echo "exit $?"'
+    task_id = await start(ws, command)
+    done = await output(ws, task_id)
+    assert "Read-only file system" in done or "Permission denied" in done
+    assert (ws.root / "made.txt").read_text() == "inside\n"
+    assert not (isolated_home / "escaped.txt").exists()
+
+
+async def test_stopping_a_sandboxed_task_leaves_nothing_running(sandboxed, tmp_path):
+    ws = sandboxed
+    token = f"agentcli-bg-{os.getpid()}-{id(ws)}"
+    pipe = fifo(ws.root, "ready.fifo")  # in the project: the sandbox may write there
+    task_id = await start(ws, f"bash -c 'exec -a {token} sleep 300' & echo ready > {pipe}; wait")
+    from tests.tools.test_bash_sandbox import _all_gone, _running
+
+    assert await read_fifo(pipe) == "ready\n"
+    assert _running(token)
+    await TaskStopTool().run(TaskStopInput(task_id=task_id), ctx(ws))
+    await _all_gone(token)
