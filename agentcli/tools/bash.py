@@ -183,13 +183,17 @@ class BashTool(Tool):
                 waited = await shell.wait(timeout_ms / 1000, ctx.abort, also=to_background)
             if waited == "other":  # Ctrl+B: it goes on as a background task
                 throttle.push(buffer.finish())
-                moved = ws.background_tasks().start(
-                    shell,
-                    inp.command,
-                    inp.description,
-                    _cleanup(finish, cwd_file),
-                    output_so_far=buffer.render().text,
-                )
+                try:
+                    moved = ws.background_tasks().start(
+                        shell,
+                        inp.command,
+                        inp.description,
+                        _cleanup(finish, cwd_file),
+                        output_so_far=buffer.render().text,
+                    )
+                except BaseException:  # no task holds it: it must not run on unseen
+                    await shell.stop_now(self.kill_grace)
+                    raise
                 return _moved_result(moved, buffer)
             outcome: Outcome = waited
             await shell.stop(self.kill_grace)
@@ -236,7 +240,14 @@ class BashTool(Tool):
         ws = ctx.workspace
         tasks = ws.background_tasks()
         shell, finish = await _spawn(ws, inp.command, cwd, env, cwd_file, _discard)
-        task = tasks.start(shell, inp.command, inp.description, _cleanup(finish, cwd_file))
+        cleanup = _cleanup(finish, cwd_file)
+        try:
+            task = tasks.start(shell, inp.command, inp.description, cleanup)
+        except BaseException:  # no task holds it (its output file could not be made)
+            await shell.stop_now(self.kill_grace)
+            shell.close()
+            cleanup()
+            raise
         lines = [
             f"Command running in the background with ID: {task.id}.",
             f"Its output goes to {task.output.path} (read it with TaskOutput, task_id "

@@ -461,3 +461,28 @@ async def test_stopping_a_sandboxed_task_leaves_nothing_running(sandboxed, tmp_p
     assert _running(token)
     await TaskStopTool().run(TaskStopInput(task_id=task_id), ctx(ws))
     await _all_gone(token)
+
+
+async def test_a_task_that_cannot_get_its_output_file_does_not_run_on(ended, monkeypatch):
+    """No task holds the shell then: it is ended before the error comes back."""
+    from agentcli.tools import bash as bash_module
+
+    spawned: list[int] = []
+    real_spawn = bash_module.Shell.spawn
+
+    async def spy(*args, **kwargs):
+        shell = await real_spawn(*args, **kwargs)
+        spawned.append(shell.pid)
+        return shell
+
+    monkeypatch.setattr(bash_module.Shell, "spawn", spy)
+    ws = ended
+    (ws.scratch() / "tasks").write_text("not a folder")
+    call = BashTool(kill_grace=0.5).run(
+        BashInput(command="sleep 600", run_in_background=True), ctx(ws)
+    )
+    with pytest.raises(ToolError, match="output file"):
+        await call
+    (pid,) = spawned
+    assert _is_gone(pid)
+    assert ws.background_tasks().ids() == []

@@ -41,6 +41,7 @@ from agentcli.tools.background.output_file import (
     OutputRead,
     tail_text,
 )
+from agentcli.tools.base import ToolError
 from agentcli.tools.shell_process import Shell, group_alive, signal_group
 
 _log = logging.getLogger(__name__)
@@ -245,8 +246,13 @@ class BackgroundTasks:
         """Make `shell` (spawned already, in its own group) a task. `output_so_far`:
         what a foreground command had printed before Ctrl+B moved it."""
         task_id = self._new_id()
-        folder = make_private_dir(self._folder() / "tasks")
-        output = BoundedOutput(folder / f"{task_id}.output", self.max_output_bytes)
+        try:
+            folder = make_private_dir(self._folder() / "tasks")
+            output = BoundedOutput(folder / f"{task_id}.output", self.max_output_bytes)
+        except OSError as exc:
+            raise ToolError(
+                f"Could not make the background task's output file: {exc.strerror or exc}."
+            ) from None
         seen = output_so_far.encode("utf-8", "surrogateescape")
         output.write(seen)
         task = BackgroundTask(
