@@ -55,7 +55,7 @@ from agentcli.tools.base import (
 )
 from agentcli.tools.display import CommandDisplay, LiveOutput
 from agentcli.tools.shell_output import MAX_OUTPUT_CHARS, OutputBuffer, ProgressThrottle
-from agentcli.tools.shell_process import Outcome, Shell
+from agentcli.tools.shell_process import Outcome, Shell, shell_exit_code
 
 if TYPE_CHECKING:
     from agentcli.tools.background.tasks import BackgroundTask
@@ -448,7 +448,7 @@ def _result(
     parts = [body if body.strip() else "(no output)"]
     exit_code: int | None = None
     if outcome == "exited":
-        exit_code = _shell_exit_code(returncode)
+        exit_code = shell_exit_code(returncode)
         if exit_code != 0:
             parts.append(f"Exit code: {exit_code}{_signal_note(returncode)}")
     elif outcome == "timed_out":
@@ -472,13 +472,6 @@ def _result(
             output_file=str(path) if path else None,
         ),
     )
-
-
-def _shell_exit_code(returncode: int | None) -> int:
-    """The code a shell would show: 128+N for a process killed by signal N."""
-    if returncode is None:
-        return -1
-    return 128 - returncode if returncode < 0 else returncode
 
 
 def _signal_note(returncode: int | None) -> str:

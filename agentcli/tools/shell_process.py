@@ -181,6 +181,13 @@ class Shell:
         self._transport.close()
 
 
+def shell_exit_code(returncode: int | None) -> int:
+    """The code a shell would show: 128+N for a process killed by signal N."""
+    if returncode is None:
+        return -1
+    return 128 - returncode if returncode < 0 else returncode
+
+
 async def terminate_group(proc: asyncio.subprocess.Process, grace: float) -> None:
     """SIGTERM the group, give it `grace` seconds, then SIGKILL what is left."""
     pgid = proc.pid  # start_new_session: the shell leads its own group

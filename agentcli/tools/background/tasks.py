@@ -42,7 +42,7 @@ from agentcli.tools.background.output_file import (
     tail_text,
 )
 from agentcli.tools.base import ToolError
-from agentcli.tools.shell_process import Shell, group_alive, signal_group
+from agentcli.tools.shell_process import Shell, group_alive, shell_exit_code, signal_group
 
 _log = logging.getLogger(__name__)
 
@@ -182,7 +182,7 @@ class BackgroundTask:
         if self._stopping:
             self.status = "killed"
         else:
-            self.exit_code = _shell_exit_code(returncode)
+            self.exit_code = shell_exit_code(returncode)
             self.status = "completed" if self.exit_code == 0 else "failed"
         try:
             self.notes.extend(self._finish())
@@ -191,12 +191,6 @@ class BackgroundTask:
         self.output.finish()
         self._done.set()
         self._on_change()
-
-
-def _shell_exit_code(returncode: int | None) -> int:
-    if returncode is None:
-        return -1
-    return 128 - returncode if returncode < 0 else returncode
 
 
 class _Foreground:
