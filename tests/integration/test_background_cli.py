@@ -15,6 +15,7 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -60,10 +61,6 @@ def _call_with_id(name: str, field: str, **more: Any):
     return lambda body: reply(tool_use(name, {field: _task_id(body), **more}))
 
 
-def _pids(path: Path) -> list[int]:
-    return [int(p) for p in path.read_text().split()]
-
-
 def _run(fake_api, project: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "agentcli", "-p", "go", "--allowedTools=Bash", *args],
@@ -82,16 +79,41 @@ def project(tmp_path: Path, isolated_home) -> Path:
     return folder
 
 
-def _server_command(pid_file: Path) -> str:
-    """A shell with a child, both pids written once both run; then it serves."""
-    return f"sleep 600 & echo $$ $! > {pid_file}.tmp; mv {pid_file}.tmp {pid_file}; wait"
+class Pids:
+    """A FIFO the command writes its pids to, read by a thread of the test: `ready` is
+    set once the command runs (a scripted reply waits on it before the model goes on)."""
+
+    def __init__(self, folder: Path) -> None:
+        self.path = folder / "pids.fifo"
+        os.mkfifo(self.path)
+        self.pids: list[int] = []
+        self.ready = threading.Event()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        self.pids = [int(p) for p in self.path.read_text().split()]
+        self.ready.set()
+
+    def after(self, scripted: Any):
+        """`scripted`, answered only once the command has told its pids."""
+
+        def wait_then(body: dict[str, Any]) -> Any:
+            assert self.ready.wait(60), "the background command never ran"
+            return scripted(body) if callable(scripted) else scripted
+
+        return wait_then
+
+    def command(self, before: str = "") -> str:
+        """A shell with a child that tells both pids once both run, then serves."""
+        return f"{before}sleep 600 & echo $$ $! > {self.path}; wait"
 
 
 def test_start_read_and_stop_a_background_command(fake_api, project, tmp_path):
-    pid_file = tmp_path / "pids"
-    started = f"echo serving; {_server_command(pid_file)}"
+    pids = Pids(tmp_path)
+    started = pids.command("echo serving; ")
     fake_api.enqueue(reply(tool_use("Bash", {"command": started, "run_in_background": True})))
-    fake_api.enqueue(_call_with_id("TaskOutput", "task_id", block=True, timeout=200))
+    fake_api.enqueue(pids.after(_call_with_id("TaskOutput", "task_id", block=True, timeout=200)))
     fake_api.enqueue(
         lambda body: reply(
             tool_use("TaskStop", {"task_id": re.findall(r"<task_id>(\w+)<", _results(body)[-1])[0]})
@@ -107,14 +129,14 @@ def test_start_read_and_stop_a_background_command(fake_api, project, tmp_path):
     assert "Command running in the background with ID:" in started_result
     assert "<status>running</status>" in read and "serving" in read
     assert "Stopped task" in stopped
-    assert all(_is_gone(pid) for pid in _pids(pid_file))
+    assert len(pids.pids) == 2 and all(_is_gone(pid) for pid in pids.pids)
 
 
 def test_the_old_names_work_through_the_binary(fake_api, project, tmp_path):
-    pid_file = tmp_path / "pids"
-    command = f"echo hello; {_server_command(pid_file)}"
+    pids = Pids(tmp_path)
+    command = pids.command("echo hello; ")
     fake_api.enqueue(reply(tool_use("Bash", {"command": command, "run_in_background": True})))
-    fake_api.enqueue(_call_with_id("BashOutput", "bash_id"))
+    fake_api.enqueue(pids.after(_call_with_id("BashOutput", "bash_id")))
     fake_api.enqueue(
         lambda body: reply(
             tool_use(
@@ -128,24 +150,26 @@ def test_the_old_names_work_through_the_binary(fake_api, project, tmp_path):
 
     assert done.returncode == 0, done.stderr
     _started, read, killed = _results(fake_api.requests[-1].body)
-    assert "<task_id>" in read and "Stopped task" in killed
+    assert "<task_id>" in read and "hello" in read and "Stopped task" in killed
+    assert all(_is_gone(pid) for pid in pids.pids)
     offered = {tool["name"] for tool in fake_api.requests[0].body["tools"]}
     assert {"TaskOutput", "TaskStop"} <= offered and not offered & {"BashOutput", "KillShell"}
 
 
 def test_a_task_left_running_ends_with_the_run(fake_api, project, tmp_path):
-    pid_file = tmp_path / "pids"
-    command = _server_command(pid_file)
-    fake_api.enqueue(reply(tool_use("Bash", {"command": command, "run_in_background": True})))
-    fake_api.enqueue(_call_with_id("TaskOutput", "task_id", block=False))
+    pids = Pids(tmp_path)
+    fake_api.enqueue(
+        reply(tool_use("Bash", {"command": pids.command(), "run_in_background": True}))
+    )
+    fake_api.enqueue(pids.after(_call_with_id("TaskOutput", "task_id", block=False)))
     fake_api.enqueue(reply(text("left it running")))
 
     done = _run(fake_api, project)
 
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "left it running"
-    pids = _pids(pid_file)
-    assert len(pids) == 2 and all(_is_gone(pid) for pid in pids)
+    assert "<status>running</status>" in _results(fake_api.requests[-1].body)[-1]
+    assert len(pids.pids) == 2 and all(_is_gone(pid) for pid in pids.pids)
 
 
 def test_starting_one_is_asked_like_a_foreground_command(fake_api, project, tmp_path):
