@@ -94,15 +94,14 @@ async def test_esc_leaves_a_task_running_and_clear_ends_it(tmp_path):
     pipe = fifo(tmp_path)
     provider = ScriptedProvider(
         background(f"sleep 600 & echo $$ $! > {pipe}; wait"),
-        Response([text("Started.")]),
+        Response([text("Started, and now a long answer"), text("never")], hang_after_blocks=1),
     )
     app = make_app(provider, tmp_path, tools())
     async with app.run_test(size=(120, 50)) as pilot:
         await send(pilot, "start it")
         pids = await read_fifo(pipe)
-        await idle(pilot, app)
-        await pilot.press("escape")
-        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.conversation.answer is not None, "the stream")
+        await pilot.press("escape")  # interrupts the turn, not the task
         await idle(pilot, app)
         assert not any(_is_gone(pid) for pid in pids)
         assert "1 background task" in status(app)
