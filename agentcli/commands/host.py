@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from agentcli.mcp.manager import McpManager
     from agentcli.permissions.question import PermissionQuestion
     from agentcli.session.loader import LoadedSession
+    from agentcli.tools.background.tasks import TaskBoard
 
 Frontend = Literal["tui", "print", "acp", "sdk"]
 APP_ONLY: frozenset[Frontend] = frozenset({"tui"})
@@ -82,3 +83,4 @@ class CommandHost(Protocol):
         self, items: list[Withheld], on_answer: Callable[[bool], None]
     ) -> None: ...
     def show_mcp_servers(self, manager: McpManager) -> None: ...
+    def show_tasks(self, board: TaskBoard) -> None: ...

@@ -205,6 +205,7 @@ COMMAND_MODULES = (
     "agentcli.commands.export_command",
     "agentcli.commands.effort_command",
     "agentcli.commands.plugin_command",
+    "agentcli.commands.tasks_command",
 )
 
 

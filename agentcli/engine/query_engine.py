@@ -389,7 +389,12 @@ class QueryEngine:
         return await start_session(self.hooks, source)
 
     async def end_session(self, reason: str = "other") -> list[str]:
-        """SessionEnd hooks (front ends call this on exit); returns notices for the person."""
+        """End the session's background commands (tools/background/: none outlives its
+        session: exit, `/clear`, the end of a `-p` run), then the SessionEnd hooks (front
+        ends call this on exit); returns notices for the person."""
+        tasks = self.workspace.background
+        if tasks is not None:
+            await tasks.stop_all()
         if self.hooks is None:
             return []
         from agentcli.hooks.session import end_session

@@ -28,6 +28,7 @@ from agentcli.tools.display import LiveOutput, ToolDisplay
 
 if TYPE_CHECKING:
     from agentcli.sandbox import Sandbox
+    from agentcli.tools.background.tasks import BackgroundTasks
     from agentcli.tools.model_access import ModelAccess
 
 # The most characters one tool result may put in the context: the engine's
@@ -154,6 +155,7 @@ class Workspace:
     what Read saw, keyed by resolved absolute path. `sandbox`, when set, is
     where every Bash command runs (agentcli/sandbox). `editor` and `terminals`,
     when set, are where the file tools and Bash do their I/O (an ACP client's).
+    `background` holds the session's background commands (`background_tasks()`).
     """
 
     root: Path
@@ -165,6 +167,7 @@ class Workspace:
     sandbox: Sandbox | None = None
     editor: EditorFiles | None = None
     terminals: Terminals | None = None
+    background: BackgroundTasks | None = None
 
     def __post_init__(self) -> None:
         self.root = self.root.resolve()
@@ -200,6 +203,15 @@ class Workspace:
         from agentcli.config.private_files import make_private_dir
 
         return make_private_dir(self.scratch_dir)
+
+    def background_tasks(self) -> BackgroundTasks:
+        """The session's background commands (tools/background/), their output files in
+        the scratch folder; made on first use."""
+        if self.background is None:
+            from agentcli.tools.background.tasks import BackgroundTasks
+
+            self.background = BackgroundTasks(self.scratch)
+        return self.background
 
 
 def _normalise(path: Path) -> str:

@@ -35,13 +35,12 @@ import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING
 
 from pydantic import Field
 
 from agentcli.config.credentials import child_env
 from agentcli.config.private_files import write_private_atomic
-from agentcli.core.abort import AbortSignal
 from agentcli.sandbox import Launch, LaunchRefused, Prepared, unavailable_message
 from agentcli.tools.base import (
     ArgText,
@@ -56,6 +55,10 @@ from agentcli.tools.base import (
 )
 from agentcli.tools.display import CommandDisplay, LiveOutput
 from agentcli.tools.shell_output import MAX_OUTPUT_CHARS, OutputBuffer, ProgressThrottle
+from agentcli.tools.shell_process import Outcome, Shell, shell_exit_code
+
+if TYPE_CHECKING:
+    from agentcli.tools.background.tasks import BackgroundTask
 
 _log = logging.getLogger(__name__)
 
@@ -65,11 +68,6 @@ MAX_TIMEOUT_MS = 600_000
 KILL_GRACE_SECONDS = 2.0
 # After the shell is gone, how long to wait for the output pipe to close.
 _DRAIN_SECONDS = 1.0
-# Polling interval for group members, which are not our children and cannot be awaited.
-_POLL_SECONDS = 0.01
-_SETTLE_SECONDS = 1.0
-
-Outcome = Literal["exited", "timed_out", "interrupted"]
 # Does this command line only read? (permissions/policy.py `only_reads`)
 ReadOnlyLines = Callable[[str], bool]
 
@@ -102,6 +100,13 @@ class BashInput(ToolInput):
     description: str | None = Field(
         None,
         description="What the command does, in a few words (e.g. 'Run unit tests'), for the person.",
+    )
+    run_in_background: bool | None = Field(
+        None,
+        description=(
+            "Set to true to run this command in the background. Use TaskOutput to read "
+            "the output later."
+        ),
     )
 
 
@@ -147,6 +152,8 @@ class BashTool(Tool):
         scratch = ws.scratch()
         cwd_file = _new_cwd_file(scratch)
         env = _shell_env(ws, scratch, cwd_file)
+        if inp.run_in_background:
+            return await self._start_background(inp, ctx, cwd, env, cwd_file, notes)
         buffer = OutputBuffer(ws.scratch, self.max_output_chars, prefix="bash-output")
         if ws.terminals is not None and ws.sandbox is None:
             return await _in_terminal(ws.terminals, inp, ctx, cwd, env, cwd_file, buffer, notes)
@@ -167,21 +174,28 @@ class BashTool(Tool):
             self.progress_interval,
         )
         timeout_ms = inp.timeout or DEFAULT_TIMEOUT_MS
-        finish: Callable[[], list[str]] = _nothing_to_finish
+        shell, finish = await _spawn(
+            ws, inp.command, cwd, env, cwd_file, lambda data: throttle.push(buffer.feed(data))
+        )
+        moved: BackgroundTask | None = None
         try:
-            prepared = await _prepare_sandbox(ws, cwd, scratch / _RC_NAME, cwd_file)
-            if prepared is not None:
-                finish = prepared.finish
-            with _launch(inp.command, env, prepared) as launch:
-                shell = await _Shell.spawn(
-                    launch, cwd, env, lambda data: throttle.push(buffer.feed(data))
-                )
-        except BaseException:
-            cwd_file.unlink(missing_ok=True)
-            finish()  # nothing started: what was set up for it goes
-            raise
-        try:
-            outcome = await shell.wait(timeout_ms / 1000, ctx.abort)
+            with ws.background_tasks().foreground() as to_background:
+                waited = await shell.wait(timeout_ms / 1000, ctx.abort, also=to_background)
+            if waited == "other":  # Ctrl+B: it goes on as a background task
+                throttle.push(buffer.finish())
+                try:
+                    moved = ws.background_tasks().start(
+                        shell,
+                        inp.command,
+                        inp.description,
+                        _cleanup(finish, cwd_file),
+                        output_so_far=buffer.render().text,
+                    )
+                except BaseException:  # no task holds it: it must not run on unseen
+                    await shell.stop_now(self.kill_grace)
+                    raise
+                return _moved_result(moved, buffer)
+            outcome: Outcome = waited
             await shell.stop(self.kill_grace)
             if not await shell.drained(_DRAIN_SECONDS):
                 notes.append(
@@ -194,19 +208,106 @@ class BashTool(Tool):
         except asyncio.CancelledError:
             # The engine turns the cancellation into an "interrupted" result; the
             # output so far has already gone out as progress and, if long, to a file.
-            await shell.stop_now(self.kill_grace)
+            if moved is None:
+                await shell.stop_now(self.kill_grace)
             raise
         finally:
-            shell.close()
-            try:
-                if shell.returncode is not None:  # bwrap is gone, and with it all it ran
-                    # Off the event loop: it looks through what the command changed.
-                    notes.extend(await asyncio.to_thread(finish))
-            finally:
-                throttle.push(buffer.finish())
-                throttle.close()
-                cwd_file.unlink(missing_ok=True)
+            if moved is None:
+                shell.close()
+                try:
+                    if shell.returncode is not None:  # bwrap is gone, and with it all it ran
+                        # Off the event loop: it looks through what the command changed.
+                        notes.extend(await asyncio.to_thread(finish))
+                finally:
+                    throttle.push(buffer.finish())
+                    cwd_file.unlink(missing_ok=True)
+            throttle.close()
         return _result(buffer, outcome, shell.returncode, timeout_ms, notes)
+
+    async def _start_background(
+        self,
+        inp: BashInput,
+        ctx: ToolContext,
+        cwd: Path,
+        env: dict[str, str],
+        cwd_file: Path,
+        notes: list[str],
+    ) -> ToolResult:
+        """`run_in_background`: the same shell, sandbox and environment as in the
+        foreground (never an editor's terminal: the session owns its tasks), handed to
+        the session's tasks; the call returns at once. The working directory it ends in
+        is not adopted: the next calls do not wait for it."""
+        ws = ctx.workspace
+        tasks = ws.background_tasks()
+        shell, finish = await _spawn(ws, inp.command, cwd, env, cwd_file, _discard)
+        cleanup = _cleanup(finish, cwd_file)
+        try:
+            task = tasks.start(shell, inp.command, inp.description, cleanup)
+        except BaseException:  # no task holds it (its output file could not be made)
+            await shell.stop_now(self.kill_grace)
+            shell.close()
+            cleanup()
+            raise
+        lines = [
+            f"Command running in the background with ID: {task.id}.",
+            f"Its output goes to {task.output.path} (read it with TaskOutput, task_id "
+            f"{task.id!r}; end it with TaskStop).",
+            *notes,
+        ]
+        return ToolResult("\n".join(lines))
+
+
+def _discard(_data: bytes) -> None:
+    """Output before a task takes its shell over (none: it redirects at once)."""
+
+
+def _cleanup(finish: Callable[[], list[str]], cwd_file: Path) -> Callable[[], list[str]]:
+    """What to do when a background command is over: the sandbox's clean-up and its
+    notes; its working-directory file goes."""
+
+    def done() -> list[str]:
+        try:
+            return finish()
+        finally:
+            cwd_file.unlink(missing_ok=True)
+
+    return done
+
+
+def _moved_result(task: BackgroundTask, buffer: OutputBuffer) -> ToolResult:
+    rendered = buffer.render().text.rstrip("\n")
+    parts = [rendered] if rendered.strip() else []
+    parts.append(
+        f"The person moved this command to the background (Ctrl+B); it goes on as task "
+        f"{task.id}. Its output goes to {task.output.path}: read what comes next with "
+        f"TaskOutput (task_id {task.id!r}), end it with TaskStop."
+    )
+    return ToolResult("\n".join(parts), display=CommandDisplay(exit_code=None))
+
+
+async def _spawn(
+    ws: Workspace,
+    command: str,
+    cwd: Path,
+    env: dict[str, str],
+    cwd_file: Path,
+    on_data: Callable[[bytes], None],
+) -> tuple[Shell, Callable[[], list[str]]]:
+    """The shell of `command`, in its sandbox when the workspace has one; and what to
+    call when it is over (the sandbox's clean-up)."""
+    scratch = ws.scratch()
+    finish: Callable[[], list[str]] = _nothing_to_finish
+    try:
+        prepared = await _prepare_sandbox(ws, cwd, scratch / _RC_NAME, cwd_file)
+        if prepared is not None:
+            finish = prepared.finish
+        with _launch(command, env, prepared) as launch:
+            shell = await Shell.spawn(launch, cwd, env, on_data)
+    except BaseException:
+        cwd_file.unlink(missing_ok=True)
+        finish()  # nothing started: what was set up for it goes
+        raise
+    return shell, finish
 
 
 async def _in_terminal(
@@ -347,7 +448,7 @@ def _result(
     parts = [body if body.strip() else "(no output)"]
     exit_code: int | None = None
     if outcome == "exited":
-        exit_code = _shell_exit_code(returncode)
+        exit_code = shell_exit_code(returncode)
         if exit_code != 0:
             parts.append(f"Exit code: {exit_code}{_signal_note(returncode)}")
     elif outcome == "timed_out":
@@ -373,13 +474,6 @@ def _result(
     )
 
 
-def _shell_exit_code(returncode: int | None) -> int:
-    """The code a shell would show: 128+N for a process killed by signal N."""
-    if returncode is None:
-        return -1
-    return 128 - returncode if returncode < 0 else returncode
-
-
 def _signal_note(returncode: int | None) -> str:
     if returncode is None or returncode >= 0:
         return ""
@@ -397,188 +491,3 @@ def format_ms(ms: int) -> str:
         return f"{seconds:g}s"
     minutes, rest = divmod(round(seconds), 60)
     return f"{minutes}m {rest}s" if rest else f"{minutes}m"
-
-
-class _PipeReader(asyncio.Protocol):
-    """Hands each chunk read from the output pipe to a callback; notes the end."""
-
-    def __init__(self, on_data: Callable[[bytes], None], eof: asyncio.Future[None]) -> None:
-        self._on_data = on_data
-        self._eof = eof
-
-    def data_received(self, data: bytes) -> None:
-        self._on_data(data)
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        if not self._eof.done():
-            self._eof.set_result(None)
-
-
-class _Shell:
-    """One running `bash -c`: its process, its process group and its output pipe.
-
-    The pipe is ours rather than asyncio's subprocess pipe so that we decide
-    when to stop reading: a background job may keep it open forever.
-    """
-
-    def __init__(
-        self,
-        proc: asyncio.subprocess.Process,
-        transport: asyncio.ReadTransport,
-        eof: asyncio.Future[None],
-    ) -> None:
-        self.proc = proc
-        self._transport = transport
-        self._eof = eof
-
-    @property
-    def returncode(self) -> int | None:
-        return self.proc.returncode
-
-    @classmethod
-    async def spawn(
-        cls, launch: Launch, cwd: Path, env: dict[str, str], on_data: Callable[[bytes], None]
-    ) -> _Shell:
-        read_fd, write_fd = os.pipe()
-        try:
-            proc = await asyncio.create_subprocess_exec(
-                *launch.argv,
-                cwd=cwd,
-                env=env,
-                stdin=asyncio.subprocess.DEVNULL,
-                stdout=write_fd,
-                stderr=write_fd,
-                start_new_session=True,
-                executable=launch.executable,
-                pass_fds=launch.pass_fds,
-            )
-        except BaseException:
-            os.close(read_fd)
-            raise
-        finally:
-            os.close(write_fd)  # the child has its copy; EOF comes when all copies close
-        loop = asyncio.get_running_loop()
-        eof: asyncio.Future[None] = loop.create_future()
-        try:
-            transport, _ = await loop.connect_read_pipe(
-                lambda: _PipeReader(on_data, eof), os.fdopen(read_fd, "rb", buffering=0)
-            )
-        except BaseException:
-            _signal_group(proc.pid, signal.SIGKILL)
-            raise
-        return cls(proc, transport, eof)
-
-    async def wait(self, timeout: float, abort: AbortSignal) -> Outcome:
-        """Wait for the shell to exit, the timeout, or the abort signal."""
-        loop = asyncio.get_running_loop()
-        exited: asyncio.Future[int] = asyncio.ensure_future(self.proc.wait())
-        aborted: asyncio.Future[None] = loop.create_future()
-
-        def on_abort() -> None:
-            if not aborted.done():
-                aborted.set_result(None)
-
-        unsubscribe = abort.on_abort(on_abort)
-        try:
-            waits: set[asyncio.Future[Any]] = {exited, aborted}
-            await asyncio.wait(waits, timeout=timeout, return_when="FIRST_COMPLETED")
-        finally:
-            unsubscribe()
-            aborted.cancel()
-            if not exited.done():
-                exited.cancel()
-        if exited.done() and not exited.cancelled():
-            return "exited"
-        return "interrupted" if aborted.done() and not aborted.cancelled() else "timed_out"
-
-    async def stop(self, grace: float) -> None:
-        """Stop the whole group: the shell if it still runs, and whatever it left behind.
-
-        Background jobs (`server &`) die with the command: nothing outlives the
-        call that the model could neither see nor stop later.
-        """
-        await _terminate_group(self.proc, grace)
-
-    async def stop_now(self, grace: float) -> None:
-        """`stop()` for a cancelled call: if even that is cancelled, SIGKILL at once."""
-        try:
-            await _terminate_group(self.proc, grace)
-        finally:
-            if _group_alive(self.proc.pid):
-                _signal_group(self.proc.pid, signal.SIGKILL)
-
-    async def drained(self, timeout: float) -> bool:
-        """Wait for the end of the output; False if something outside the group holds it."""
-        try:
-            await asyncio.wait_for(asyncio.shield(self._eof), timeout)
-        except TimeoutError:
-            return False
-        return True
-
-    def close(self) -> None:
-        self._transport.close()
-
-
-async def _terminate_group(proc: asyncio.subprocess.Process, grace: float) -> None:
-    """SIGTERM the group, give it `grace` seconds, then SIGKILL what is left."""
-    pgid = proc.pid  # start_new_session: the shell leads its own group
-    if proc.returncode is not None and not _group_alive(pgid):
-        return
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + grace
-    _signal_group(pgid, signal.SIGTERM)
-    if proc.returncode is None:
-        try:
-            await asyncio.wait_for(proc.wait(), grace)
-        except TimeoutError:
-            pass
-    while _group_alive(pgid) and loop.time() < deadline:
-        await asyncio.sleep(_POLL_SECONDS)
-    if proc.returncode is None or _group_alive(pgid):
-        _signal_group(pgid, signal.SIGKILL)
-        await proc.wait()
-        settle = loop.time() + _SETTLE_SECONDS
-        while _group_alive(pgid) and loop.time() < settle:
-            await asyncio.sleep(_POLL_SECONDS)
-
-
-def _signal_group(pgid: int, sig: signal.Signals) -> None:
-    try:
-        os.killpg(pgid, sig)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
-def _group_alive(pgid: int) -> bool:
-    """True while a process of the group still runs.
-
-    Zombies do not count: where PID 1 does not reap orphans (some containers),
-    a killed background job stays a zombie forever and `killpg(pgid, 0)` keeps
-    succeeding, so /proc is consulted when it is there.
-    """
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    if not os.path.isdir("/proc/self"):
-        return True
-    return _has_live_member(pgid)
-
-
-def _has_live_member(pgid: int) -> bool:
-    with os.scandir("/proc") as entries:
-        for entry in entries:
-            if not entry.name.isdigit():
-                continue
-            try:
-                with open(f"/proc/{entry.name}/stat", "rb") as stat:
-                    data = stat.read()
-            except OSError:
-                continue
-            # "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses.
-            fields = data[data.rfind(b")") + 2 :].split()
-            if len(fields) > 2 and int(fields[2]) == pgid and fields[0] not in (b"Z", b"X"):
-                return True
-    return False

@@ -19,6 +19,8 @@ from agentcli.tools.stored_schemas import is_stored
 # The built-in tools, name and module:class, in the order the model sees them.
 BUILTIN_TOOLS = (
     ("Bash", "agentcli.tools.bash:BashTool"),
+    ("TaskOutput", "agentcli.tools.background.tools:TaskOutputTool"),
+    ("TaskStop", "agentcli.tools.background.tools:TaskStopTool"),
     ("Glob", "agentcli.tools.glob:GlobTool"),
     ("Grep", "agentcli.tools.grep:GrepTool"),
     ("Read", "agentcli.tools.read:ReadTool"),
@@ -28,7 +30,16 @@ BUILTIN_TOOLS = (
     ("WebFetch", "agentcli.tools.web.fetch_tool:WebFetchTool"),
     ("WebSearch", "agentcli.tools.web.search_tool:WebSearchTool"),
     ("TodoWrite", "agentcli.tools.todo_write:TodoWriteTool"),
+    # Claude Code's older names of TaskOutput and TaskStop: a call by them runs, but the
+    # model is not offered them (ALIAS_TOOLS).
+    ("BashOutput", "agentcli.tools.background.tools:BashOutputTool"),
+    ("KillShell", "agentcli.tools.background.tools:KillShellTool"),
 )
+
+# Tools accepted when called but never offered: their schemas stay out of requests.
+ALIAS_TOOLS = frozenset({"BashOutput", "KillShell"})
+# Tools that belong to Bash: `--tools Bash` offers them too (tasks it starts can be read).
+BASH_COMPANIONS = frozenset({"TaskOutput", "TaskStop", *ALIAS_TOOLS})
 
 # Offered in every session beside them (tools/exit_plan_mode.py), so stored as well.
 EXIT_PLAN_MODE_TOOL = ("ExitPlanMode", "agentcli.tools.exit_plan_mode:ExitPlanModeTool")
@@ -65,7 +76,9 @@ class ToolRegistry:
 
     def schemas(self) -> list[dict[str, Any]]:
         if self._schemas is None:
-            self._schemas = [tool.schema() for tool in self._tools.values()]
+            self._schemas = [
+                tool.schema() for tool in self._tools.values() if tool.name not in ALIAS_TOOLS
+            ]
         return self._schemas
 
 

@@ -59,7 +59,13 @@ from agentcli.telemetry.runtime import observer_for
 from agentcli.telemetry.runtime import problems as telemetry_problems
 from agentcli.telemetry.switch import USER_LAYERS
 from agentcli.tools.base import EditorFiles, Terminals, Tool, Workspace
-from agentcli.tools.registry import BUILTIN_TOOLS, EXIT_PLAN_MODE_TOOL, ToolRegistry, builtin_tool
+from agentcli.tools.registry import (
+    BASH_COMPANIONS,
+    BUILTIN_TOOLS,
+    EXIT_PLAN_MODE_TOOL,
+    ToolRegistry,
+    builtin_tool,
+)
 from agentcli.tools.structured_output import INSTRUCTION as STRUCTURED_INSTRUCTION
 from agentcli.tools.structured_output import StructuredOutputTool
 from agentcli.wiring.composition import assemble
@@ -259,8 +265,11 @@ def auto_compact(settings: Settings) -> bool:
 
 
 def offers(options: Options, name: str) -> bool:
-    """Whether `--tools` leaves the tool `name` in (no `--tools`, or "default": all)."""
-    return options.tools is None or options.tools == ["default"] or name in options.tools
+    """Whether `--tools` leaves the tool `name` in (no `--tools`, or "default": all; the
+    background-task tools go with Bash)."""
+    if options.tools is None or options.tools == ["default"] or name in options.tools:
+        return True
+    return name in BASH_COMPANIONS and "Bash" in options.tools
 
 
 def offered_tools(options: Options, extra: Sequence[Tool] = ()) -> list[Tool]:

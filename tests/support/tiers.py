@@ -72,6 +72,7 @@ BY_PATH: dict[str, tuple[str, ...]] = {
         "tools/test_bash.py",
         "tools/test_bash_credentials.py",
         "tools/test_bash_sandbox.py",
+        "tools/test_background_tasks.py",
         "tools/test_glob.py",
         "tools/test_grep.py",
         "tools/test_read_pdf.py",  # the PDF child process

@@ -119,7 +119,7 @@ async def assert_all_gone(pids: list[int], pgid: int | None = None) -> None:
 
 def test_schema_fields_and_descriptions() -> None:
     schema = input_schema(BashInput)
-    assert set(schema["properties"]) == {"command", "timeout", "description"}
+    assert set(schema["properties"]) == {"command", "timeout", "description", "run_in_background"}
     assert schema["required"] == ["command"]
     assert all(p.get("description") for p in schema["properties"].values())
 

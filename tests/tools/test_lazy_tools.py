@@ -19,13 +19,21 @@ import pytest
 
 from agentcli.tools.base import Workspace
 from agentcli.tools.lazy import LazyTool
-from agentcli.tools.registry import BUILTIN_TOOLS, STORED_TOOLS, builtin_tool, builtin_tools
+from agentcli.tools.registry import (
+    ALIAS_TOOLS,
+    BUILTIN_TOOLS,
+    STORED_TOOLS,
+    builtin_tool,
+    builtin_tools,
+)
 from agentcli.tools.stored_schemas import SCHEMA_FILE, current_entries, file_text
 from tests.fakeapi import reply, text, tool_use
 
 # The modules of the tools the model is offered at start, and what only they import.
 TOOL_MODULES = {
     "agentcli.tools.bash",
+    "agentcli.tools.background.tools",
+    "agentcli.tools.background.tasks",
     "agentcli.tools.glob",
     "agentcli.tools.grep",
     "agentcli.tools.read",
@@ -69,6 +77,7 @@ def test_every_tool_is_offered_byte_for_byte_as_the_real_tool_offers_itself():
     lazy = {tool.name for tool in offered if isinstance(tool, LazyTool)}
     assert lazy == {
         *("Bash", "Glob", "Grep", "Read", "Edit", "Write", "NotebookEdit", "WebFetch", "TodoWrite"),
+        *("TaskOutput", "TaskStop", "BashOutput", "KillShell"),
         "ExitPlanMode",
     }
 
@@ -131,8 +140,11 @@ def test_a_run_that_calls_no_tool_imports_none_yet_offers_them_all(fake_api, tmp
     assert not loaded & TOOL_MODULES
     assert "agentcli.tools.lazy" in loaded  # the lazy path is what ran
     real = [real_tool(where) for _, where in STORED_TOOLS]
-    expected = [tool.schema() for tool in real if tool.name != "WebSearch"]
+    offered = [tool for tool in real if tool.name not in ("WebSearch", *ALIAS_TOOLS)]
+    expected = [tool.schema() for tool in offered]
     names = {tool["name"] for tool in expected}
+    every_name = {tool["name"] for tool in fake_api.requests[0].body["tools"]}
+    assert not every_name & ALIAS_TOOLS  # accepted when called, never offered
     sent = [tool for tool in fake_api.requests[0].body["tools"] if tool["name"] in names]
     for tool in sent:
         tool.pop("cache_control", None)  # the prefix's cache mark, on the last tool

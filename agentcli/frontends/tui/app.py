@@ -75,6 +75,7 @@ if TYPE_CHECKING:
     from agentcli.mcp.manager import McpManager
     from agentcli.permissions.question import PermissionQuestion
     from agentcli.session.loader import LoadedSession
+    from agentcli.tools.background.tasks import TaskBoard
 
 
 class AgentApp(App[None]):
@@ -84,6 +85,7 @@ class AgentApp(App[None]):
         Binding("escape", "interrupt", "Interrupt", show=False),
         Binding("ctrl+c", "ctrl_c", "Clear / quit", show=False),
         Binding("shift+tab", "cycle_mode", "Cycle mode", show=False),
+        Binding("ctrl+b", "to_background", "Run in background", show=False, priority=True),
     ]
 
     def __init__(
@@ -428,6 +430,12 @@ class AgentApp(App[None]):
 
         self.push_screen(McpServersScreen(manager, self.cwd))
 
+    def show_tasks(self, board: TaskBoard) -> None:
+        """`/tasks`: the background tasks' screen (frontends/tui/screens/tasks.py)."""
+        from agentcli.frontends.tui.screens.tasks import TasksScreen
+
+        self.push_screen(TasksScreen(board))
+
     def last_answer(self) -> str:
         """The last answer's markdown, as the model wrote it (`/copy`)."""
         return self.conversation.last_answer_source
@@ -452,3 +460,6 @@ class AgentApp(App[None]):
 
     def action_cycle_mode(self) -> None:
         self.keys.cycle_mode()
+
+    def action_to_background(self) -> None:
+        self.keys.to_background()

@@ -1,9 +1,11 @@
-"""The app's keys: Esc, Ctrl+C and Shift+Tab, whose meaning depends on the moment.
+"""The app's keys: Esc, Ctrl+C, Shift+Tab and Ctrl+B, whose meaning depends on the moment.
 
 Esc stops whatever runs (a permission question, a `!` command, the turn, the
 making of a message); on an empty prompt, pressed twice, it opens the rewind.
 Ctrl+C copies a selection, else clears the prompt, else quits when pressed
-twice. Shift+Tab cycles the permission mode. The App's `action_*` methods,
+twice. Shift+Tab cycles the permission mode. Ctrl+B moves the running Bash
+command to the background (it goes on as a task of /tasks and the turn goes on;
+Esc would have stopped it). The App's `action_*` methods,
 which Textual's bindings call, forward here.
 
 A first Esc or Ctrl+C on the empty prompt arms its key: the status bar says
@@ -32,6 +34,7 @@ MODE_CYCLE = ["default", "acceptEdits", "plan"]
 DOUBLE_PRESS_S = 2.0  # a second Esc / Ctrl+C within this opens the rewind / quits
 REWIND_HINT = "Press Esc again to rewind"
 EXIT_HINT = "Press Ctrl+C again to exit"
+NOTHING_TO_BACKGROUND = "No command is running to move to the background"
 
 
 class KeyHost(Protocol):
@@ -122,3 +125,12 @@ class KeyActions:
         index = cycle.index(current) if current in cycle else -1
         policy.mode = PermissionMode(cycle[(index + 1) % len(cycle)])
         app.refresh_status()
+
+    def to_background(self) -> None:
+        """Ctrl+B: the running foreground Bash commands go on as background tasks (their
+        calls return at once, saying so); with none running, the bar says so a moment."""
+        engine = self.app.state.engine
+        board = engine.workspace.background if engine is not None else None
+        if board is not None and board.move_foreground():
+            return
+        self._arm("ctrl+b", NOTHING_TO_BACKGROUND)

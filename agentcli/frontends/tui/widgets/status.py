@@ -5,7 +5,8 @@ tokens and "esc to interrupt"; it ticks on a timer only while a turn runs. The s
 bar shows model, permission mode (bypassPermissions in red, "everything asks"
 while protection is uncertain, "sandboxed" while Bash runs in the sandbox),
 context used, how far it is from the auto-compaction threshold ("auto-compact
-off" when the settings turn it off) and session cost; the app
+off" when the settings turn it off), session cost and, while any runs, how many
+background tasks run (redrawn by itself when one starts or ends); the app
 calls `refresh_from(engine)` after each event that changes them. For a moment
 it may show a key's hint instead ("Press Esc again to rewind"): while the hint
 is set it is what the bar draws, and clearing it brings the summary back, so
@@ -144,12 +145,46 @@ def compaction_distance(engine: Any, used: int) -> str:
     return f"{left}% until auto-compact"
 
 
+def tasks_label(count: int) -> str:
+    """How many background tasks run ("" for none)."""
+    if count <= 0:
+        return ""
+    return f"{count} background task" + ("" if count == 1 else "s")
+
+
 class StatusBar(Static):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__("", **kwargs)
         self.note = ""
         self.summary: Text = Text()
         self.hint = ""
+        self._last: tuple[Any, str] | None = None  # the engine and state last drawn
+        self._board: Any = None  # the background tasks followed
+        self._unfollow: Any = None
+
+    def _follow_tasks(self, engine: Any) -> int:
+        """Follow the engine's background tasks (a task ending while nothing else
+        happens redraws the count); how many run."""
+        board = getattr(engine.workspace, "background", None)
+        if board is None:
+            return 0
+        if board is not self._board:
+            if self._unfollow is not None:
+                self._unfollow()
+            self._board = board
+            self._unfollow = board.subscribe(self._tasks_changed)
+        count: int = board.running_count()
+        return count
+
+    def _tasks_changed(self) -> None:
+        if self._last is not None:
+            engine, state = self._last
+            self.refresh_from(engine, provider_state=state)
+
+    def on_unmount(self) -> None:
+        if self._unfollow is not None:
+            self._unfollow()
+            self._unfollow = None
 
     def show_summary(self, summary: str | Text) -> None:
         self.summary = Text(summary) if isinstance(summary, str) else summary
@@ -166,6 +201,7 @@ class StatusBar(Static):
     def refresh_from(self, engine: Any, *, provider_state: str = "") -> None:
         if engine is None:
             return
+        self._last = (engine, provider_state)
         mode = str(engine.gate.policy.mode)
         from agentcli.core.pricing import format_cost
         from agentcli.engine.windows import context_window
@@ -188,6 +224,9 @@ class StatusBar(Static):
             parts.insert(2, SANDBOX_LABEL)
         if engine.gate.policy.locked_reason:  # settings' deny rules unreadable: see /permissions
             parts.insert(2, LOCKED_LABEL)
+        running = tasks_label(self._follow_tasks(engine))  # see /tasks
+        if running:
+            parts.append(running)
         if provider_state:
             parts.append(provider_state)
         text = Text(" · ".join(parts))
