@@ -17,13 +17,20 @@ workspace; it is worked out when the pane is built, from a `ToolContext`. A
 resume shows its newest items before the engine exists (session/tail_first.py):
 their context is then the built-in tools in the project folder, and becomes the
 engine's own once it is built, for every pane built after that.
+
+Whatever a resume can work out before it draws is worked out off the app's loop
+(`prepare_tail`, `prepare_rest`: in the loader's thread or `asyncio.to_thread`):
+the entries, the summaries of the tail's panes of built-in tools (importing the
+tools' modules as it goes), the todo list. The loop only builds and mounts
+widgets, an item at a time (widgets/conversation.py `load_history`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from agentcli.core.messages import (
     Block,
@@ -48,6 +55,10 @@ from agentcli.tools.base import Workspace
 from agentcli.tools.display import ToolDisplay
 from agentcli.tools.registry import ToolRegistry
 
+if TYPE_CHECKING:
+    from agentcli.session.loader import LoadedSession
+    from agentcli.tools.todo_write import TodoItem
+
 
 @dataclass
 class ToolContext:
@@ -55,6 +66,50 @@ class ToolContext:
 
     tools: ToolRegistry
     workspace: Workspace
+
+
+@dataclass
+class PreparedHistory:
+    """Part of a resumed session, ready to draw: its entries and its todo list."""
+
+    loaded: LoadedSession
+    entries: list[Entry]
+    context: ToolContext
+    todos: tuple[TodoItem, ...]
+
+
+def prepare_tail(tail: LoadedSession, cwd: Path) -> PreparedHistory:
+    """A transcript's newest messages ready to draw, before the engine exists: the
+    panes' summaries worked out now with the built-in tools (a tool they do not know,
+    an MCP server's, waits for the engine's tools, when its pane is built)."""
+    from agentcli.tools.registry import builtin_tools
+    from agentcli.tools.todo_write import latest_todos
+
+    context = ToolContext(builtin_tools(), Workspace(cwd))
+    entries = [
+        _summarised(entry, context)
+        for entry in history_entries(tail.history, tail.displays, context)
+    ]
+    return PreparedHistory(tail, entries, context, latest_todos(tail.history))
+
+
+def prepare_rest(
+    loaded: LoadedSession, shown: PreparedHistory
+) -> tuple[list[Entry], tuple[TodoItem, ...]]:
+    """The entries of what `shown` (the tail on screen, which `loaded` ends with) did
+    not show, and the whole session's todo list: one pass over a long history."""
+    from agentcli.tools.todo_write import latest_todos
+
+    split = len(loaded.history) - len(shown.loaded.history)
+    head, rest = loaded.history[:split], loaded.history[split:]
+    earlier = history_entries(head, loaded.displays, shown.context, later=rest)
+    return earlier, latest_todos(loaded.history)
+
+
+def _summarised(entry: Entry, context: ToolContext) -> Entry:
+    if isinstance(entry, ToolEntry) and callable(entry.summary) and context.tools.get(entry.name):
+        return replace(entry, summary=entry.summary())
+    return entry
 
 
 async def render_history(

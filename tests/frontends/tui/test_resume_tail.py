@@ -198,7 +198,7 @@ async def test_a_rewind_before_the_tail_is_drawn_from_the_whole_file(tmp_path):
     async with app.run_test(size=(100, 30)) as pilot:
         await resumed(pilot, app)
         await wait_for(pilot, lambda: on_screen(app, "prompt number 2"), "the last prompt kept")
+        await wait_for(pilot, lambda: app.conversation.hidden_count() == (0, 0), "all drawn")
         shown = [v.text for v in app.conversation.query(UserMessageView)]
         assert shown == ["prompt number 0", "prompt number 1", "prompt number 2"]
-        assert app.conversation.hidden_count() == (0, 0)
         assert len(app.engine.messages) == 3 * 4
