@@ -27,6 +27,7 @@ widgets, an item at a time (widgets/conversation.py `load_history`).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
@@ -90,7 +91,32 @@ def prepare_tail(tail: LoadedSession, cwd: Path) -> PreparedHistory:
         _summarised(entry, context)
         for entry in history_entries(tail.history, tail.displays, context)
     ]
+    warm_highlighting(entries)
     return PreparedHistory(tail, entries, context, latest_todos(tail.history))
+
+
+# A fenced code block's language, as markdown-it reads the info string's first word.
+_FENCE = re.compile(r"^ {0,3}(?:`{3,}|~{3,})[ \t]*([^\s`]{1,40})", re.MULTILINE)
+MAX_WARMED = 8
+
+
+def warm_highlighting(entries: list[Entry]) -> None:
+    """Build the syntax highlighters of the languages the answers' code blocks name
+    (a few at most, of those Pygments has built in), so the app's loop does not: a
+    highlighter's first build compiles its rules, a long moment for one frame."""
+    from pygments.lexers import get_all_lexers
+    from textual.highlight import highlight
+
+    named: list[str] = []
+    for entry in entries:
+        if isinstance(entry, AnswerEntry) and ("```" in entry.source or "~~~" in entry.source):
+            named += [found.group(1).lower() for found in _FENCE.finditer(entry.source)]
+    if not named:
+        return
+    known = {alias for _, aliases, _, _ in get_all_lexers(plugins=False) for alias in aliases}
+    languages = list(dict.fromkeys(name for name in reversed(named) if name in known))
+    for language in languages[:MAX_WARMED]:
+        highlight("x", language=language)
 
 
 def prepare_rest(
