@@ -137,7 +137,7 @@ async def test_resume_without_id_opens_a_filterable_picker(tmp_path):
         await pilot.pause()
         assert [s.id for s in picker.shown] == [wanted]
         await pilot.press("enter")
-        await wait_for(pilot, lambda: any("Resumed conversation" in n for n in notes(app)))
+        await resumed_and_drawn(pilot, app)
 
         assert app.engine.session_id == wanted
         assert texts(app, UserMessageView) == ["> second task about docs"]
@@ -153,7 +153,7 @@ async def test_resume_command_switches_to_the_named_session(tmp_path):
     async with app.run_test(size=(110, 50)) as pilot:
         await wait_for(pilot, lambda: app.engine is not None, "the engine")
         await send(pilot, f"/resume {earlier[:8]}")
-        await wait_for(pilot, lambda: any("Resumed conversation" in n for n in notes(app)))
+        await resumed_and_drawn(pilot, app)
 
         assert app.engine.session_id == earlier
         assert texts(app, UserMessageView) == ["> the earlier one"]
