@@ -27,6 +27,7 @@ widgets, an item at a time (widgets/conversation.py `load_history`).
 
 from __future__ import annotations
 
+import asyncio
 import re
 from dataclasses import dataclass, replace
 from functools import partial
@@ -104,7 +105,8 @@ def warm_highlighting(entries: list[Entry]) -> None:
     """Build the syntax highlighters of the languages the answers' code blocks name
     (a few at most, of those Pygments has built in), so the app's loop does not: a
     highlighter's first build compiles its rules, a long moment for one frame."""
-    from pygments.lexers import get_all_lexers
+    # Pygments comes with rich (which highlights with it); it has no type hints.
+    from pygments.lexers import get_all_lexers  # type: ignore[import-untyped]
     from textual.highlight import highlight
 
     named: list[str] = []
@@ -146,8 +148,10 @@ async def render_history(
     workspace: Workspace,
 ) -> None:
     """Show `messages` in the conversation: the newest screens now, the rest when the
-    person scrolls back to them (however long the session, one pass over it here)."""
-    entries = history_entries(messages, displays, ToolContext(tools, workspace))
+    person scrolls back to them (however long the session, one pass over it, in a
+    thread: not on the app's loop)."""
+    context = ToolContext(tools, workspace)
+    entries = await asyncio.to_thread(history_entries, messages, displays, context)
     await conversation.load_history(entries)
 
 

@@ -251,7 +251,7 @@ class Sessions:
         app = self.app
         engine = app.state.built_engine()
         shown, self.tail_shown = self.tail_shown, None
-        if shown is not None and tail_agrees(shown.loaded, loaded):
+        if shown is not None and await asyncio.to_thread(tail_agrees, shown.loaded, loaded):
             shown.context.tools, shown.context.workspace = engine.tools, engine.workspace
             # A long history: one pass over it, not on the app's loop.
             earlier, todos = await asyncio.to_thread(prepare_rest, loaded, shown)
@@ -262,7 +262,7 @@ class Sessions:
             await render_history(  # the newest screens now, the rest as the person scrolls
                 app.conversation, loaded.history, loaded.displays, engine.tools, engine.workspace
             )
-            todos = latest_todos(loaded.history)
+            todos = await asyncio.to_thread(latest_todos, loaded.history)
         app.todo_panel.show_list(todos)
         for notice in loaded.notices:
             app.note(notice, "warning")
