@@ -92,7 +92,7 @@ def prepare_tail(tail: LoadedSession, cwd: Path) -> PreparedHistory:
         _summarised(entry, context)
         for entry in history_entries(tail.history, tail.displays, context)
     ]
-    warm_highlighting(entries)
+    warm_up(entries)
     return PreparedHistory(tail, entries, context, latest_todos(tail.history))
 
 
@@ -101,14 +101,19 @@ _FENCE = re.compile(r"^ {0,3}(?:`{3,}|~{3,})[ \t]*([^\s`]{1,40})", re.MULTILINE)
 MAX_WARMED = 8
 
 
-def warm_highlighting(entries: list[Entry]) -> None:
-    """Build the syntax highlighters of the languages the answers' code blocks name
-    (a few at most, of those Pygments has built in), so the app's loop does not: a
-    highlighter's first build compiles its rules, a long moment for one frame."""
+def warm_up(entries: list[Entry]) -> None:
+    """Parse the newest answer's markdown once (the parser and its link finder compile
+    their patterns on first use) and build the syntax highlighters of the languages the
+    answers' code blocks name (a few at most, of those Pygments has built in), so the
+    app's loop does not: each first use is a long moment for one frame."""
     # Pygments comes with rich (which highlights with it); it has no type hints.
+    from markdown_it import MarkdownIt
     from pygments.lexers import get_all_lexers  # type: ignore[import-untyped]
     from textual.highlight import highlight
 
+    answers = [entry.source for entry in entries if isinstance(entry, AnswerEntry)]
+    if answers:
+        MarkdownIt("gfm-like").parse(answers[-1])  # the one the app's widgets use
     named: list[str] = []
     for entry in entries:
         if isinstance(entry, AnswerEntry) and ("```" in entry.source or "~~~" in entry.source):
