@@ -89,7 +89,7 @@ async def test_without_a_shell_command_the_disk_is_not_asked(tmp_path):
 
 async def test_what_one_compaction_found_the_next_carries(tmp_path):
     files = project(tmp_path)
-    engine, provider = engine_on(
+    engine, _ = engine_on(
         tmp_path,
         reads(files["config.py"]),
         Response([tool_use("Bash", {"command": "echo more >> config.py"})]),
