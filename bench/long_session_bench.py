@@ -10,11 +10,15 @@ and `agentcli -p --continue` of the long sessions against a short one.
 
 Goals (issue 25): the resume of 2,000 messages within 1.5x the plain start,
 10,000 usable, the RSS after resuming 10,000 at most 2x that of no session.
-Every run works on a copy of the kept session, so none changes it.
+Every run works on a copy of the kept session, so none changes it. With
+AGENTCLI_BENCH_BEFORE naming another checkout of agentcli (e.g. `git worktree` or
+`git archive` of main), that one is measured too, interleaved with this one, and
+reported after it ("before: ..."): a change's before and after in the same run.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 import signal
 import tempfile
@@ -117,32 +121,52 @@ def main() -> None:
         shutil.rmtree(scratch, ignore_errors=True)
 
 
+def variants(env: dict[str, str]) -> list[tuple[str, dict[str, str]]]:
+    """(label, environment) of each agentcli measured: this one, and the checkout
+    AGENTCLI_BENCH_BEFORE names if set (its modules first on the path), so a change
+    is measured against what it changes in the same run, the two interleaved."""
+    before = os.environ.get("AGENTCLI_BENCH_BEFORE")
+    found = [("", env)]
+    if before:
+        found.append(("before: ", {**env, "PYTHONPATH": before}))
+    return found
+
+
 def _resume(exe: str, env: dict[str, str], built: dict[int, tuple[Path, Path]]) -> None:
-    plain: list[Ready] = []
-    resumed: dict[int, list[Ready]] = {n: [] for n in SIZES}
+    measured = variants(env)
+    plain: dict[str, list[Ready]] = {label: [] for label, _ in measured}
+    resumed: dict[tuple[str, int], list[Ready]] = {
+        (label, n): [] for label, _ in measured for n in SIZES
+    }
     short_project, short_home = built[SHORT]
     for run in range(RUNS + 1):  # the first round writes the bytecode caches, unmeasured
-        home = fresh_copy(short_home)
-        sample = time_until_ready(
-            exe, [], {**env, "AGENTCLI_HOME": str(home)}, short_project, "model:"
-        )
-        shutil.rmtree(home, ignore_errors=True)
-        if run:
-            plain.append(sample)
-        for n in SIZES:
-            project, kept = built[n]
-            home = fresh_copy(kept)
-            newest = marker(n // MESSAGES_PER_PROMPT - 1)
-            child_env = {**env, "AGENTCLI_HOME": str(home)}
-            sample = time_until_ready(exe, ["--continue"], child_env, project, newest)
+        for label, base_env in measured:
+            home = fresh_copy(short_home)
+            sample = time_until_ready(
+                exe, [], {**base_env, "AGENTCLI_HOME": str(home)}, short_project, "model:"
+            )
             shutil.rmtree(home, ignore_errors=True)
             if run:
-                resumed[n].append(sample)
+                plain[label].append(sample)
+            for n in SIZES:
+                project, kept = built[n]
+                home = fresh_copy(kept)
+                newest = marker(n // MESSAGES_PER_PROMPT - 1)
+                child_env = {**base_env, "AGENTCLI_HOME": str(home)}
+                sample = time_until_ready(exe, ["--continue"], child_env, project, newest)
+                shutil.rmtree(home, ignore_errors=True)
+                if run:
+                    resumed[(label, n)].append(sample)
+    for label, _ in measured:
+        _report_resume(label, plain[label], {n: resumed[(label, n)] for n in SIZES})
+
+
+def _report_resume(label: str, plain: list[Ready], resumed: dict[int, list[Ready]]) -> None:
     base = median_of([s.wall_s for s in plain])
     base_cpu = median_of([s.cpu_s for s in plain])
     base_rss = median_of([s.settled_rss_mb for s in plain])
     report(
-        "agentcli, no session: banner shown, typing echoed",
+        f"{label}agentcli, no session: banner shown, typing echoed",
         f"{base * 1000:.0f} ms (CPU {base_cpu * 1000:.0f} ms), RSS {base_rss:.0f} MB",
         "-",
         True,
@@ -154,7 +178,7 @@ def _resume(exe: str, env: dict[str, str], built: dict[int, tuple[Path, Path]]) 
         settled = median_of([s.settled_rss_mb for s in resumed[n]])
         ratio = wall / base
         report(
-            f"--continue {n:,} messages: newest answer, typing echoed",
+            f"{label}--continue {n:,} messages: newest answer, typing echoed",
             f"{wall * 1000:.0f} ms (CPU {cpu * 1000:.0f} ms)",
             "-",
             True,
@@ -177,24 +201,29 @@ def _resume(exe: str, env: dict[str, str], built: dict[int, tuple[Path, Path]]) 
 
 
 def _headless(exe: str, env: dict[str, str], built: dict[int, tuple[Path, Path]]) -> None:
-    times: dict[int, list[float]] = {n: [] for n in built}
+    measured = variants(env)
+    times: dict[tuple[str, int], list[float]] = {
+        (label, n): [] for label, _ in measured for n in built
+    }
     for _ in range(RUNS):
-        for n, (project, kept) in built.items():
-            home = fresh_copy(kept)
-            child_env = {**env, "AGENTCLI_HOME": str(home)}
-            argv = [exe, "-p", "--continue", "and now?"]
-            times[n].append(run_child(argv, child_env, cwd=project).wall_s)
-            shutil.rmtree(home, ignore_errors=True)
-    short = median_of(times[SHORT])
-    report(f"-p --continue, {SHORT} messages", f"{short * 1000:.0f} ms", "-", True)
-    for n in SIZES:
-        wall = median_of(times[n])
-        report(
-            f"-p --continue, {n:,} messages",
-            f"{wall * 1000:.0f} ms, {wall / short:.2f}x",
-            "little more",
-            True,
-        )
+        for label, base_env in measured:
+            for n, (project, kept) in built.items():
+                home = fresh_copy(kept)
+                child_env = {**base_env, "AGENTCLI_HOME": str(home)}
+                argv = [exe, "-p", "--continue", "and now?"]
+                times[(label, n)].append(run_child(argv, child_env, cwd=project).wall_s)
+                shutil.rmtree(home, ignore_errors=True)
+    for label, _ in measured:
+        short = median_of(times[(label, SHORT)])
+        report(f"{label}-p --continue, {SHORT} messages", f"{short * 1000:.0f} ms", "-", True)
+        for n in SIZES:
+            wall = median_of(times[(label, n)])
+            report(
+                f"{label}-p --continue, {n:,} messages",
+                f"{wall * 1000:.0f} ms, {wall / short:.2f}x",
+                "little more",
+                True,
+            )
 
 
 if __name__ == "__main__":

@@ -11,8 +11,10 @@ line, a blank line, then the text as it was):
   (oldest first); those in between are left to the summary, and the message
   says how many;
 - the current todo list (the last TodoWrite call the tool accepted);
-- the names of the files read (Read) and changed (Edit, Write), by calls that
-  succeeded, as the model named them;
+- the names of the files read (Read) and changed (Edit, Write, NotebookEdit),
+  by calls that succeeded, as the model named them; and, when a shell command
+  ran, the files changed on disk since the agent read or wrote them
+  (compaction_files.py);
 - the last plan the person approved (an ExitPlanMode call that ran).
 
 A later compaction reads its predecessor's message back, block by block, by
@@ -21,8 +23,8 @@ again, whatever the number of compactions and across a resume (the message is
 in the transcript). The summary block is never read for headers: the model
 writes it, and only whole blocks the compactor made are carried.
 
-Not covered: files a Bash command reads or writes (only the file tools' calls
-are named), images and documents attached to a prompt (only its text is
+Not covered: files a Bash command reads, or writes that the session never read
+or wrote (compaction_files.py says which are found), images and documents attached to a prompt (only its text is
 carried), and prompts that alone pass the budget (the
 first prompt is then carried up to the budget, marked as cut; a later one is
 left to the summary). The memory files are not here: they are in the system
@@ -61,12 +63,16 @@ FIRST_PROMPT = "The user's first prompt of this session, verbatim"
 LATER_PROMPT = "A later prompt of the user, verbatim"
 SKIPPED_PROMPTS = "Prompts of the user left to the summary above"
 TODOS = "The current todo list (from TodoWrite), as JSON"
-FILES = "Files read and changed so far (by the file tools), as JSON"
+FILES = (
+    "Files read and changed so far (by the file tools, and those changed on disk "
+    "after a shell command ran), as JSON"
+)
+FILES_OPENING = "Files read and changed so far"  # this version's header and earlier ones'
 PLAN = "The plan the user approved (ExitPlanMode), verbatim"
 CUT_NOTE = "[cut here: the rest of this prompt is in the session's transcript]"
 
 READ_TOOLS = frozenset({"Read"})
-CHANGE_TOOLS = frozenset({"Edit", "Write"})
+CHANGE_TOOLS = frozenset({"Edit", "Write", "NotebookEdit"})
 MAX_FILES = 200  # of each kind; the most recent are kept
 
 
@@ -125,7 +131,7 @@ def read_back(message: Message) -> Carried:
             carried.skipped_prompts = _count_in(header)
         elif header.startswith(TODOS):
             carried.todos = _json_list(body)
-        elif header.startswith(FILES):
+        elif header.startswith(FILES_OPENING):
             files = _json_object(body)
             carried.files_read = _strings(files.get("read"))
             carried.files_changed = _strings(files.get("changed"))
@@ -139,10 +145,13 @@ def gather(
     split: int,
     prompts: Iterable[Message],
     prompt_tokens: int,
+    shell_changed: Iterable[str] = (),
 ) -> Carried:
     """What to carry when `messages[:split]` is summarised (`messages[split:]` is kept
     verbatim). `prompts`: the messages that are the person's prompts; `prompt_tokens`:
-    the budget of the prompts carried (the first one counts against it too)."""
+    the budget of the prompts carried (the first one counts against it too);
+    `shell_changed`: files changed on disk since the agent saw them, when a shell
+    command ran (compaction_files.py)."""
     prompt_ids = {id(message) for message in prompts}
     # A prompt is never taken for a summary, whatever its words.
     compacted = bool(messages) and id(messages[0]) not in prompt_ids
@@ -167,8 +176,12 @@ def gather(
             carried.todos = [t for t in inp["todos"] if isinstance(t, dict)]
         elif name == "ExitPlanMode" and isinstance(inp.get("plan"), str):
             carried.plan = inp["plan"]
-        elif name in READ_TOOLS | CHANGE_TOOLS and isinstance(inp.get("file_path"), str):
-            _note(read if name in READ_TOOLS else changed, inp["file_path"])
+        elif name in READ_TOOLS | CHANGE_TOOLS:
+            path = inp.get("file_path", inp.get("notebook_path"))  # NotebookEdit's name
+            if isinstance(path, str):
+                _note(read if name in READ_TOOLS else changed, path)
+    for path in shell_changed:
+        _note(changed, path)
     carried.files_read, carried.files_changed = read[-MAX_FILES:], changed[-MAX_FILES:]
     return carried
 

@@ -44,6 +44,7 @@ from agentcli.core.abort import AbortSignal
 from agentcli.core.messages import Message, is_text, normalize_for_api, user_message
 from agentcli.core.usage import Usage
 from agentcli.engine.carry_over import Carried, gather, message_of
+from agentcli.engine.compaction_files import shell_changed_files
 from agentcli.engine.conversation import Conversation, MessageMeta
 from agentcli.engine.events import Event, Notice
 from agentcli.engine.model_stream import stream_model
@@ -56,6 +57,7 @@ from agentcli.providers.base import (
     ModelRequest,
     Provider,
 )
+from agentcli.tools.base import Workspace
 
 DEFAULT_THRESHOLD = 0.85
 KEEP_RATIO = 0.15  # of the window, kept verbatim after the summary
@@ -111,6 +113,10 @@ class Compactable(Conversation, Protocol):
 
     def prompt_messages(self) -> list[Message]:
         """The person's prompts among the messages (not tool results, not notes)."""
+
+    @property
+    def workspace(self) -> Workspace:
+        """What the tools read and wrote (engine/compaction_files.py asks the disk)."""
 
     def reload_memory(self) -> list[Path] | None:
         """Read the memory files again into the system prompt; the files read (None:
@@ -322,7 +328,10 @@ class Compactor:
         if engine.messages != messages:
             return CompactionOutcome(False, "the conversation changed while it was summarised")
 
-        carried = gather(messages, split, engine.prompt_messages(), self.prompt_tokens(engine))
+        shell_changed = await shell_changed_files(messages, engine.workspace.read_files)
+        carried = gather(
+            messages, split, engine.prompt_messages(), self.prompt_tokens(engine), shell_changed
+        )
         summary_message = message_of(summary, carried)
         kept = messages[split:]
         engine.messages[:] = [summary_message, *kept]

@@ -142,6 +142,7 @@ class _Parser:
         self.unknown: dict[str, int] = {}
         self.newer: int | None = None
         self.cut_last = False
+        self.torn = 0
         # The prompt id of each message of `messages` and of `history` (None: not a prompt).
         self.message_prompts: list[str | None] = []
         self.history_prompts: list[str | None] = []
@@ -149,30 +150,36 @@ class _Parser:
         self.message_usages: list[Usage | None] = []
 
     def parse(self, raw: bytes | bytearray) -> None:
-        text = raw.decode("utf-8", errors="replace")
-        lines = text.split("\n")
-        ends_cleanly = text.endswith("\n") or not text
-        if ends_cleanly:
-            lines.pop()
-        start = _last_boundary(lines) if self.context_only else 0
-        for number, line in enumerate(lines, start=1):
-            if 1 < number <= start or not line.strip():  # before the boundary: unread
-                continue
-            try:
-                record = json.loads(line)
-            except ValueError:
-                if number == len(lines) and not ends_cleanly:
-                    self.cut_last = True
-                self.bad_lines.append(number)
-                continue
-            if not isinstance(record, dict) or not isinstance(record.get("type"), str):
-                self.bad_lines.append(number)
-                continue
-            self.record(record, number)
+        """Each line decoded and parsed on its own: a long transcript is tens of
+        megabytes, and its text and its lines whole would hold twice that again while
+        the parse builds what stays (and leave the heap fragmented behind it)."""
+        spans = _line_spans(raw)
+        # The line a crash may have cut: the last, when the file does not end cleanly.
+        self.torn = 0 if raw.endswith(b"\n") or not raw else len(spans)
+        start = _last_boundary(raw, spans) if self.context_only else 0
+        with memoryview(raw) as view:
+            for number, (begin, end) in enumerate(spans, start=1):
+                if 1 < number <= start:  # before the boundary: unread
+                    continue
+                self.line(str(view[begin:end], "utf-8", "replace"), number)
         self.loaded.prompts = {
             p: m for p, m in zip(self.message_prompts, self.loaded.messages, strict=True) if p
         }
         self.report()
+
+    def line(self, line: str, number: int) -> None:
+        if not line.strip():
+            return
+        try:
+            record = json.loads(line)
+        except ValueError:
+            self.cut_last = self.cut_last or number == self.torn
+            self.bad_lines.append(number)
+            return
+        if not isinstance(record, dict) or not isinstance(record.get("type"), str):
+            self.bad_lines.append(number)
+            return
+        self.record(record, number)
 
     def record(self, record: dict[str, Any], number: int) -> None:
         loaded = self.loaded
@@ -285,17 +292,30 @@ class _Parser:
             )
 
 
-def _last_boundary(lines: list[str]) -> int:
+def _line_spans(raw: bytes | bytearray) -> list[tuple[int, int]]:
+    """(start, end) of each line of `raw` (split at newlines, as `str.split` does; the
+    empty piece after a final newline is no line)."""
+    spans, begin, size = [], 0, len(raw)
+    while begin < size:
+        end = raw.find(b"\n", begin)
+        if end < 0:
+            end = size
+        spans.append((begin, end))
+        begin = end + 1
+    return spans
+
+
+def _last_boundary(raw: bytes | bytearray, spans: list[tuple[int, int]]) -> int:
     """The line number (1-based) just before the last compact boundary, 0 if none.
     Only lines that mention the record type are parsed, from the end, and only a
     line whose record really is a boundary counts."""
-    mark = f'"{records.COMPACT_BOUNDARY}"'
-    for index in range(len(lines) - 1, 0, -1):
-        line = lines[index]
-        if mark not in line:
+    mark = f'"{records.COMPACT_BOUNDARY}"'.encode()
+    for index in range(len(spans) - 1, 0, -1):
+        begin, end = spans[index]
+        if raw.find(mark, begin, end) < 0:
             continue
         try:
-            record = json.loads(line)
+            record = json.loads(raw[begin:end].decode("utf-8", "replace"))
         except ValueError:
             continue
         if isinstance(record, dict) and record.get("type") == records.COMPACT_BOUNDARY:

@@ -112,6 +112,26 @@ def test_a_cut_last_line_is_dropped_with_a_notice_and_the_file_is_untouched(tmp_
     assert path.read_bytes() == before
 
 
+def test_each_line_is_read_as_a_whole_read_reads_it(tmp_path):
+    """The transcript is decoded a line at a time (session/loader.py): bytes that are
+    not UTF-8 spoil only their line, a blank line is nothing, a last line that is
+    whole JSON but no record is unreadable (not cut), and the line numbers stay."""
+    good = line(HEADER) + line(msg("user", "h\u00e9llo")) + "\n"
+    bad = b'{"type": "user", "message": \xff\xfe}\n'
+    path = session_file(tmp_path, good)
+    path.write_bytes(
+        path.read_bytes() + bad + line(msg("assistant", [text("\u65e5\u672c")])).encode() + b"123"
+    )
+
+    loaded = load_session(path)
+
+    assert loaded.messages[0]["content"] == "h\u00e9llo"
+    assert loaded.messages[1]["content"][0]["text"] == "\u65e5\u672c"
+    assert loaded.dropped_lines == [4, 6]
+    assert not any("cut off" in n for n in loaded.notices)
+    assert any("unreadable line(s) 4, 6" in n for n in loaded.notices)
+
+
 def test_a_dangling_tool_use_gets_an_interrupted_result(tmp_path):
     call = tool_use("Bash", {"command": "sleep 100"}, id="toolu_dangling")
     path = session_file(

@@ -70,6 +70,7 @@ BY_PATH: dict[str, tuple[str, ...]] = {
         "session/test_lock.py",
         "test_sandbox_support.py",
         "tools/test_bash.py",
+        "context/test_compaction_files.py",
         "tools/test_bash_credentials.py",
         "tools/test_bash_sandbox.py",
         "tools/test_background_tasks.py",

@@ -17,13 +17,22 @@ workspace; it is worked out when the pane is built, from a `ToolContext`. A
 resume shows its newest items before the engine exists (session/tail_first.py):
 their context is then the built-in tools in the project folder, and becomes the
 engine's own once it is built, for every pane built after that.
+
+Whatever a resume can work out before it draws is worked out off the app's loop
+(`prepare_tail`, `prepare_rest`: in the loader's thread or `asyncio.to_thread`):
+the entries, the summaries of the tail's panes of built-in tools (importing the
+tools' modules as it goes), the todo list. The loop only builds and mounts
+widgets, an item at a time (widgets/conversation.py `load_history`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import asyncio
+import re
+from dataclasses import dataclass, replace
 from functools import partial
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from agentcli.core.messages import (
     Block,
@@ -48,6 +57,10 @@ from agentcli.tools.base import Workspace
 from agentcli.tools.display import ToolDisplay
 from agentcli.tools.registry import ToolRegistry
 
+if TYPE_CHECKING:
+    from agentcli.session.loader import LoadedSession
+    from agentcli.tools.todo_write import TodoItem
+
 
 @dataclass
 class ToolContext:
@@ -55,6 +68,81 @@ class ToolContext:
 
     tools: ToolRegistry
     workspace: Workspace
+
+
+@dataclass
+class PreparedHistory:
+    """Part of a resumed session, ready to draw: its entries and its todo list."""
+
+    loaded: LoadedSession
+    entries: list[Entry]
+    context: ToolContext
+    todos: tuple[TodoItem, ...]
+
+
+def prepare_tail(tail: LoadedSession, cwd: Path) -> PreparedHistory:
+    """A transcript's newest messages ready to draw, before the engine exists: the
+    panes' summaries worked out now with the built-in tools (a tool they do not know,
+    an MCP server's, waits for the engine's tools, when its pane is built)."""
+    from agentcli.tools.registry import builtin_tools
+    from agentcli.tools.todo_write import latest_todos
+
+    context = ToolContext(builtin_tools(), Workspace(cwd))
+    entries = [
+        _summarised(entry, context)
+        for entry in history_entries(tail.history, tail.displays, context)
+    ]
+    warm_up(entries)
+    return PreparedHistory(tail, entries, context, latest_todos(tail.history))
+
+
+# A fenced code block's language, as markdown-it reads the info string's first word.
+_FENCE = re.compile(r"^ {0,3}(?:`{3,}|~{3,})[ \t]*([^\s`]{1,40})", re.MULTILINE)
+MAX_WARMED = 8
+
+
+def warm_up(entries: list[Entry]) -> None:
+    """Parse the newest answer's markdown once (the parser and its link finder compile
+    their patterns on first use) and build the syntax highlighters of the languages the
+    answers' code blocks name (a few at most, of those Pygments has built in), so the
+    app's loop does not: each first use is a long moment for one frame."""
+    # Pygments comes with rich (which highlights with it); it has no type hints.
+    from markdown_it import MarkdownIt
+    from pygments.lexers import get_all_lexers  # type: ignore[import-untyped]
+    from textual.highlight import highlight
+
+    answers = [entry.source for entry in entries if isinstance(entry, AnswerEntry)]
+    if answers:
+        MarkdownIt("gfm-like").parse(answers[-1])  # the one the app's widgets use
+    named: list[str] = []
+    for entry in entries:
+        if isinstance(entry, AnswerEntry) and ("```" in entry.source or "~~~" in entry.source):
+            named += [found.group(1).lower() for found in _FENCE.finditer(entry.source)]
+    if not named:
+        return
+    known = {alias for _, aliases, _, _ in get_all_lexers(plugins=False) for alias in aliases}
+    languages = list(dict.fromkeys(name for name in reversed(named) if name in known))
+    for language in languages[:MAX_WARMED]:
+        highlight("x", language=language)
+
+
+def prepare_rest(
+    loaded: LoadedSession, shown: PreparedHistory
+) -> tuple[list[Entry], tuple[TodoItem, ...]]:
+    """The entries of what `shown` (the tail on screen, which `loaded` ends with) did
+    not show, and the whole session's todo list: one pass over a long history."""
+    from agentcli.tools.todo_write import latest_todos
+
+    split = len(loaded.history) - len(shown.loaded.history)
+    head, rest = loaded.history[:split], loaded.history[split:]
+    earlier = history_entries(head, loaded.displays, shown.context, later=rest)
+    return earlier, latest_todos(loaded.history)
+
+
+def _summarised(entry: Entry, context: ToolContext) -> Entry:
+    if isinstance(entry, ToolEntry) and callable(entry.summary) and context.tools.get(entry.name):
+        return replace(entry, summary=entry.summary())
+    return entry
 
 
 async def render_history(
@@ -65,8 +153,10 @@ async def render_history(
     workspace: Workspace,
 ) -> None:
     """Show `messages` in the conversation: the newest screens now, the rest when the
-    person scrolls back to them (however long the session, one pass over it here)."""
-    entries = history_entries(messages, displays, ToolContext(tools, workspace))
+    person scrolls back to them (however long the session, one pass over it, in a
+    thread: not on the app's loop)."""
+    context = ToolContext(tools, workspace)
+    entries = await asyncio.to_thread(history_entries, messages, displays, context)
     await conversation.load_history(entries)
 
 

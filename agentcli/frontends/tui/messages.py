@@ -68,8 +68,9 @@ class ResumedAtStart(Message):
 
 class ResumedTail(Message):
     """`--continue` / `--resume ID`: the newest messages of the session, read from its
-    transcript's end, to show before the rest is read (session/tail_first.py). The
-    app sets `drawn` once they are on screen (the loader reads the rest after)."""
+    transcript's end and prepared to draw (history_view.py `PreparedHistory`), to show
+    before the rest is read (session/tail_first.py). The app sets `drawn` once they
+    are on screen (the loader reads the rest after)."""
 
     def __init__(self, tail: Any, drawn: Any) -> None:
         super().__init__()

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
     from agentcli.commands.registry import CommandRegistry
     from agentcli.engine.query_engine import QueryEngine
-    from agentcli.frontends.tui.history_view import ToolContext
+    from agentcli.frontends.tui.history_view import PreparedHistory
     from agentcli.frontends.tui.state import AppState
     from agentcli.frontends.tui.widgets.conversation import Conversation
     from agentcli.frontends.tui.widgets.todo_list import TodoPanel
@@ -77,7 +77,7 @@ class Sessions:
         self.options = options
         self.opened = False  # SessionStart hooks ran for this engine (or are running)
         # A resumed session's tail on screen, waiting for the whole session (show_tail).
-        self.tail_shown: tuple[LoadedSession, ToolContext] | None = None
+        self.tail_shown: PreparedHistory | None = None
         self.showing: Worker[None] | None = None  # the last of show_in_turn's drawings
 
     # -- a new engine -----------------------------------------------------------------
@@ -227,44 +227,34 @@ class Sessions:
         await self.show_resumed(loaded)
         await self.open_session()
 
-    async def show_tail(self, tail: LoadedSession, drawn: threading.Event) -> None:
-        """A resumed session's newest messages, before the rest of its transcript is
-        read and its engine built (session/tail_first.py); `drawn` is set once they
-        are on screen. Their panes' summaries use the built-in tools until the engine
-        has its own."""
-        from agentcli.frontends.tui.history_view import ToolContext, history_entries
-        from agentcli.tools.base import Workspace
-        from agentcli.tools.registry import builtin_tools
-        from agentcli.tools.todo_write import latest_todos
-
+    async def show_tail(self, tail: PreparedHistory, drawn: threading.Event) -> None:
+        """A resumed session's newest messages, prepared by the loader
+        (history_view.py `prepare_tail`), before the rest of its transcript is read and
+        its engine built (session/tail_first.py); `drawn` is set once they are on
+        screen. Their panes' summaries use the built-in tools until the engine has its
+        own."""
         app = self.app
         try:
-            context = ToolContext(builtin_tools(), Workspace(app.cwd))
-            entries = history_entries(tail.history, tail.displays, context)
-            self.tail_shown = (tail, context)
-            await app.conversation.load_history(entries)
-            app.todo_panel.show_list(latest_todos(tail.history))
+            self.tail_shown = tail
+            await app.conversation.load_history(tail.entries)
+            app.todo_panel.show_list(tail.todos)
         finally:
             app.call_after_refresh(drawn.set)
 
     async def show_resumed(self, loaded: LoadedSession) -> None:
         """The resumed session, whole: what its tail did not show goes above it (or,
         if the rest of the file changed what the tail showed, the whole is redrawn)."""
-        from agentcli.frontends.tui.history_view import history_entries, render_history
+        from agentcli.frontends.tui.history_view import prepare_rest, render_history
         from agentcli.session.loader import tail_agrees
         from agentcli.tools.todo_write import latest_todos
 
         app = self.app
         engine = app.state.built_engine()
         shown, self.tail_shown = self.tail_shown, None
-        if shown is not None and tail_agrees(shown[0], loaded):
-            tail, context = shown
-            context.tools, context.workspace = engine.tools, engine.workspace
-            split = len(loaded.history) - len(tail.history)
-            head, rest = loaded.history[:split], loaded.history[split:]
-            earlier = await asyncio.to_thread(  # a long history: not on the app's loop
-                history_entries, head, loaded.displays, context, later=rest
-            )
+        if shown is not None and await asyncio.to_thread(tail_agrees, shown.loaded, loaded):
+            shown.context.tools, shown.context.workspace = engine.tools, engine.workspace
+            # A long history: one pass over it, not on the app's loop.
+            earlier, todos = await asyncio.to_thread(prepare_rest, loaded, shown)
             await app.conversation.add_earlier_history(earlier)
         else:
             if shown is not None:
@@ -272,7 +262,8 @@ class Sessions:
             await render_history(  # the newest screens now, the rest as the person scrolls
                 app.conversation, loaded.history, loaded.displays, engine.tools, engine.workspace
             )
-        app.todo_panel.show_list(latest_todos(loaded.history))
+            todos = await asyncio.to_thread(latest_todos, loaded.history)
+        app.todo_panel.show_list(todos)
         for notice in loaded.notices:
             app.note(notice, "warning")
         app.note(f"Resumed conversation {loaded.session_id} · {len(loaded.history)} messages")

@@ -17,7 +17,9 @@ It gets a `StartupHost`: the few things of the app it reads or calls.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import gc
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -42,6 +44,21 @@ if TYPE_CHECKING:
 # How long the loader waits for the app to draw a resumed session's newest messages
 # before it reads the rest anyway (the app sets the event as soon as they are drawn).
 TAIL_DRAWN_WAIT_S = 3.0
+
+
+@contextmanager
+def collection_paused() -> Iterator[None]:
+    """No cyclic garbage collection while a transcript is parsed: its hundreds of
+    thousands of new objects all live on, and each full collection over them holds
+    the interpreter (the app's loop with it) for a long moment. Garbage made
+    meanwhile is collected after."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 class StartupHost(RunsWorkers, Protocol):
@@ -69,8 +86,6 @@ class Startup:
         self.trusted: bool | None = None  # the answer to the trust question; None: not asked
 
     def after_first_frame(self) -> None:
-        import gc
-
         gc.freeze()  # start-up objects stay; later collections need not rescan them
         gc.enable()
         from agentcli.providers import tls
@@ -198,20 +213,26 @@ class Startup:
             if not isinstance(opened, TailFirst):
                 return opened
             self._show_tail(opened.tail)
-            return opened.complete()
+            with collection_paused():
+                loaded = opened.complete()
+            gc.freeze()  # the session's history lives on: later collections skip it
+            return loaded
         except (SessionNotFound, TranscriptError) as problem:
             app.post_message(messages.Note(f"{problem}; starting a new conversation", "warning"))
             return None
 
     def _show_tail(self, tail: LoadedSession) -> None:
-        """Have the app draw the newest messages, and wait (a while at most) until it
-        has: reading the rest meanwhile would only slow that frame down."""
+        """Have the app draw the newest messages, prepared here (history_view.py
+        `prepare_tail`), and wait (a while at most) until it has: reading the rest
+        meanwhile would only slow that frame down."""
         import threading
 
         import agentcli.frontends.tui.widgets.streaming_markdown  # noqa: F401  (answers need it)
+        from agentcli.frontends.tui.history_view import prepare_tail
 
         drawn = threading.Event()
-        self.app.post_message(messages.ResumedTail(tail, drawn))
+        prepared = prepare_tail(tail, self.app.state.cwd)
+        self.app.post_message(messages.ResumedTail(prepared, drawn))
         drawn.wait(TAIL_DRAWN_WAIT_S)
 
     def _load_mcp_in_thread(self, engine: QueryEngine | None = None) -> None:

@@ -46,6 +46,13 @@ def notes(app: AgentApp) -> list[str]:
     return texts(app, Note)
 
 
+async def resumed_and_drawn(pilot, app: AgentApp) -> None:
+    """The resume is done and a short session's every item is on screen (a resumed
+    history fills in an item a frame: widgets/conversation.py `load_history`)."""
+    await wait_for(pilot, lambda: any("Resumed conversation" in n for n in notes(app)))
+    await wait_for(pilot, lambda: app.conversation.hidden_count() == (0, 0), "every item drawn")
+
+
 async def test_continue_shows_the_earlier_conversation_and_goes_on_from_it(tmp_path):
     project = tmp_path / "project"
     project.mkdir()
@@ -54,7 +61,7 @@ async def test_continue_shows_the_earlier_conversation_and_goes_on_from_it(tmp_p
 
     app = open_app(project, "--continue")
     async with app.run_test(size=(110, 50)) as pilot:
-        await wait_for(pilot, lambda: any("Resumed conversation" in n for n in notes(app)))
+        await resumed_and_drawn(pilot, app)
 
         assert app.engine.session_id == session_id
         assert texts(app, UserMessageView) == ["> Change value to 2"]
@@ -99,7 +106,7 @@ async def test_a_resumed_session_shows_each_call_as_it_was_shown_live(tmp_path):
 
     app = open_app(project, "--continue")
     async with app.run_test(size=(110, 50)) as pilot:
-        await wait_for(pilot, lambda: any("Resumed conversation" in n for n in notes(app)))
+        await resumed_and_drawn(pilot, app)
         read, edited, command = list(app.conversation.query(ToolPane))
         assert read.summary == "Read 5 lines"
         assert str(edited.query_one(DiffView).render()).splitlines() == [
@@ -130,7 +137,7 @@ async def test_resume_without_id_opens_a_filterable_picker(tmp_path):
         await pilot.pause()
         assert [s.id for s in picker.shown] == [wanted]
         await pilot.press("enter")
-        await wait_for(pilot, lambda: any("Resumed conversation" in n for n in notes(app)))
+        await resumed_and_drawn(pilot, app)
 
         assert app.engine.session_id == wanted
         assert texts(app, UserMessageView) == ["> second task about docs"]
@@ -146,7 +153,7 @@ async def test_resume_command_switches_to_the_named_session(tmp_path):
     async with app.run_test(size=(110, 50)) as pilot:
         await wait_for(pilot, lambda: app.engine is not None, "the engine")
         await send(pilot, f"/resume {earlier[:8]}")
-        await wait_for(pilot, lambda: any("Resumed conversation" in n for n in notes(app)))
+        await resumed_and_drawn(pilot, app)
 
         assert app.engine.session_id == earlier
         assert texts(app, UserMessageView) == ["> the earlier one"]

@@ -42,7 +42,8 @@ async def test_continue_forks_a_session_open_elsewhere(tmp_path):
     async with app.run_test(size=(110, 50)) as pilot:
         note = await wait_for(pilot, lambda: fork_note(app, original), "the fork note")
         assert note.endswith(app.engine.session_id) and app.engine.session_id != original
-        assert texts(app, UserMessageView) == ["> Change value to 2"]
+        shown = ["> Change value to 2"]  # drawn an item a frame: waited for
+        await wait_for(pilot, lambda: texts(app, UserMessageView) == shown, "the earlier prompt")
         await go_on(pilot, app)
 
     assert path.read_bytes() == before

@@ -23,7 +23,7 @@ from agentcli.session.loader import load_session
 from agentcli.session.store import latest_session_path
 from tests.fakeapi import reply
 from tests.fakeapi import text as api_text
-from tests.frontends.tui.helpers import send, wait_for
+from tests.frontends.tui.helpers import send, type_text, wait_for
 from tests.frontends.tui.test_resume import notes
 from tests.support.sessions import record_reading_session
 
@@ -198,7 +198,35 @@ async def test_a_rewind_before_the_tail_is_drawn_from_the_whole_file(tmp_path):
     async with app.run_test(size=(100, 30)) as pilot:
         await resumed(pilot, app)
         await wait_for(pilot, lambda: on_screen(app, "prompt number 2"), "the last prompt kept")
+        await wait_for(pilot, lambda: app.conversation.hidden_count() == (0, 0), "all drawn")
         shown = [v.text for v in app.conversation.query(UserMessageView)]
         assert shown == ["prompt number 0", "prompt number 1", "prompt number 2"]
-        assert app.conversation.hidden_count() == (0, 0)
         assert len(app.engine.messages) == 3 * 4
+
+
+async def test_typing_while_the_history_fills_in_loses_nothing(tmp_path, monkeypatch):
+    """Keys typed from the moment the newest item shows, while the items above it are
+    built an item a frame and before the rest of the file is read, all land in the
+    prompt, in order; the whole history is there after, and the prompt kept its focus."""
+    project = tmp_path / "project"
+    project.mkdir()
+    await record(project)
+    read_rest = threading.Event()
+    complete = tail_first.TailFirst.complete
+
+    def complete_when_let(self):
+        assert read_rest.wait(60), "the rest was never let be read"
+        return complete(self)
+
+    monkeypatch.setattr(tail_first.TailFirst, "complete", complete_when_let)
+    app = app_on(project, "--continue")
+    typed = "keep every key"
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: on_screen(app, f"prompt number {PROMPTS - 1}"), "the tail")
+        await type_text(pilot, typed[:6])
+        read_rest.set()
+        await type_text(pilot, typed[6:])
+        await resumed(pilot, app)
+        assert app.prompt.text == typed
+        await every_prompt_once_in_order(pilot, app)
+        assert app.prompt.text == typed and app.focused is app.prompt

@@ -38,6 +38,10 @@ PRUNE_BATCH = 50
 # older ones are released once at least a screenful of them is off that window
 # (one removal a screen of new content, not one an item).
 KEEP_SCREENS = 3
+# Screens a resumed history fills in at first (the newest one and two above it for a
+# page up), one item at a time with a frame between: a key typed meanwhile echoes
+# after one item's build, not after three screens' (load_history).
+FILL_SCREENS = 3
 
 
 class Conversation(VerticalScroll, can_focus=False):
@@ -58,6 +62,7 @@ class Conversation(VerticalScroll, can_focus=False):
         self._moving = False  # a batch is being mounted or released
         # Home or End pressed while a batch was moving: done once it has (`_moved`).
         self._wanted: str | None = None
+        self._filling = 0  # lines a resumed history still fills in, an item a frame
         self.last_answer_source: str = ""
         self.pruned = 0  # items dropped for good (widgets that cannot be rebuilt)
         self._pruned_label = Static("", classes="pruned")
@@ -129,25 +134,39 @@ class Conversation(VerticalScroll, can_focus=False):
     # -- a resumed history ------------------------------------------------------------
 
     async def load_history(self, entries: list[Entry]) -> None:
-        """Show a conversation's earlier items: about a screen of the newest is built
-        now, the screens above it once that one is drawn (ready for a page up), the
-        rest when the person scrolls back to them."""
+        """Show a conversation's earlier items: the newest is built now, the rest of
+        its screen and two screens above (ready for a page up) one item a frame after
+        it (`_fill_step`), the rest when the person scrolls back to them."""
         self._head.extend(self._items)  # what is shown already stays above it
         self._items.clear()
         self._earlier.extend(entries)
-        widgets = self._built(self._take_earlier(self._screenful(1)))
+        widgets = self._built(self._take_earlier(1))
         if widgets:
             await self._mount_batch(widgets)
             self._items.extend(widgets)
         self.anchor()
+        self._filling = self._screenful(FILL_SCREENS) - sum(e.lines() for e in entries[-1:])
         if self._earlier:
-            self.call_after_refresh(self.show_earlier)
+            self.call_after_refresh(self._fill_step)
+
+    async def _fill_step(self) -> None:
+        """One more item above (load_history), kept in place; the next one after the
+        frame that draws it (`_moved`). A move of the person's goes first."""
+        if self._filling <= 0 or not self._earlier or self._later:
+            self._filling = 0
+            return
+        if self._moving:
+            return  # the move's end (`_moved`) comes back here
+        self._filling -= self._earlier[-1].lines()
+        await self.show_earlier(lines=1)
 
     async def add_earlier_history(self, entries: list[Entry]) -> None:
         """Items older than every one here (the rest of a resumed transcript, read after
         its newest lines were shown): built when the person scrolls to them, now if
         they are already at the top."""
         self._earlier[:0] = entries
+        if self._filling > 0:
+            return  # filling in already, an item a frame
         if entries and self.is_mounted and self.scroll_y <= self._near():
             await self.show_earlier()
 
@@ -191,13 +210,13 @@ class Conversation(VerticalScroll, can_focus=False):
     # never awaits that refresh: the move may run on this widget's own message pump,
     # which is what delivers it. `_moving` holds other moves off until then.
 
-    async def show_earlier(self, then_up: int = 0) -> None:
-        """Mount the next screenful above, keeping what is on screen where it is
-        (`then_up` lines higher: a page up that needed them)."""
+    async def show_earlier(self, then_up: int = 0, lines: int | None = None) -> None:
+        """Mount the next two screens above (`lines` lines), keeping what is on screen
+        where it is (`then_up` lines higher: a page up that needed them)."""
         if self._moving or not self._earlier:
             return
         self._moving = True
-        widgets = self._built(self._take_earlier(self._screenful(2)))
+        widgets = self._built(self._take_earlier(self._screenful(2) if lines is None else lines))
         first = self._items[0] if self._items else None
         before = first.virtual_region.y if first is not None else 0
         await self._mount_batch(widgets, before=first)
@@ -210,7 +229,7 @@ class Conversation(VerticalScroll, can_focus=False):
             self.scroll_to(y=max(self.scroll_y + shift - then_up, 0), animate=False, immediate=True)
         self._release_below()
         self._moved()
-        if self._earlier and self.scroll_y <= self._near():
+        if self._earlier and self.scroll_y <= self._near() and self._filling <= 0:
             # Still near the top (the wheel reached it while this batch was built: at
             # the top it moves nothing, so no scroll would ask again): the next batch.
             self.call_later(self.show_earlier)
@@ -235,6 +254,8 @@ class Conversation(VerticalScroll, can_focus=False):
             self.call_later(self.show_first)
         elif wanted == "latest":
             self.call_later(self.show_latest)
+        elif self._filling > 0:
+            self.call_after_refresh(self._fill_step)
 
     async def show_first(self) -> None:
         """The start of the conversation: its first screens, built now (once the batch
@@ -449,6 +470,7 @@ class Conversation(VerticalScroll, can_focus=False):
         self.answer = None
         self.panes.clear()
         self.pruned = 0
+        self._filling = 0
         self._items.clear()
         self._head.clear()
         self._earlier.clear()
