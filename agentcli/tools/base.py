@@ -25,6 +25,7 @@ from pydantic_core import PydanticCustomError
 from agentcli.core.abort import AbortSignal
 from agentcli.core.messages import ResultPart
 from agentcli.tools.display import LiveOutput, ToolDisplay
+from agentcli.tools.errors import ToolError as ToolError  # where every tool imports it from
 
 if TYPE_CHECKING:
     from agentcli.sandbox import Sandbox
@@ -76,10 +77,6 @@ def _utf8_size(value: str) -> int:
 # Input fields the tool hands to the operating system.
 PathText = Annotated[str, _system_text(PATH_MAX_BYTES, "path")]
 ArgText = Annotated[str, _system_text(ARG_MAX_BYTES, "command-line argument")]
-
-
-class ToolError(Exception):
-    """Raise from `run()` to give the model an `is_error` result with this message."""
 
 
 @dataclass(slots=True)

@@ -41,7 +41,7 @@ from agentcli.tools.background.output_file import (
     OutputRead,
     tail_text,
 )
-from agentcli.tools.base import ToolError
+from agentcli.tools.errors import ToolError
 from agentcli.tools.shell_process import Shell, group_alive, shell_exit_code, signal_group
 
 _log = logging.getLogger(__name__)
