@@ -100,10 +100,13 @@ class PermissionGate:
         asking = tool.name == ASK_USER_QUESTION
         rules = [] if plan or asking else suggest_rules(tool, inp, self.policy)
         texts = tuple(str(rule) for rule in rules)
+        shown = inp.model_dump(mode="json", by_alias=True, exclude_none=True)
+        if asking:  # the person answers; the model's own `answers` are not theirs
+            shown.pop("answers", None)
         request = PermissionRequest(
             tool_name=tool.name,
             tool_use_id=tool_use_id,
-            input=inp.model_dump(mode="json", by_alias=True, exclude_none=True),
+            input=shown,
             title=tool.permission_title or f"Use {tool.name}",
             summary=tool.summary(inp, workspace),
             reason=reason,

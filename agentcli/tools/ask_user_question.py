@@ -146,7 +146,7 @@ class Question(BaseModel):
             if key in seen:
                 raise PydanticCustomError(
                     "duplicate_label",
-                    "two options are labelled {label!r}; each option needs its own label",
+                    "two options are labelled '{label}'; each option needs its own label",
                     {"label": option.label.strip()},
                 )
             seen.add(key)
@@ -176,7 +176,7 @@ class AskUserQuestionInput(ToolInput):
             if texts.count(text) > 1:
                 raise PydanticCustomError(
                     "duplicate_question",
-                    "the question {text!r} is asked twice; each question must be different "
+                    "the question '{text}' is asked twice; each question must be different "
                     "(the answers are keyed by its text)",
                     {"text": text},
                 )
@@ -190,7 +190,7 @@ class AskUserQuestionInput(ToolInput):
             if stray:
                 raise PydanticCustomError(
                     "stray_answer",
-                    "answers are keyed by the text of a question asked; {text!r} is not one",
+                    "answers are keyed by the text of a question asked; '{text}' is not one",
                     {"text": stray[0]},
                 )
         return self
