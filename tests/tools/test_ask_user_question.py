@@ -152,7 +152,7 @@ async def test_the_answers_come_back_in_claude_codes_words(tmp_path: Path) -> No
             {"Which checks?": joined(["lint", "tests"]), "Which library?": "httpx"},
         )
 
-    events, provider, asked = await one_call(tmp_path, TWO, reply)
+    events, _provider, asked = await one_call(tmp_path, TWO, reply)
     finished = result_of(events)
     assert not finished.is_error, result_text(finished)
     assert result_text(finished) == (
