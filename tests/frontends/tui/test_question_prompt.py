@@ -173,3 +173,29 @@ async def test_the_answered_call_shows_its_answers(tmp_path):
         pane = app.conversation.pane("toolu_q")
         assert pane.state == "done" and pane.summary == "Answered 1 question"
         assert app.conversation.last_answer_source == "Thanks."  # the turn went on
+
+
+def test_snapshot_of_a_multiselect_question_with_one_ticked(snap_compare, tmp_path):
+    from tests.frontends.tui.test_snapshots import PROJECT, SIZE, quiet_status, settle
+
+    provider = ScriptedProvider(
+        Response(
+            [
+                text("Two things before I start."),
+                tool_use("AskUserQuestion", {"questions": [LIBRARY, CHECKS]}, "toolu_q"),
+            ]
+        ),
+        Response([text("Thanks.")]),
+    )
+    app = make_app(provider, tmp_path, [AskUserQuestionTool()], cwd=PROJECT, cursor_blink=False)
+
+    async def run_before(pilot):
+        await send(pilot, "Set up the client")
+        prompt = await the_prompt(pilot, app)
+        await pilot.press("1")  # httpx: on to the second question
+        await wait_for(pilot, lambda: "Which checks?" in shown(prompt), "the second question")
+        await pilot.press("down", "space")  # types ticked, the cursor on it
+        quiet_status(app)
+        await settle(pilot, app)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
