@@ -276,3 +276,17 @@ async def test_esc_at_the_question_stops_the_turn(tmp_path: Path) -> None:
     assert finished.status == "interrupted"
     assert of_type(events, TurnEnded)[0].reason is EndReason.ABORTED_TOOLS
     assert len(provider.requests) == 1  # the model is not asked again
+
+
+@pytest.mark.parametrize("tools", [None, ("Read", "AskUserQuestion")], ids=["all", "named"])
+def test_a_subagent_never_gets_it(tmp_path: Path, tools: tuple[str, ...] | None) -> None:
+    """As in Claude Code: a subagent works on its own and reports back; the main
+    conversation is the one that asks the person."""
+    from agentcli.agents.definitions import AgentDefinition
+    from agentcli.agents.sub_engine import subagent_tools
+    from agentcli.tools.read import ReadTool
+
+    engine = make_engine(None, [ReadTool(), AskUserQuestionTool()], tmp_path)
+    agent = AgentDefinition(name="helper", description="d", system_prompt="s", tools=tools)
+    registry, _mcp = subagent_tools(agent, engine)
+    assert registry.names() == ["Read"]
