@@ -70,6 +70,7 @@ def test_every_tool_is_offered_byte_for_byte_as_the_real_tool_offers_itself():
     assert lazy == {
         *("Bash", "Glob", "Grep", "Read", "Edit", "Write", "WebFetch", "TodoWrite"),
         "ExitPlanMode",
+        "AskUserQuestion",
     }
 
 
@@ -131,7 +132,8 @@ def test_a_run_that_calls_no_tool_imports_none_yet_offers_them_all(fake_api, tmp
     assert not loaded & TOOL_MODULES
     assert "agentcli.tools.lazy" in loaded  # the lazy path is what ran
     real = [real_tool(where) for _, where in STORED_TOOLS]
-    expected = [tool.schema() for tool in real if tool.name != "WebSearch"]
+    # Not WebSearch, as before; nor AskUserQuestion, which -p does not offer (nobody to ask).
+    expected = [tool.schema() for tool in real if tool.name not in {"WebSearch", "AskUserQuestion"}]
     names = {tool["name"] for tool in expected}
     sent = [tool for tool in fake_api.requests[0].body["tools"] if tool["name"] in names]
     for tool in sent:
