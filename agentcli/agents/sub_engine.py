@@ -3,8 +3,9 @@
 The composition root (`composition.assemble_subagent`) builds the engine; the
 choices specific to subagents live here. A subagent never gets Task (no
 subagents of subagents), TodoWrite (the checklist is the main conversation's,
-shown to the person) or ExitPlanMode (leaving plan mode is the person's
-call, and the mode is shared). An agent with a `tools` list gets only those
+shown to the person), ExitPlanMode (leaving plan mode is the person's
+call, and the mode is shared) or AskUserQuestion (as in Claude Code: a subagent
+works on its own and reports back; the main conversation asks the person). An agent with a `tools` list gets only those
 of the parent's tools, MCP servers' tools included when named; one without
 gets them all, MCP servers' as they come and go.
 
@@ -40,7 +41,7 @@ if TYPE_CHECKING:
     from agentcli.engine.query_engine import QueryEngine
     from agentcli.mcp.manager import McpManager
 
-NOT_FOR_SUBAGENTS = frozenset({"Task", "TodoWrite", "ExitPlanMode"})
+NOT_FOR_SUBAGENTS = frozenset({"Task", "TodoWrite", "ExitPlanMode", "AskUserQuestion"})
 # Enough for a long search or a multi-step change (an Explore run takes a few dozen
 # at most); a subagent that loops costs no more than this many requests.
 DEFAULT_SUBAGENT_TURNS = 50

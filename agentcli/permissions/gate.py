@@ -18,7 +18,13 @@ from typing import Any, Literal
 
 from agentcli.config.rules import Rule
 from agentcli.permissions.persist import remember_allow_rules
-from agentcli.permissions.policy import EXIT_PLAN_MODE, LOCKED, PermissionPolicy, held_if_locked
+from agentcli.permissions.policy import (
+    ASK_USER_QUESTION,
+    EXIT_PLAN_MODE,
+    LOCKED,
+    PermissionPolicy,
+    held_if_locked,
+)
 from agentcli.permissions.question import PermissionQuestion
 from agentcli.permissions.suggestions import suggest_rules
 from agentcli.permissions.types import (
@@ -75,7 +81,10 @@ class PermissionGate:
 
     def settle(self, tool: Tool, decision: Decision) -> Decision:
         """The decision that holds: while protection is uncertain, an "allow" made
-        elsewhere (a PreToolUse hook) is held too and becomes "ask"."""
+        elsewhere (a PreToolUse hook) is held too and becomes "ask". A question for the
+        person (AskUserQuestion) is always asked: an "allow" has no answers to give."""
+        if tool.name == ASK_USER_QUESTION and decision.behavior == "allow":
+            return Decision("ask", "a question for the user")
         return held_if_locked(self.policy, tool.name, decision)
 
     def refusal(self, tool: Tool, decision: Decision) -> GateResult:
@@ -88,12 +97,16 @@ class PermissionGate:
         """What to ask the person about this call, with the answers that mean something."""
         workspace = self.policy.workspace
         plan = tool.name == EXIT_PLAN_MODE
-        rules = [] if plan else suggest_rules(tool, inp, self.policy)
+        asking = tool.name == ASK_USER_QUESTION
+        rules = [] if plan or asking else suggest_rules(tool, inp, self.policy)
         texts = tuple(str(rule) for rule in rules)
+        shown = inp.model_dump(mode="json", by_alias=True, exclude_none=True)
+        if asking:  # the person answers; the model's own `answers` are not theirs
+            shown.pop("answers", None)
         request = PermissionRequest(
             tool_name=tool.name,
             tool_use_id=tool_use_id,
-            input=inp.model_dump(mode="json", by_alias=True, exclude_none=True),
+            input=shown,
             title=tool.permission_title or f"Use {tool.name}",
             summary=tool.summary(inp, workspace),
             reason=reason,
@@ -119,6 +132,8 @@ class PermissionGate:
         if name == EXIT_PLAN_MODE:  # the plan is approved: leave plan mode
             leave_plan_mode(self.policy, answer)
             return ALLOWED
+        if name == ASK_USER_QUESTION:  # the person's answers, never the model's own
+            return GateResult(True, updated_input=person_answers(question, answer))
         rules = list(question.rules)
         if answer.scope in ("session", "always"):
             for rule in rules:
@@ -174,12 +189,28 @@ def leave_plan_mode(policy: PermissionPolicy, answer: PermissionAnswer) -> None:
         policy.mode = PermissionMode.DEFAULT if once else PermissionMode.ACCEPT_EDITS
 
 
+def person_answers(question: PermissionQuestion, answer: PermissionAnswer) -> dict[str, Any]:
+    """The input an answered AskUserQuestion runs with: the answer's `answers` (the
+    person's, a hook's or an SDK program's), or none at all; whatever `answers` the
+    model put in its own input are dropped, so they never pass for the person's."""
+    asked = {key: value for key, value in question.request.input.items() if key != "answers"}
+    given = answer.updated_input.get("answers") if answer.updated_input is not None else None
+    if isinstance(given, dict):
+        return {**asked, "answers": given}
+    return asked
+
+
 def refusal_message(tool_name: str, answer: PermissionAnswer) -> str:
     if tool_name == EXIT_PLAN_MODE:
         text = "The user did not approve the plan yet; stay in plan mode (read only)."
         if answer.feedback:
             return f"{text} The user said: {answer.feedback}"
         return f"{text} Ask the user what to change in the plan."
+    if tool_name == ASK_USER_QUESTION:
+        text = "The user declined to answer the questions."
+        if answer.feedback:
+            return f"{text} The user said: {answer.feedback}"
+        return f"{text} Go on with your best judgement, or ask in plain text."
     text = f"The user denied permission to use {tool_name}; it did not run and nothing was changed."
     if answer.feedback:
         return f"{text} The user said: {answer.feedback}"

@@ -56,6 +56,9 @@ if TYPE_CHECKING:
 BASH_TOOLS = frozenset({"Bash"})
 FILE_RULE_TOOLS = EDIT_TOOLS | READ_TOOLS
 EXIT_PLAN_MODE = "ExitPlanMode"
+# A question for the person (tools/ask_user_question.py): asked about in every mode, since
+# the answer is what the call carries back; only a deny rule refuses it.
+ASK_USER_QUESTION = "AskUserQuestion"
 LOCKED = "protection uncertain"  # how every locked_reason starts
 
 
@@ -149,6 +152,8 @@ def _decide(policy: PermissionPolicy, tool: Tool, inp: Any) -> Decision:
         if mode is PermissionMode.PLAN:
             return Decision("ask", "the plan needs the user's approval")
         return Decision("allow", "not in plan mode")
+    if name == ASK_USER_QUESTION and not any(r.applies_to(name) for r in deny):
+        return Decision("ask", "a question for the user")
     if name in BASH_TOOLS:
         return _decide_bash(policy, tool, inp)
     if name in WEB_TOOLS:

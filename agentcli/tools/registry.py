@@ -44,8 +44,15 @@ BASH_COMPANIONS = frozenset({"TaskOutput", "TaskStop", *ALIAS_TOOLS})
 # Offered in every session beside them (tools/exit_plan_mode.py), so stored as well.
 EXIT_PLAN_MODE_TOOL = ("ExitPlanMode", "agentcli.tools.exit_plan_mode:ExitPlanModeTool")
 
+# Offered where someone can answer it: the app, an SDK program's can_use_tool, an ACP
+# editor; never in -p (wiring/bootstrap.py `Options.person_answers`).
+ASK_USER_QUESTION_TOOL = (
+    "AskUserQuestion",
+    "agentcli.tools.ask_user_question:AskUserQuestionTool",
+)
+
 # Every tool whose schema tools/stored_schemas.json holds.
-STORED_TOOLS = (*BUILTIN_TOOLS, EXIT_PLAN_MODE_TOOL)
+STORED_TOOLS = (*BUILTIN_TOOLS, EXIT_PLAN_MODE_TOOL, ASK_USER_QUESTION_TOOL)
 
 
 class ToolRegistry:

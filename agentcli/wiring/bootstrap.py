@@ -60,6 +60,7 @@ from agentcli.telemetry.runtime import problems as telemetry_problems
 from agentcli.telemetry.switch import USER_LAYERS
 from agentcli.tools.base import EditorFiles, Terminals, Tool, Workspace
 from agentcli.tools.registry import (
+    ASK_USER_QUESTION_TOOL,
     BASH_COMPANIONS,
     BUILTIN_TOOLS,
     EXIT_PLAN_MODE_TOOL,
@@ -111,6 +112,9 @@ class Options:
     # Where the file tools and Bash do their I/O instead of here (an ACP client's).
     editor: EditorFiles | None = None
     terminals: Terminals | None = None
+    # Someone answers AskUserQuestion: the app's person, an SDK program's can_use_tool,
+    # an ACP editor. False in -p, which asks nobody: the tool is not offered there.
+    person_answers: bool = False
 
     @classmethod
     def from_args(cls, args: argparse.Namespace, cwd: Path | None = None) -> Options:
@@ -274,9 +278,15 @@ def offers(options: Options, name: str) -> bool:
 
 def offered_tools(options: Options, extra: Sequence[Tool] = ()) -> list[Tool]:
     """The built-in tools (ExitPlanMode always, so the tool list, a cached prefix, stays
-    stable) and `extra` ones (the Skill tool); `--tools`: only those named ("default":
-    all); `--json-schema`: StructuredOutput."""
-    tools: list[Tool] = [*session_builtin_tools(), builtin_tool(*EXIT_PLAN_MODE_TOOL), *extra]
+    stable; AskUserQuestion where someone answers it) and `extra` ones (the Skill tool);
+    `--tools`: only those named ("default": all); `--json-schema`: StructuredOutput."""
+    asking = [builtin_tool(*ASK_USER_QUESTION_TOOL)] if options.person_answers else []
+    tools: list[Tool] = [
+        *session_builtin_tools(),
+        builtin_tool(*EXIT_PLAN_MODE_TOOL),
+        *asking,
+        *extra,
+    ]
     tools = [tool for tool in tools if offers(options, tool.name)]
     if options.json_schema is not None:
         tools.append(StructuredOutputTool(options.json_schema))

@@ -108,6 +108,7 @@ BY_PATH: dict[str, tuple[str, ...]] = {
         "test_compile_cache.py::test_outside_the_supported_range_*",
         "test_compile_cache.py::test_the_switch_*",
         "test_fakeapi.py::test_cli_*",
+        "tools/test_ask_user_question.py::test_a_pretooluse_hook_*",
     ),
     "slow": (
         # Hypothesis searches: seconds a test, a fifth of the fast tier in three tests.

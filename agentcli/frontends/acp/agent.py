@@ -165,6 +165,7 @@ class AcpAgent:
                 else None
             ),
             terminals=ClientTerminals(link) if self._capabilities.terminal else None,
+            person_answers=True,  # AskUserQuestion: a session/request_permission a question
         )
         try:
             engine = await asyncio.to_thread(build_engine, options, None, resumed)

@@ -21,9 +21,11 @@ from agentcli.engine.events import EndReason, Event, Notice
 from agentcli.engine.query_engine import QueryEngine
 from agentcli.frontends.acp.link import ClientLink
 from agentcli.frontends.acp.permission import answer_of, permission_params
+from agentcli.frontends.acp.person_questions import ask_editor
 from agentcli.frontends.acp.rpc import INTERNAL_ERROR, INVALID_REQUEST, RpcError
 from agentcli.frontends.acp.updates import UpdateMapper, text_chunk
 from agentcli.frontends.driver import drive
+from agentcli.frontends.driver.person import person_questions
 from agentcli.frontends.output_streams import say
 from agentcli.permissions.question import PermissionQuestion
 from agentcli.permissions.types import PermissionAnswer, PermissionMode
@@ -89,9 +91,13 @@ class AcpSession:
         await self.link.update(text_chunk("agent_message_chunk", text))
 
     async def answer(self, question: PermissionQuestion) -> PermissionAnswer:
-        """The person's answer, asked through the editor (`session/request_permission`)."""
-        params = permission_params(self.link.session_id, question.request)
+        """The person's answer, asked through the editor (`session/request_permission`;
+        the model's questions to the person, one request a question: person_questions.py)."""
+        asked = person_questions(question.request)
         try:
+            if asked is not None:
+                return await ask_editor(self.link, question.request, asked)
+            params = permission_params(self.link.session_id, question.request)
             return answer_of(await self.link.request("session/request_permission", params))
         except RpcError as error:
             return PermissionAnswer(

@@ -257,7 +257,14 @@ class SdkSession:
 
         args = self.args
         mode = None if self.dont_ask else args.permission_mode
-        options = replace(Options.from_args(args, Path.cwd()), trusted=True, permission_mode=mode)
+        options = replace(
+            Options.from_args(args, Path.cwd()),
+            trusted=True,
+            permission_mode=mode,
+            # AskUserQuestion goes to the program's can_use_tool, as in Claude Code;
+            # without one there is nobody to answer it, so it is not offered.
+            person_answers=args.permission_prompt_tool == "stdio",
+        )
         if options.resume == "":
             raise SetupFailed("--resume needs a session ID here (or use --continue)")
         try:

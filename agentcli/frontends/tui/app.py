@@ -72,6 +72,7 @@ if TYPE_CHECKING:
     from agentcli.config.untrusted import Withheld
     from agentcli.engine.query_engine import QueryEngine
     from agentcli.frontends.tui.widgets.permission_prompt import PermissionPrompt
+    from agentcli.frontends.tui.widgets.question_prompt import QuestionPrompt
     from agentcli.mcp.manager import McpManager
     from agentcli.permissions.question import PermissionQuestion
     from agentcli.session.loader import LoadedSession
@@ -362,7 +363,7 @@ class AgentApp(App[None]):
         return self.turns.busy
 
     @property
-    def permission_prompt(self) -> PermissionPrompt | None:
+    def permission_prompt(self) -> PermissionPrompt | QuestionPrompt | None:
         """The open permission question, if one is (the turn runner's)."""
         return self.turns.permission_prompt
 

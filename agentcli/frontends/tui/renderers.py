@@ -31,6 +31,7 @@ from textual.widgets import Static
 from agentcli.agents.display import SubagentDisplay
 from agentcli.core.terminal_text import visible_controls
 from agentcli.frontends.tui.widgets.diff_view import DiffView
+from agentcli.tools.ask_user_question import QuestionsDisplay
 from agentcli.tools.display import (
     CommandDisplay,
     CreatedDisplay,
@@ -240,3 +241,27 @@ def _todo_summary(display: TodoDisplay, _text: str) -> str:
 
 register(SubagentDisplay, summary=_subagent_summary)
 register(TodoDisplay, summary=_todo_summary)
+
+
+def _questions_summary(display: QuestionsDisplay, _text: str) -> str:
+    if not display.answers:
+        return "No answers given"
+    return f"Answered {_plural(len(display.answers), 'question')}"
+
+
+def _questions_body(display: QuestionsDisplay, max_lines: int) -> Widget:
+    """Each question answered and its answer, as the person gave it."""
+    text = Text()
+    if not display.answers:
+        text.append("(no answers)", style="dim")
+    for question, answer in list(display.answers.items())[:max_lines]:
+        text.append("· ")
+        text.append(visible_controls(question))
+        text.append(" → ", style="dim")
+        text.append(visible_controls(answer), style="bold")
+        text.append("\n")
+    text.rstrip()
+    return Static(text)
+
+
+register(QuestionsDisplay, summary=_questions_summary, body=_questions_body)

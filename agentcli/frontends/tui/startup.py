@@ -121,6 +121,7 @@ class Startup:
         cwd = self.app.state.cwd
         options = Options.from_args(self.args, cwd) if self.args else Options(cwd)
         options.trusted = self.trusted
+        options.person_answers = True  # the person answers AskUserQuestion at the prompt
         return options
 
     # -- in the loader thread ---------------------------------------------------------

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from agentcli.frontends.tui.widgets.conversation import Conversation
     from agentcli.frontends.tui.widgets.permission_prompt import PermissionPrompt
     from agentcli.frontends.tui.widgets.prompt_input import PromptInput
+    from agentcli.frontends.tui.widgets.question_prompt import QuestionPrompt
     from agentcli.frontends.tui.widgets.status import StatusLine
     from agentcli.permissions.question import PermissionQuestion
     from agentcli.permissions.types import PermissionAnswer
@@ -96,7 +97,8 @@ class TurnRunner:
         self.worker: Worker[None] | None = None  # the turn's, once one started
         self.making_message = False  # the turn is still making its message's content
         self.shell_run: ShellRun | None = None  # the `!` command running
-        self.permission_prompt: PermissionPrompt | None = None  # the open question
+        # The open question: a permission's, or the model's to the person (AskUserQuestion).
+        self.permission_prompt: PermissionPrompt | QuestionPrompt | None = None
         self.idle = IdleNotifier(app.set_timer)  # the Notification hook's idle_prompt
 
     @property
@@ -238,18 +240,26 @@ class TurnRunner:
     def ask_permission(self, question: PermissionQuestion) -> None:
         """Show a question in place of the input. It goes when it closes: answered by
         the prompt, or withdrawn by the engine when the turn stops."""
+        from agentcli.frontends.driver.person import person_questions
         from agentcli.frontends.tui.widgets.permission_prompt import GUARD_S, PermissionPrompt
 
         app = self.app
         guard = app.state.guard_s(GUARD_S)
-        prompt = PermissionPrompt(question, guard_s=guard)
+        asked = person_questions(question.request)
+        prompt: PermissionPrompt | QuestionPrompt
+        if asked is not None:  # the model asks the person: its options, not a yes or no
+            from agentcli.frontends.tui.widgets.question_prompt import QuestionPrompt
+
+            prompt = QuestionPrompt(question, asked, guard_s=guard)
+        else:
+            prompt = PermissionPrompt(question, guard_s=guard)
         self.permission_prompt = prompt
         app.prompt.display = False
         app.status_line.question_opened(question)
         app.query_one("#permission-area").mount(prompt)
         question.on_close(partial(self._question_closed, prompt))
 
-    def _question_closed(self, prompt: PermissionPrompt) -> None:
+    def _question_closed(self, prompt: PermissionPrompt | QuestionPrompt) -> None:
         prompt.remove()
         app = self.app
         app.status_line.question_closed(prompt.question)
