@@ -338,6 +338,9 @@ class AgentApp(App[None]):
     ) -> None:
         await self.conversation.scroll_history(event.key)
 
+    def on_prompt_input_notice(self, event: PromptInput.Notice) -> None:
+        self.note(event.text, event.level)
+
     async def on_prompt_input_submitted(self, event: PromptInput.Submitted) -> None:
         await self.prompt_flow.submit(event.text)
 
@@ -354,6 +357,12 @@ class AgentApp(App[None]):
         `make`: gives the message's content when its turn starts (it is shown as
         `text`); `scope`: around that turn; see commands/outgoing.py."""
         self.turns.send(text if make is None else Prepared(text, make, scope))
+
+    def send_with_images(self, text: str, images: Blocks) -> None:
+        """A typed prompt and the images attached to it (frontends/tui/prompt_images.py)."""
+        from agentcli.frontends.tui.prompt_images import PromptWithImages
+
+        self.turns.send(PromptWithImages(text, images))
 
     @property
     def busy(self) -> bool:
