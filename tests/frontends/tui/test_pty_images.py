@@ -46,7 +46,7 @@ def test_a_bracketed_paste_of_an_image_path_sends_the_image(fake_api, tmp_path, 
         image, words = request.body["messages"][0]["content"]
         assert image["source"]["media_type"] == "image/png"
         assert base64.b64decode(image["source"]["data"]) == shot.read_bytes()
-        assert words == {"type": "text", "text": "[Image #1] what is it?"}
+        assert (words["type"], words["text"]) == ("text", "[Image #1] what is it?")
         child.send("\x03")
         child.send("\x03")
         child.expect(pexpect.EOF)
