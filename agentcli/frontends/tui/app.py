@@ -293,6 +293,21 @@ class AgentApp(App[None]):
     @on(messages.EngineReady)
     def _engine_ready(self) -> None:
         self.sessions.engine_ready()
+        self._start_editor_mode()
+
+    def _start_editor_mode(self) -> None:
+        """`"editorMode": "vim"` in the settings: vim keys on from the start."""
+        from agentcli.wiring.layered import layered
+
+        settings = self.engine.settings if self.engine is not None else None
+        found = layered(settings, "editorMode") if settings is not None else None
+        if found is not None and found.value == "vim" and self.prompt.vim is None:
+            self.prompt.set_vim(True)
+
+    def toggle_vim(self) -> bool:
+        """`/vim`: vim keys on or off in the prompt; whether they are on now."""
+        self.prompt.set_vim(self.prompt.vim is None)
+        return self.prompt.vim is not None
 
     @on(messages.McpLoaded)
     def _mcp_loaded(self, message: messages.McpLoaded) -> None:
