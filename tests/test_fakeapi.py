@@ -462,7 +462,10 @@ def picture(fmt: str = "PNG", size: tuple[int, int] = (8, 6)) -> bytes:
 
 def image_block(data: bytes, media_type: str = "image/png") -> dict[str, Any]:
     encoded = base64.b64encode(data).decode()
-    return {"type": "image", "source": {"type": "base64", "media_type": media_type, "data": encoded}}
+    return {
+        "type": "image",
+        "source": {"type": "base64", "media_type": media_type, "data": encoded},
+    }
 
 
 def image_source(data: str, media_type: str = "image/png") -> dict[str, Any]:

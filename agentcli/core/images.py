@@ -134,7 +134,9 @@ class FittedImage:
 
 
 def _kilobytes(count: int) -> str:
-    return f"{count / 1024 / 1024:.1f} MB" if count >= 1024 * 1024 else f"{max(1, count // 1024)} KB"
+    return (
+        f"{count / 1024 / 1024:.1f} MB" if count >= 1024 * 1024 else f"{max(1, count // 1024)} KB"
+    )
 
 
 def base64_chars(count: int) -> int:

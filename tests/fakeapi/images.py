@@ -79,7 +79,9 @@ def _check(where: str, block: dict[str, Any], many: bool) -> str | None:
     except Exception:
         return f"{where}.source.base64.data: Could not process image"
     if kind != media_type:
-        return f"{where}.source.base64.data: Image does not match the provided media type {media_type}"
+        return (
+            f"{where}.source.base64.data: Image does not match the provided media type {media_type}"
+        )
     limit = MAX_EDGE_MANY if many else MAX_EDGE
     if max(size) > limit:
         suffix = " for many-image requests" if many else ""

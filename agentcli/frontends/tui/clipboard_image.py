@@ -63,9 +63,7 @@ async def read_clipboard_image(environ: Mapping[str, str] | None = None) -> Clip
 NO_IMAGE = ClipboardImage(None, "No image on the clipboard.")
 
 
-async def _with_types(
-    list_types: list[str], read: Callable[[str], list[str]]
-) -> ClipboardImage:
+async def _with_types(list_types: list[str], read: Callable[[str], list[str]]) -> ClipboardImage:
     try:
         listed = (await _run(list_types)).decode("utf-8", "replace").split()
     except _Failed as failed:  # both say so (and fail) when the clipboard is empty

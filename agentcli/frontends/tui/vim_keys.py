@@ -271,7 +271,7 @@ class VimKeys:
         times = max(count, 1)
         if char == operator:  # dd cc yy: whole lines
             return self._on_lines(operator, times, text, pos)
-        if char not in MOTIONS or char in "jk" and operator == "c":
+        if char not in MOTIONS or (char in "jk" and operator == "c"):
             return MINE
         start, end = self._span(operator, char, count, text, pos)
         if char in "jkG":
@@ -324,10 +324,8 @@ class VimKeys:
         if operator == "c":
             self.mode = "insert"
             return Outcome(edit=Edit(start, end, ""), cursor=start)
-        if end < len(text):  # the lines and the newline after them
-            cut = Edit(start, end + 1, "")
-        else:  # the last lines: the newline before them
-            cut = Edit(max(0, start - 1), end, "")
+        # The lines and the newline after them; the last lines, the newline before them.
+        cut = Edit(start, end + 1, "") if end < len(text) else Edit(max(0, start - 1), end, "")
         rest = text[: cut.start] + text[cut.end :]
         return Outcome(edit=cut, cursor=_first_non_blank(rest, min(cut.start, len(rest))))
 

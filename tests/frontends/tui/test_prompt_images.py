@@ -84,9 +84,9 @@ def test_the_shapes_terminals_paste_a_dragged_file_in(tmp_path):
     url = "file://" + str(spaced).replace(" ", "%20").replace("(", "%28").replace(")", "%29")
     assert pasted_paths(str(plain)) == [plain]
     assert pasted_paths(f"'{spaced}' ") == [spaced]  # GNOME Terminal: quoted, a space after
-    assert pasted_paths(str(spaced).replace(" ", "\\ ").replace("(", "\\(").replace(")", "\\)")) == [
-        spaced
-    ]  # iTerm2, Terminal.app: escaped
+    assert pasted_paths(
+        str(spaced).replace(" ", "\\ ").replace("(", "\\(").replace(")", "\\)")
+    ) == [spaced]  # iTerm2, Terminal.app: escaped
     assert pasted_paths(url) == [spaced]
     assert pasted_paths(f"{url}\r\nfile://{plain}\r\n") == [spaced, plain]  # a URI list
     assert pasted_paths(f"{plain} '{spaced}'") == [plain, spaced]
@@ -125,7 +125,7 @@ async def test_pasting_an_image_path_attaches_its_bytes_and_the_api_gets_them(
     assert sent_text(request) == "what is [Image #1] ?"
     # The transcript keeps the image as sent, so a resume sends it again; it shows the token.
     lines = [json.loads(line) for line in app.engine.transcript.path.read_text().splitlines()]
-    recorded = [r for r in lines if r.get("type") == "user"][0]["message"]
+    recorded = next(r for r in lines if r.get("type") == "user")["message"]
     assert [b["type"] for b in recorded["content"]] == ["image", "text"]
     assert base64.b64decode(recorded["content"][0]["source"]["data"]) == data
     assert text_of(recorded) == "what is [Image #1] ?"
@@ -144,7 +144,9 @@ async def test_several_dragged_files_each_image_a_token_numbered_in_the_prompt(
     app = app_on_fake_api()
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_for(pilot, lambda: app.ready, "the engine")
-        await paste(pilot, app, f"{tmp_path / 'a.png'} {tmp_path / 'notes.txt'} {tmp_path / 'b.gif'}")
+        await paste(
+            pilot, app, f"{tmp_path / 'a.png'} {tmp_path / 'notes.txt'} {tmp_path / 'b.gif'}"
+        )
         assert app.prompt.text == f"[Image #1] {tmp_path / 'notes.txt'} [Image #2]"
         await pilot.press("enter")
         await idle(pilot, app)
@@ -190,7 +192,7 @@ async def test_an_oversized_image_is_scaled_down_and_said_so(tmp_path, fake_api,
         await idle(pilot, app)
     request = fake_api.requests[0]
     assert request.status == 200, request.error
-    (media_type, data), = sent_images(request)
+    ((_, data),) = sent_images(request)
     with Image.open(io.BytesIO(data)) as image:
         assert image.size == (2000, 67)
 
@@ -209,7 +211,9 @@ async def test_a_file_named_as_an_image_that_is_not_one_is_pasted_as_text_with_a
         await type_text(pilot, "typed ")
         await paste(pilot, app, f"{tmp_path / 'fake.png'} {huge}")
         assert app.prompt.text == f"typed {tmp_path / 'fake.png'} {huge}"  # nothing lost
-        notes = await wait_for(pilot, lambda: [t for t in texts(app, Note) if "Not attached" in t], "notes")
+        notes = await wait_for(
+            pilot, lambda: [t for t in texts(app, Note) if "Not attached" in t], "notes"
+        )
         assert any("fake.png: it is not a PNG, JPEG, GIF or WebP image" in n for n in notes)
         assert any("huge.png: it is 31.0 MB, more than the 30 MB" in n for n in notes)
         assert len(app.prompt.images) == 0
@@ -323,6 +327,9 @@ def test_a_rewound_prompt_gets_its_images_back_by_their_tokens(tmp_path):
     images = PromptImages()
     one = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AAAA"}}
     two = {"type": "image", "source": {"type": "base64", "media_type": "image/gif", "data": "BBBB"}}
-    message = {"role": "user", "content": [one, two, {"type": "text", "text": "[Image #2] vs [Image #3]"}]}
+    message = {
+        "role": "user",
+        "content": [one, two, {"type": "text", "text": "[Image #2] vs [Image #3]"}],
+    }
     images.restore(message)
     assert images.take("[Image #3] and [Image #2]") == [two, one]

@@ -26,13 +26,13 @@ from agentcli.core.messages import Message as ConversationMessage
 from agentcli.core.messages import text_of
 from agentcli.frontends.tui.history import PromptHistory
 from agentcli.frontends.tui.pastes import PastedTexts, is_long
-from agentcli.frontends.tui.vim_keys import Outcome, VimKeys
 from agentcli.frontends.tui.prompt_images import (
     PromptImages,
     looks_like_image,
     pasted_paths,
     read_image_file,
 )
+from agentcli.frontends.tui.vim_keys import Outcome, VimKeys
 
 PLACEHOLDER = "Type a message · / for commands · @ for files · ! for shell"
 
@@ -175,7 +175,9 @@ class PromptInput(TextArea):
         try:
             image = await asyncio.to_thread(fit_image, found.data)
         except ImageProblem as problem:
-            self.post_message(self.Notice(f"Not attached: the clipboard's image: {problem}.", "warning"))
+            self.post_message(
+                self.Notice(f"Not attached: the clipboard's image: {problem}.", "warning")
+            )
             return
         mark = self.attach_image("clipboard", image)
         if mark is not None:
@@ -240,7 +242,11 @@ class PromptInput(TextArea):
                 return False
             self.recall(entry)
             return True
-        if key == "down" and history.walking and self.cursor_location[0] == self.document.line_count - 1:
+        if (
+            key == "down"
+            and history.walking
+            and self.cursor_location[0] == self.document.line_count - 1
+        ):
             entry = history.next()
             if entry is None:
                 return False
@@ -254,11 +260,13 @@ class PromptInput(TextArea):
     # -- vim keys (frontends/tui/vim_keys.py decides, this applies) -----------------------
 
     def _offset(self) -> int:
-        return self.document.get_index_from_location(self.cursor_location)
+        row, column = self.cursor_location
+        lines = self.text.split("\n")
+        return sum(len(line) + 1 for line in lines[:row]) + column
 
     def _location(self, offset: int) -> tuple[int, int]:
-        offset = max(0, min(offset, len(self.text)))
-        return self.document.get_location_from_index(offset)
+        before = self.text[: max(0, offset)]
+        return before.count("\n"), len(before) - (before.rfind("\n") + 1)
 
     def _apply(self, outcome: Outcome) -> None:
         for _ in range(outcome.undo):
