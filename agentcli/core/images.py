@@ -29,7 +29,7 @@ from agentcli.core.messages import ImageBlock
 MAX_BASE64_CHARS = 5 * 1024 * 1024  # the API's per-image limit, on the base64 text
 MAX_EDGE_PX = 2000  # the API's limit for requests of more than 20 images (module doc)
 MAX_SOURCE_BYTES = 30 * 1024 * 1024  # a file or clipboard larger is not read at all
-MAX_SOURCE_PIXELS = 100_000_000  # a larger image is refused before it is decoded
+MAX_SOURCE_PIXELS = 8000 * 8000  # larger is refused before decoding (under Pillow's bomb warning)
 KINDS = "PNG, JPEG, GIF or WebP"
 
 

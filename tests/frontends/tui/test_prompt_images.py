@@ -333,3 +333,32 @@ def test_a_rewound_prompt_gets_its_images_back_by_their_tokens(tmp_path):
     }
     images.restore(message)
     assert images.take("[Image #3] and [Image #2]") == [two, one]
+
+
+async def test_a_rewind_puts_the_prompt_back_with_its_image(tmp_path, fake_api, app_on_fake_api):
+    from agentcli.frontends.tui.screens.rewind import RewindPicker, RewindQuestion
+
+    data = picture(tmp_path / "a.png")
+    fake_api.enqueue(reply(text("one")), reply(text("two")), reply(text("three")))
+    app = app_on_fake_api(session=True)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: app.ready, "the engine")
+        await paste(pilot, app, str(tmp_path / "a.png") + " ")
+        await type_text(pilot, "look")
+        await pilot.press("enter")
+        await idle(pilot, app)
+        await type_text(pilot, "later")
+        await pilot.press("enter")
+        await idle(pilot, app)
+        app.prompt.set_text("/rewind")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, RewindPicker), "the prompt list")
+        await pilot.press("down", "enter")  # the first prompt
+        await wait_for(pilot, lambda: isinstance(app.screen, RewindQuestion), "the choices")
+        await pilot.press("enter")  # code and conversation
+        await wait_for(pilot, lambda: app.prompt.text, "the prompt back in the input")
+        assert app.prompt.text == "[Image #1] look"
+        await pilot.press("end", "enter")  # sent again as it was: with its image
+        await idle(pilot, app)
+    assert sent_images(fake_api.requests[-1]) == [("image/png", data)]
+    assert fake_api.requests[-1].status == 200
