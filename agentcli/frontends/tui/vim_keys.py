@@ -6,6 +6,7 @@ to normal mode, where keys move and edit instead of typing:
 
 - motions: h j k l, w b e, 0 ^ $, gg G (a count: `3w`, `2j`, `5G`);
 - edits: x, dd D, cc C, dw cw (and d/c/y with any motion above), yy p P, u;
+  a count before or after the operator (`2dw`, `d2w`, `2d3w` is six words);
 - back to insert: i a I A o O (and c...).
 
 Enter sends in either mode. Keys the app uses keep their meaning in both:
@@ -23,6 +24,7 @@ prompt widget applies it, so undo keeps working on vim's edits as on typing.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Literal
 
@@ -30,6 +32,7 @@ Mode = Literal["insert", "normal"]
 OPERATORS = frozenset("dcy")
 MOTIONS = frozenset("hjklwbe0^$G")
 MAX_COUNT = 10_000
+_PENDING = re.compile(r"(\d*)([dcyg]?)(\d*)")  # a count, an operator, a count (`2d3w`)
 
 
 @dataclass(frozen=True)
@@ -177,12 +180,13 @@ class VimKeys:
 
     def _normal(self, char: str, text: str, pos: int) -> Outcome:
         pending = self.pending
-        count_text = pending.rstrip("dcyg")
-        if char.isdigit() and (char != "0" or count_text) and not pending[len(count_text) :]:
-            self.pending = (pending + char)[-6:]
+        parts = _PENDING.fullmatch(pending)
+        before, operator, after = parts.groups() if parts else ("", "", "")
+        if char.isdigit() and (char != "0" or (after if operator else before)):
+            if len(pending) < 12:
+                self.pending = pending + char
             return MINE
-        count = min(int(count_text), MAX_COUNT) if count_text else 0
-        operator = pending[len(count_text) :]
+        count = min(int(before or 1) * int(after or 1), MAX_COUNT) if before or after else 0
         self.pending = ""
         if operator == "g":  # gg: the first line, or line N of Ngg
             if char != "g":

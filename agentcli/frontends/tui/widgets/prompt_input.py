@@ -148,6 +148,7 @@ class PromptInput(TextArea):
         if not paths or not any(looks_like_image(p) for p in paths):
             return text
         parts: list[str] = []
+        attached = 0
         for path in paths:
             mark = None
             if looks_like_image(path):
@@ -155,7 +156,10 @@ class PromptInput(TextArea):
                     mark = self.attach_image(path.name, read_image_file(path))
                 except ImageProblem as problem:
                     self.post_message(self.Notice(f"Not attached: {path}: {problem}.", "warning"))
+            attached += mark is not None
             parts.append(mark or shlex.quote(str(path)))
+        if not attached:
+            return text  # the paste exactly as it came
         before = " " if text.startswith(" ") else ""  # the spaces around, as pasted
         after = " " if text.endswith(" ") else ""
         return before + " ".join(parts) + after
