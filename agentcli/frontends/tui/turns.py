@@ -46,6 +46,9 @@ if TYPE_CHECKING:
 
 NOT_SENT = "Interrupted before the message was sent: nothing went to the model."
 
+# What a turn sends: the text typed, a prepared message, a typed prompt with its images.
+Outgoing = str | Prepared | PromptWithImages
+
 
 class TurnHost(RunsWorkers, Protocol):
     """What the turn runner needs of the app."""
@@ -92,7 +95,7 @@ class TurnRunner:
     def __init__(self, app: TurnHost, first_prompt: str | None = None) -> None:
         """`first_prompt`: the command line's, sent first once the session is open."""
         self.app = app
-        self.queue: list[str | Prepared | PromptWithImages] = [first_prompt] if first_prompt else []
+        self.queue: list[Outgoing] = [first_prompt] if first_prompt else []
         self.pending_context: Blocks = []  # `!` output for the next message
         self.worker: Worker[None] | None = None  # the turn's, once one started
         self.making_message = False  # the turn is still making its message's content
@@ -104,7 +107,7 @@ class TurnRunner:
     def busy(self) -> bool:
         return self.worker is not None and not self.worker.is_finished
 
-    def send(self, message: str | Prepared | PromptWithImages) -> None:
+    def send(self, message: Outgoing) -> None:
         """Start the message's turn, or queue it while starting up or while a turn runs."""
         app = self.app
         self.idle.disarm()
@@ -147,11 +150,11 @@ class TurnRunner:
             except Exception:
                 pass
 
-    async def _run(self, message: str | Prepared | PromptWithImages) -> None:
+    async def _run(self, message: Outgoing) -> None:
         with message.scope() if isinstance(message, Prepared) else nullcontext():
             await self._turn(message)
 
-    async def _turn(self, message: str | Prepared | PromptWithImages) -> None:
+    async def _turn(self, message: Outgoing) -> None:
         from agentcli.frontends.driver import drive
 
         app = self.app
@@ -189,7 +192,7 @@ class TurnRunner:
             self.idle.arm(engine.hooks)
         self.app.call_later(self.drain_queue)
 
-    async def _content(self, message: str | Prepared | PromptWithImages, blocks: Blocks) -> Any:
+    async def _content(self, message: Outgoing, blocks: Blocks) -> Any:
         """What goes to the model: the blocks before it (`!` output), then the
         message's own content, made now (its images first)."""
         if isinstance(message, Prepared):
