@@ -33,7 +33,11 @@ class ClipboardImage:
 
 
 class _Failed(Exception):
-    pass
+    """The command ran and failed (as the tools do when the clipboard is empty)."""
+
+
+class _Unreadable(_Failed):
+    """The command could not start, hung, or said too much."""
 
 
 async def read_clipboard_image(environ: Mapping[str, str] | None = None) -> ClipboardImage:
@@ -66,6 +70,8 @@ NO_IMAGE = ClipboardImage(None, "No image on the clipboard.")
 async def _with_types(list_types: list[str], read: Callable[[str], list[str]]) -> ClipboardImage:
     try:
         listed = (await _run(list_types)).decode("utf-8", "replace").split()
+    except _Unreadable:
+        raise
     except _Failed as failed:  # both say so (and fail) when the clipboard is empty
         return ClipboardImage(None, f"No image on the clipboard ({failed}).")
     kind = next((t for t in IMAGE_TYPES if t in listed), None)
@@ -103,13 +109,13 @@ async def _run(argv: list[str]) -> bytes:
             stderr=asyncio.subprocess.PIPE,
         )
     except OSError as exc:
-        raise _Failed(f"{argv[0]}: {exc.strerror or exc}") from exc
+        raise _Unreadable(f"{argv[0]}: {exc.strerror or exc}") from exc
     try:
         out, err = await asyncio.wait_for(_bounded(process), TIMEOUT_S)
     except TimeoutError:
         process.kill()
         await process.wait()
-        raise _Failed(f"{argv[0]} did not answer within {TIMEOUT_S:.0f} s") from None
+        raise _Unreadable(f"{argv[0]} did not answer within {TIMEOUT_S:g} s") from None
     except _Failed:
         process.kill()
         await process.wait()
@@ -129,7 +135,7 @@ async def _bounded(process: asyncio.subprocess.Process) -> tuple[bytes, bytes]:
         size += len(chunk)
         if size > MAX_SOURCE_BYTES:
             err_task.cancel()
-            raise _Failed(f"the image is more than {MAX_SOURCE_BYTES // 1024 // 1024} MB")
+            raise _Unreadable(f"the image is more than {MAX_SOURCE_BYTES // 1024 // 1024} MB")
         chunks.append(chunk)
     err = await err_task
     await process.wait()

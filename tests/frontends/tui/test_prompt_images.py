@@ -362,3 +362,36 @@ async def test_a_rewind_puts_the_prompt_back_with_its_image(tmp_path, fake_api, 
         await idle(pilot, app)
     assert sent_images(fake_api.requests[-1]) == [("image/png", data)]
     assert fake_api.requests[-1].status == 200
+
+
+async def test_under_x11_xclip_is_asked_and_an_empty_clipboard_is_no_image(
+    tmp_path, clipboard, monkeypatch
+):
+    from agentcli.frontends.tui.clipboard_image import read_clipboard_image
+
+    data = picture(tmp_path / "clip.jpg", fmt="JPEG")
+    monkeypatch.delenv("WAYLAND_DISPLAY")
+    monkeypatch.setenv("DISPLAY", ":0")
+    fake_tool(
+        clipboard,
+        "xclip",
+        '[ "$4" = TARGETS ] && { printf "TARGETS\\nimage/jpeg\\n"; exit 0; }\n'
+        f'[ "$4" = image/jpeg ] && cat "{tmp_path / "clip.jpg"}"\n',
+    )
+    assert (await read_clipboard_image()).data == data
+    fake_tool(clipboard, "xclip", 'echo "Error: target TARGETS not available" >&2; exit 1\n')
+    empty = await read_clipboard_image()
+    assert empty.data is None
+    assert empty.problem == (
+        "No image on the clipboard (xclip failed: Error: target TARGETS not available)."
+    )
+
+
+async def test_a_clipboard_tool_that_hangs_is_given_up_on(tmp_path, clipboard, monkeypatch):
+    from agentcli.frontends.tui import clipboard_image
+
+    monkeypatch.setattr(clipboard_image, "TIMEOUT_S", 0.5)
+    fake_tool(clipboard, "wl-paste", "exec sleep 30\n")
+    hung = await clipboard_image.read_clipboard_image()
+    assert hung.data is None
+    assert hung.problem == "The clipboard could not be read: wl-paste did not answer within 0.5 s"
