@@ -10,7 +10,9 @@ If these pass, a test that uses the fake server exercises the same SDK code path
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
+import io
 import json
 import os
 import subprocess
@@ -24,6 +26,7 @@ from typing import Any
 import anthropic
 import httpx2
 import pytest
+from PIL import Image
 
 from tests.fakeapi import (
     NO_RESPONSE_LEFT,
@@ -451,7 +454,58 @@ def answer(content: Any) -> dict[str, Any]:
     return {"role": "assistant", "content": content}
 
 
+def picture(fmt: str = "PNG", size: tuple[int, int] = (8, 6)) -> bytes:
+    out = io.BytesIO()
+    Image.new("RGB", size).save(out, format=fmt)
+    return out.getvalue()
+
+
+def image_block(data: bytes, media_type: str = "image/png") -> dict[str, Any]:
+    encoded = base64.b64encode(data).decode()
+    return {
+        "type": "image",
+        "source": {"type": "base64", "media_type": media_type, "data": encoded},
+    }
+
+
+def image_source(data: str, media_type: str = "image/png") -> dict[str, Any]:
+    return {"type": "image", "source": {"type": "base64", "media_type": media_type, "data": data}}
+
+
+LOOK = {"type": "text", "text": "what is this?"}
+IMAGE_RESULT = {**RESULT, "content": [image_block(picture("JPEG"), "image/png")]}
+
 INVALID = {
+    "image named by a media type that is not its bytes'": (
+        body([ask([image_block(picture("JPEG"), "image/png"), LOOK])]),
+        "messages.0.content.0.image.source.base64.data: Image does not match the provided "
+        "media type image/png",
+    ),
+    "image of a media type the API does not take": (
+        body([ask([image_block(picture("BMP"), "image/bmp"), LOOK])]),
+        "media_type: Input should be 'image/jpeg', 'image/png', 'image/gif' or 'image/webp'",
+    ),
+    "image over 5 MB of base64": (
+        body([ask([image_source("A" * (5 * 1024 * 1024 + 4)), LOOK])]),
+        "image exceeds 5 MB maximum: 5242884 bytes > 5242880 bytes",
+    ),
+    "image data not base64": (body([ask([image_source("not base64!"), LOOK])]), "Invalid base64"),
+    "image data not an image": (
+        body([ask([image_block(b"hello, world"), LOOK])]),
+        "Could not process image",
+    ),
+    "image edge over 8000 px": (
+        body([ask([image_block(picture(size=(8001, 2))), LOOK])]),
+        "At least one of the image dimensions exceed max allowed size: 8000 pixels",
+    ),
+    "image edge over 2000 px among more than 20": (
+        body([ask([image_block(picture(size=(2001, 2)))] * 21 + [LOOK])]),
+        "exceed max allowed size for many-image requests: 2000 pixels",
+    ),
+    "image in a tool result checked too": (
+        body([ask(), answer([TOOL_USE]), ask([IMAGE_RESULT])]),
+        "messages.2.content.0.tool_result.content.0.image.source.base64.data: Image does not match",
+    ),
     "no messages": ({"model": MODEL, "max_tokens": 5}, "messages: Field required"),
     "empty messages": (body([]), "messages: at least one message is required"),
     "first is assistant": (body([answer("Hi"), ask()]), 'first message must use the "user" role'),
@@ -505,6 +559,21 @@ INVALID = {
 
 VALID = {
     "simple": body([ask()]),
+    "images of each kind then text": body(
+        [
+            ask(
+                [
+                    image_block(picture("PNG")),
+                    image_block(picture("JPEG"), "image/jpeg"),
+                    image_block(picture("GIF"), "image/gif"),
+                    image_block(picture("WEBP"), "image/webp"),
+                    LOOK,
+                ]
+            )
+        ]
+    ),
+    "an image of 8000 px alone": body([ask([image_block(picture(size=(8000, 2))), LOOK])]),
+    "21 images of 2000 px": body([ask([image_block(picture(size=(2000, 2)))] * 21 + [LOOK])]),
     "tool exchange": body([ask(), answer([TOOL_USE]), ask([RESULT])]),
     "result then text": body(
         [ask(), answer([TOOL_USE]), ask([RESULT, {"type": "text", "text": "go on"}])]

@@ -1,8 +1,10 @@
 """`@path` in a prompt attaches that project file to the message.
 
 The file's text goes to the model as an extra text block before the prompt
-(the prompt itself is sent as typed). Missing, binary or oversized files are
-reported, never silently dropped or sent half-read without saying so.
+(the prompt itself is sent as typed); a PNG, JPEG, GIF or WebP file (by its
+bytes) goes as an image block, scaled down if it is over the API's limits
+(core/images.py). Missing, binary or oversized files are reported, never
+silently dropped or sent half-read without saying so.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from agentcli.core.images import MAX_SOURCE_BYTES, ImageProblem, fit_image, sniff_image
 from agentcli.core.messages import Block
 
 MAX_BYTES = 256 * 1024
@@ -31,9 +34,21 @@ def attach(text: str, root: Path) -> tuple[list[Block], list[str]]:
             continue
         seen.add(path)
         try:
-            data = path.read_bytes()[: MAX_BYTES + 1]
+            with path.open("rb") as handle:
+                data = handle.read(MAX_BYTES + 1)
+                if sniff_image(data[:16]) is not None:
+                    data += handle.read(MAX_SOURCE_BYTES + 1 - len(data))
         except OSError as exc:
             notes.append(f"Could not attach {mention}: {exc.strerror or exc}")
+            continue
+        if sniff_image(data[:16]) is not None:
+            try:
+                image = fit_image(data)
+            except ImageProblem as problem:
+                notes.append(f"Not attached: {mention}: {problem}")
+                continue
+            blocks.append(image.block())
+            notes.append(f"Attached {mention} (image, {image.describe()})")
             continue
         if b"\0" in data[:8192]:
             notes.append(f"Not attached: {mention} is a binary file")

@@ -126,6 +126,14 @@ async def theme_command(ctx: CommandContext) -> None:
         ctx.output(f"Theme set to **{ctx.args.strip()}**.")
 
 
+@command("vim", "Toggle vim keys in the prompt (normal and insert modes)")
+async def vim_command(ctx: CommandContext) -> None:
+    if ctx.app().toggle_vim():
+        ctx.output("Vim keys on: Esc for normal mode, i to type · `/vim` again to turn off.")
+    else:
+        ctx.output("Vim keys off.")
+
+
 @command(
     "permissions",
     "Show the permission mode, the rules and where each came from",

@@ -114,6 +114,8 @@ class SettingsFile(BaseModel):
     claudeCodeSettings: bool | None = None
     # How hard the model thinks, as `--effort` (core/reasoning.py); `max` as well.
     effortLevel: Literal["low", "medium", "high", "xhigh", "max"] | None = None
+    # "vim": the prompt starts with vim keys on (frontends/tui/vim_keys.py), as Claude Code.
+    editorMode: Literal["normal", "vim"] | None = None
     # A command that draws a line of the status area (frontends/tui/status_command.py).
     statusLine: StatusLineSettings | None = None
     # Plugins (agentcli/plugins/enabled.py): {"name@marketplace": true}, and where each

@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from .images import check_images
 from .server_tools import check_server_tools
 from .thinking_rules import check_thinking
 
@@ -31,6 +32,7 @@ def validate_request(body: Any, *, count_tokens: bool = False) -> str | None:
         lambda: _check_unicode(body),
         lambda: _check_top_level(body, count_tokens),
         lambda: _check_message_shapes(body["messages"]),
+        lambda: check_images(body["messages"]),
         lambda: _check_non_empty(body),
         lambda: _check_tools(body.get("tools")),
         lambda: _check_cache_breakpoints(body),

@@ -292,3 +292,28 @@ async def test_sse_framing_skips_comments_and_keeps_empty_events_for_the_provide
         SseEvent(None, ""),
         SseEvent("x", '{"a":\n1}'),
     ]
+
+
+async def test_an_image_of_the_prompt_goes_as_a_data_url_part(provider, fake_openai):
+    """A prompt's `[Image #1]` (frontends/tui/prompt_images.py): the image block before
+    its text becomes the vendor's image part, its bytes a data: URL."""
+    fake_openai.enqueue(reply(text("A red dot.")))
+    data = "iVBORw0KGgo="  # the request's shape is checked here, not the picture
+    image = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": data}}
+    words = {"type": "text", "text": "[Image #1] what is this?"}
+    request = ModelRequest(
+        model="qwen3-coder", messages=[{"role": "user", "content": [image, words]}]
+    )
+
+    events = await collect(provider, request)
+
+    assert isinstance(events[-1], MessageCompleted)
+    sent = fake_openai.requests[0]
+    assert sent.status == 200, sent.error
+    body = json.loads(sent.raw_body)
+    parts = body["messages"][-1]["content"] if "messages" in body else body["input"][-1]["content"]
+    url = f"data:image/png;base64,{data}"
+    assert {"type": "image_url", "image_url": {"url": url}} in parts or {
+        "type": "input_image",
+        "image_url": url,
+    } in parts

@@ -296,6 +296,21 @@ class AgentApp(App[None]):
     @on(messages.EngineReady)
     def _engine_ready(self) -> None:
         self.sessions.engine_ready()
+        self._start_editor_mode()
+
+    def _start_editor_mode(self) -> None:
+        """`"editorMode": "vim"` in the settings: vim keys on from the start."""
+        from agentcli.wiring.layered import layered
+
+        settings = self.engine.settings if self.engine is not None else None
+        found = layered(settings, "editorMode") if settings is not None else None
+        if found is not None and found.value == "vim" and self.prompt.vim is None:
+            self.prompt.set_vim(True)
+
+    def toggle_vim(self) -> bool:
+        """`/vim`: vim keys on or off in the prompt; whether they are on now."""
+        self.prompt.set_vim(self.prompt.vim is None)
+        return self.prompt.vim is not None
 
     @on(messages.McpLoaded)
     def _mcp_loaded(self, message: messages.McpLoaded) -> None:
@@ -341,6 +356,9 @@ class AgentApp(App[None]):
     ) -> None:
         await self.conversation.scroll_history(event.key)
 
+    def on_prompt_input_notice(self, event: PromptInput.Notice) -> None:
+        self.note(event.text, event.level)
+
     async def on_prompt_input_submitted(self, event: PromptInput.Submitted) -> None:
         await self.prompt_flow.submit(event.text)
 
@@ -357,6 +375,12 @@ class AgentApp(App[None]):
         `make`: gives the message's content when its turn starts (it is shown as
         `text`); `scope`: around that turn; see commands/outgoing.py."""
         self.turns.send(text if make is None else Prepared(text, make, scope))
+
+    def send_with_images(self, text: str, images: Blocks) -> None:
+        """A typed prompt and the images attached to it (frontends/tui/prompt_images.py)."""
+        from agentcli.frontends.tui.prompt_images import PromptWithImages
+
+        self.turns.send(PromptWithImages(text, images))
 
     @property
     def busy(self) -> bool:

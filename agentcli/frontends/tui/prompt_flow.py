@@ -11,6 +11,10 @@ popup that was about to close or swallow it. Submitting records the text in
 the history and routes it. Kept apart from the app, which only forwards the
 prompt's messages here.
 
+A file choice that is an image (by its bytes) goes in as its token, `[Image #1]`,
+with the image attached to the prompt (prompt_images.py); images whose token is
+still in the text go with it when it is sent.
+
 The flow owns the completion's file list (`files`, listed at start-up); it
 gets a `PromptHost`, and the turn runner's `run_shell` for `!` lines.
 """
@@ -22,6 +26,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from agentcli.commands.host import CommandHost
 from agentcli.commands.registry import CommandContext, parse_command_line
+from agentcli.core.images import ImageProblem
+from agentcli.core.messages import Block
 from agentcli.frontends.tui.completers import (
     Completion,
     command_completions,
@@ -29,6 +35,7 @@ from agentcli.frontends.tui.completers import (
     resource_completions,
 )
 from agentcli.frontends.tui.host import RunsWorkers
+from agentcli.frontends.tui.prompt_images import is_image_file, read_image_file
 
 if TYPE_CHECKING:
     from agentcli.commands.registry import CommandRegistry
@@ -52,6 +59,7 @@ class PromptHost(CommandHost, RunsWorkers, Protocol):
     @property
     def registry(self) -> CommandRegistry: ...
     def markdown_note(self, text: str) -> None: ...
+    def send_with_images(self, text: str, images: list[Block]) -> None: ...
 
 
 class PromptFlow:
@@ -114,11 +122,27 @@ class PromptFlow:
             self._take(choice)
 
     def _take(self, choice: Completion) -> None:
-        """Put the choice in place of the token it completes."""
+        """Put the choice in place of the token it completes: an image file's token
+        (`[Image #1]`, the image attached) for an image file."""
         app = self.app
         self.close_popup()
         text = app.prompt.text
-        app.prompt.set_text(text[: choice.start] + choice.value + text[choice.end :])
+        value = self._image_token(choice) or choice.value
+        app.prompt.set_text(text[: choice.start] + value + text[choice.end :])
+
+    def _image_token(self, choice: Completion) -> str | None:
+        if choice.command or choice.label not in (self.files or []):
+            return None
+        path = self.app.state.cwd / choice.label
+        if not is_image_file(path):
+            return None
+        try:
+            image = read_image_file(path)
+        except ImageProblem as problem:  # the `@path` goes in; sending says it again
+            self.app.note(f"Not attached: {choice.label}: {problem}.", "warning")
+            return None
+        mark = self.app.prompt.attach_image(choice.label, image)
+        return f"{mark} " if mark is not None else None
 
     # -- submitting -------------------------------------------------------------------
 
@@ -128,6 +152,7 @@ class PromptFlow:
             return
         app = self.app
         full = app.prompt.pastes.expand(text)
+        images = app.prompt.images.take(text)  # those whose token is still in the text
         if app.prompt.prompt_history is not None:  # set when the prompt mounted
             app.prompt.prompt_history.add(full)
         app.prompt.set_text("")
@@ -140,6 +165,8 @@ class PromptFlow:
         elif text.startswith("!") and text[1:].strip():
             shell = self.run_shell(full[1:].strip())
             app.run_worker(shell, group="shell", exit_on_error=False)
+        elif images:
+            app.send_with_images(text, images)
         else:
             app.send(text)
 

@@ -25,7 +25,7 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
-from agentcli.core.messages import Message, text_of
+from agentcli.core.messages import Message
 from agentcli.frontends.tui.history_view import render_history
 from agentcli.frontends.tui.screens.rewind import (
     NOT_TRACKED,
@@ -167,7 +167,7 @@ async def _restore_conversation(app: RewindHost, engine: QueryEngine, prompt_id:
     await render_history(app.conversation, history, displays, engine.tools, engine.workspace)
     app.todo_panel.show_list(latest_todos(history))
     app.note("Rewound the conversation to before that prompt; it is back in the input.")
-    app.prompt.set_text(text_of(message))
+    app.prompt.restore(message)  # its images too
     app.prompt.focus()
     app.refresh_status()
 

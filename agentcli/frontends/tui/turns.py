@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from agentcli.commands.outgoing import Blocks, NotSent, Prepared
 from agentcli.frontends.tui.host import RunsWorkers
 from agentcli.frontends.tui.idle import IdleNotifier
+from agentcli.frontends.tui.prompt_images import PromptWithImages
 
 if TYPE_CHECKING:
     from textual.worker import Worker
@@ -45,6 +46,9 @@ if TYPE_CHECKING:
     from agentcli.permissions.types import PermissionAnswer
 
 NOT_SENT = "Interrupted before the message was sent: nothing went to the model."
+
+# What a turn sends: the text typed, a prepared message, a typed prompt with its images.
+Outgoing = str | Prepared | PromptWithImages
 
 
 class TurnHost(RunsWorkers, Protocol):
@@ -92,7 +96,7 @@ class TurnRunner:
     def __init__(self, app: TurnHost, first_prompt: str | None = None) -> None:
         """`first_prompt`: the command line's, sent first once the session is open."""
         self.app = app
-        self.queue: list[str | Prepared] = [first_prompt] if first_prompt else []
+        self.queue: list[Outgoing] = [first_prompt] if first_prompt else []
         self.pending_context: Blocks = []  # `!` output for the next message
         self.worker: Worker[None] | None = None  # the turn's, once one started
         self.making_message = False  # the turn is still making its message's content
@@ -105,7 +109,7 @@ class TurnRunner:
     def busy(self) -> bool:
         return self.worker is not None and not self.worker.is_finished
 
-    def send(self, message: str | Prepared) -> None:
+    def send(self, message: Outgoing) -> None:
         """Start the message's turn, or queue it while starting up or while a turn runs."""
         app = self.app
         self.idle.disarm()
@@ -148,15 +152,15 @@ class TurnRunner:
             except Exception:
                 pass
 
-    async def _run(self, message: str | Prepared) -> None:
+    async def _run(self, message: Outgoing) -> None:
         with message.scope() if isinstance(message, Prepared) else nullcontext():
             await self._turn(message)
 
-    async def _turn(self, message: str | Prepared) -> None:
+    async def _turn(self, message: Outgoing) -> None:
         from agentcli.frontends.driver import drive
 
         app = self.app
-        text = message.text if isinstance(message, Prepared) else message
+        text = message if isinstance(message, str) else message.text
         app.conversation.add_user(text)
         app.status_line.start()
         blocks = list(self.pending_context)
@@ -190,11 +194,13 @@ class TurnRunner:
             self.idle.arm(engine.hooks)
         self.app.call_later(self.drain_queue)
 
-    async def _content(self, message: str | Prepared, blocks: Blocks) -> Any:
+    async def _content(self, message: Outgoing, blocks: Blocks) -> Any:
         """What goes to the model: the blocks before it (`!` output), then the
-        message's own content, made now."""
+        message's own content, made now (its images first)."""
         if isinstance(message, Prepared):
             return [*blocks, *await message.make()]
+        if isinstance(message, PromptWithImages):
+            blocks, message = [*blocks, *message.images], message.text
         blocks = [*blocks, *await self._attachments(message)]
         full = self.app.prompt.pastes.expand(message)  # the conversation shows it folded
         return [*blocks, {"type": "text", "text": full}] if blocks else full
