@@ -35,8 +35,12 @@ CODEX := $(BENCH_TOOLS)/node_modules/@openai/codex/package.json
 PYTEST_WORKERS ?= auto
 PYTEST_PARALLEL := -n $(PYTEST_WORKERS) --dist worksteal
 FAST_TIER := not subprocess and not pty and not snapshot and not slow
+# The tests of what .ci/run downloads in the background (LiteLLM's venv, the reference MCP
+# servers from npm): CI starts the rest at once (`test-local`) and these when the downloads
+# are in (`test-downloaded`, in one process beside the rest); `make test` runs them all.
+DOWNLOADED_TESTS := tests/litellm tests/mcp/test_server_everything.py tests/mcp/test_server_filesystem.py
 
-.PHONY: install run test test-fast lint bench bench-tools clean mcp-test-servers litellm-test-proxy
+.PHONY: install run test test-fast test-local test-downloaded lint bench bench-tools clean mcp-test-servers litellm-test-proxy
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -50,6 +54,12 @@ run: install
 
 test: install mcp-test-servers
 	$(BIN)/python -m pytest -q $(PYTEST_PARALLEL)
+
+test-local: install
+	$(BIN)/python -m pytest -q $(PYTEST_PARALLEL) $(addprefix --ignore=,$(DOWNLOADED_TESTS))
+
+test-downloaded: install mcp-test-servers
+	$(BIN)/python -m pytest -q -n 0 $(DOWNLOADED_TESTS)
 
 test-fast: install
 	$(BIN)/python -m pytest -q $(PYTEST_PARALLEL) -m "$(FAST_TIER)"

@@ -30,6 +30,10 @@ from tests.litellm.proxy import MODEL, Proxy, litellm_proxy, needs_litellm
 
 KINDS = {"chat": OpenAIChatProvider, "responses": OpenAIResponsesProvider}
 
+# The first test's set-up waits for the proxy for up to proxy.START_TIMEOUT_S (180 s):
+# pytest's 120 s ended it first on a loaded machine (an error, not the proxy's own words).
+pytestmark = pytest.mark.timeout(300)
+
 
 @pytest.fixture(scope="module")
 def through(tmp_path_factory) -> Iterator[tuple[Proxy, FakeOpenAI]]:

@@ -31,6 +31,7 @@ from agentcli.tools.base import Tool, ToolContext, ToolResult, Workspace
 
 REPO = Path(__file__).resolve().parents[2]
 TEST_SERVER = [sys.executable, "-m", "tests.mcp.server"]
+SHARED = "shared"  # conftest's shared_manager: its server's name (tools mcp__shared__*)
 
 
 def stdio(

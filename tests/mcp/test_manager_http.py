@@ -18,51 +18,50 @@ from tests.mcp.support import (
 
 
 async def test_a_streamable_http_server_connects_and_answers_with_every_kind_of_content(
-    mcp_manager,
+    mcp_manager, shared_http_url
 ):
-    with http_server("--http") as url:
-        manager = mcp_manager(http("remote", url, {"X-Test": "yes"}))
-        await manager.start()
-        await manager.wait_ready()
+    manager = mcp_manager(http("remote", shared_http_url, {"X-Test": "yes"}))
+    await manager.start()
+    await manager.wait_ready()
 
-        assert state_of(manager, "remote").state == "connected"
-        result = await run_tool(tool_named(manager, "mcp__remote__picture"), {})
-        await manager.close()
+    assert state_of(manager, "remote").state == "connected"
+    result = await run_tool(tool_named(manager, "mcp__remote__picture"), {})
+    await manager.close()
 
     text, image, structured = result.content
     assert text["text"] == "A red dot." and image["type"] == "image"
     assert json.loads(structured["text"])["color"] == "red"
 
 
-async def test_over_http_a_changed_tool_list_is_seen(mcp_manager):
-    with http_server("--http") as url:
-        manager = mcp_manager(http("remote", url))
-        await manager.start()
-        await manager.wait_ready()
+async def test_over_http_a_changed_tool_list_is_seen(mcp_manager, shared_http_url):
+    manager = mcp_manager(http("remote", shared_http_url))
+    await manager.start()
+    await manager.wait_ready()
 
-        await run_tool(tool_named(manager, "mcp__remote__grow"), {})
+    await run_tool(tool_named(manager, "mcp__remote__grow"), {})
 
-        # The change travels on its own HTTP stream: it comes, not necessarily first.
-        await until(manager, lambda: "mcp__remote__extra" in {t.name for t in manager.tools()})
-        await manager.close()
+    # The change travels on its own HTTP stream: it comes, not necessarily first.
+    await until(manager, lambda: "mcp__remote__extra" in {t.name for t in manager.tools()})
+    await manager.close()
 
 
-async def test_over_http_a_cancelled_call_is_cancelled_on_the_server(mcp_manager, tmp_path):
+async def test_over_http_a_cancelled_call_is_cancelled_on_the_server(
+    mcp_manager, shared_http_url, tmp_path
+):
     mark = tmp_path / "mark"
-    with http_server("--http") as url:
-        manager = mcp_manager(http("remote", url))
-        await manager.start()
-        await manager.wait_ready()
-        call = asyncio.create_task(
-            run_tool(tool_named(manager, "mcp__remote__slow"), {"seconds": 60, "mark": str(mark)})
-        )
-        await eventually(mark.exists)
+    manager = mcp_manager(http("remote", shared_http_url))
+    await manager.start()
+    await manager.wait_ready()
+    call = asyncio.create_task(
+        run_tool(tool_named(manager, "mcp__remote__slow"), {"seconds": 60, "mark": str(mark)})
+    )
+    await eventually(mark.exists)
 
-        call.cancel()
+    call.cancel()
 
-        await asyncio.gather(call, return_exceptions=True)
-        await eventually(lambda: mark.read_text() == "cancelled")
-        await manager.close()
+    await asyncio.gather(call, return_exceptions=True)
+    await eventually(lambda: mark.read_text() == "cancelled")
+    await manager.close()
 
 
 async def test_an_sse_server_connects_and_answers(mcp_manager):

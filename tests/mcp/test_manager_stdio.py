@@ -6,7 +6,10 @@ import asyncio
 import json
 import uuid
 
+import pytest
+
 from tests.mcp.support import (
+    SHARED,
     command,
     eventually,
     process_gone,
@@ -18,18 +21,19 @@ from tests.mcp.support import (
     until,
 )
 
+# The tests on the module's one shared server (tests/mcp/conftest.py): they run in its loop.
+shared = pytest.mark.asyncio(loop_scope="module")
 
-async def test_a_server_connects_and_its_tools_reach_the_model_as_listed(mcp_manager):
-    manager = mcp_manager(stdio("files"))
-    await manager.start()
 
-    assert await manager.wait_ready()
+@shared
+async def test_a_server_connects_and_its_tools_reach_the_model_as_listed(shared_manager):
+    manager = shared_manager
 
-    status = state_of(manager, "files")
+    status = state_of(manager, SHARED)
     assert (status.state, status.transport, status.scope) == ("connected", "stdio", "local")
     assert status.tools == 9 and status.prompts == 1 and status.resources == 2
     assert status.server_info == "agentcli-test 1.0"
-    echo = tool_named(manager, "mcp__files__echo").schema()
+    echo = tool_named(manager, "mcp__shared__echo").schema()
     assert echo["description"] == "Say the text back."
     assert echo["input_schema"]["properties"]["text"]["type"] == "string"
     assert echo["input_schema"]["required"] == ["text"]
@@ -38,12 +42,9 @@ async def test_a_server_connects_and_its_tools_reach_the_model_as_listed(mcp_man
     assert names[:2] == ["ListMcpResourcesTool", "ReadMcpResourceTool"]
 
 
-async def test_text_image_and_structured_content_all_reach_the_model(mcp_manager):
-    manager = mcp_manager(stdio("pics"))
-    await manager.start()
-    await manager.wait_ready()
-
-    result = await run_tool(tool_named(manager, "mcp__pics__picture"), {})
+@shared
+async def test_text_image_and_structured_content_all_reach_the_model(shared_manager):
+    result = await run_tool(tool_named(shared_manager, "mcp__shared__picture"), {})
 
     assert not result.is_error
     text, image, structured = result.content
@@ -53,25 +54,19 @@ async def test_text_image_and_structured_content_all_reach_the_model(mcp_manager
     assert result.display is not None and result.display.model_dump()["images"] == 1
 
 
-async def test_embedded_resources_and_links_are_said_in_text(mcp_manager):
-    manager = mcp_manager(stdio("docs"))
-    await manager.start()
-    await manager.wait_ready()
-
-    result = await run_tool(tool_named(manager, "mcp__docs__document"), {})
+@shared
+async def test_embedded_resources_and_links_are_said_in_text(shared_manager):
+    result = await run_tool(tool_named(shared_manager, "mcp__shared__document"), {})
 
     assert [block["text"] for block in result.content] == [
-        "[Resource from docs at test://notes.txt] Remember the milk.",
+        "[Resource from shared at test://notes.txt] Remember the milk.",
         "[Resource link: greeting] test://greeting (a friendly word)",
     ]
 
 
-async def test_a_tool_error_is_an_error_result_with_the_servers_words(mcp_manager):
-    manager = mcp_manager(stdio("broken"))
-    await manager.start()
-    await manager.wait_ready()
-
-    result = await run_tool(tool_named(manager, "mcp__broken__fail"), {})
+@shared
+async def test_a_tool_error_is_an_error_result_with_the_servers_words(shared_manager):
+    result = await run_tool(tool_named(shared_manager, "mcp__shared__fail"), {})
 
     assert result.is_error
     assert result.content == [
@@ -277,20 +272,21 @@ async def test_a_changed_tool_list_is_seen_for_both_protocol_eras(mcp_manager):
     assert result.content == [{"type": "text", "text": "extra!"}]
 
 
-async def test_resources_can_be_listed_and_read_and_prompts_got(mcp_manager):
-    manager = mcp_manager(stdio("kb"))
-    await manager.start()
-    await manager.wait_ready()
+@shared
+async def test_resources_can_be_listed_and_read_and_prompts_got(shared_manager):
+    manager = shared_manager
 
     listed = await run_tool(tool_named(manager, "ListMcpResourcesTool"), {})
     read = await run_tool(
-        tool_named(manager, "ReadMcpResourceTool"), {"server": "kb", "uri": "test://greeting"}
+        tool_named(manager, "ReadMcpResourceTool"), {"server": SHARED, "uri": "test://greeting"}
     )
-    picture = await manager.read_resource("kb", "test://dot.png")
-    prompt = await manager.get_prompt("kb", "review", {"topic": "the plan"})
+    picture = await manager.read_resource(SHARED, "test://dot.png")
+    prompt = await manager.get_prompt(SHARED, "review", {"topic": "the plan"})
 
     assert {r["uri"] for r in json.loads(listed.content)} == {"test://greeting", "test://dot.png"}
-    assert read.content == [{"type": "text", "text": "[Resource from kb at test://greeting] hello"}]
+    assert read.content == [
+        {"type": "text", "text": "[Resource from shared at test://greeting] hello"}
+    ]
     assert picture[1]["type"] == "image"
     assert prompt == [
         {"role": "user", "content": [{"type": "text", "text": "Please review the plan."}]}
@@ -298,10 +294,9 @@ async def test_resources_can_be_listed_and_read_and_prompts_got(mcp_manager):
     assert [p.name for p in manager.prompts()] == ["review"]
 
 
-async def test_read_only_tools_may_run_together_and_others_alone(mcp_manager):
-    manager = mcp_manager(stdio("s"))
-    await manager.start()
-    await manager.wait_ready()
-    peek, echo = tool_named(manager, "mcp__s__peek"), tool_named(manager, "mcp__s__echo")
+@shared
+async def test_read_only_tools_may_run_together_and_others_alone(shared_manager):
+    manager = shared_manager
+    peek, echo = tool_named(manager, "mcp__shared__peek"), tool_named(manager, "mcp__shared__echo")
 
     assert peek.is_concurrency_safe(None) and not echo.is_concurrency_safe(None)
