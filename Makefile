@@ -16,7 +16,8 @@ FILESYSTEM := $(MCP_TEST_SERVERS)/node_modules/@modelcontextprotocol/server-file
 
 # LiteLLM's proxy, for tests/litellm (a real OpenAI-compatible server in front of the
 # fake): some 400 MB and minutes to download on a fresh machine, so it has its own venv
-# and target, which .ci/run makes; `make test` skips those tests without it (CI fails).
+# and target, which `make test` makes in CI (AGENTCLI_CI); elsewhere those tests skip
+# without it (in CI they fail).
 LITELLM_VENV := .litellm-venv
 LITELLM_STAMP := $(LITELLM_VENV)/.installed-stamp
 
@@ -35,9 +36,9 @@ CODEX := $(BENCH_TOOLS)/node_modules/@openai/codex/package.json
 PYTEST_WORKERS ?= auto
 PYTEST_PARALLEL := -n $(PYTEST_WORKERS) --dist worksteal
 FAST_TIER := not subprocess and not pty and not snapshot and not slow
-# The tests of what .ci/run downloads in the background (LiteLLM's venv, the reference MCP
-# servers from npm): CI starts the rest at once (`test-local`) and these when the downloads
-# are in (`test-downloaded`, in one process beside the rest); `make test` runs them all.
+# The tests of what is downloaded for them (LiteLLM's venv, the reference MCP servers from
+# npm): `make test` starts the rest at once (`test-local`) and these when their downloads
+# are in (`test-downloaded`, in one process beside the rest).
 DOWNLOADED_TESTS := tests/litellm tests/mcp/test_server_everything.py tests/mcp/test_server_filesystem.py
 
 .PHONY: install run test test-fast test-local test-downloaded lint bench bench-tools clean mcp-test-servers litellm-test-proxy
@@ -52,13 +53,22 @@ install: $(STAMP)
 run: install
 	$(BIN)/agentcli $(ARGS)
 
-test: install mcp-test-servers
-	$(BIN)/python -m pytest -q $(PYTEST_PARALLEL)
+# Everything: the suite starts at once on every core (`test-local`) while, beside it, what
+# the downloaded tests need is fetched (the MCP servers from npm; in CI, LiteLLM's venv
+# too) and those tests run in one process (`test-downloaded`, its output shown after).
+test: install
+	@status=0; log=$$(mktemp); \
+	$(MAKE) --no-print-directory test-downloaded >"$$log" 2>&1 & downloaded=$$!; \
+	$(MAKE) --no-print-directory test-local || status=$$?; \
+	wait $$downloaded || status=$$?; \
+	echo "The tests of the downloads (the reference MCP servers, LiteLLM):"; cat "$$log"; \
+	rm -f "$$log"; exit $$status
 
 test-local: install
 	$(BIN)/python -m pytest -q $(PYTEST_PARALLEL) $(addprefix --ignore=,$(DOWNLOADED_TESTS))
 
-test-downloaded: install mcp-test-servers
+# CI (AGENTCLI_CI) installs LiteLLM's proxy for its tests; elsewhere they skip without it.
+test-downloaded: install mcp-test-servers $(if $(AGENTCLI_CI),litellm-test-proxy)
 	$(BIN)/python -m pytest -q -n 0 $(DOWNLOADED_TESTS)
 
 test-fast: install
