@@ -70,12 +70,12 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
 
     from markdown_it.token import Token
+    from textual.color import Color
     from textual.drivers.linux_driver import LinuxDriver  # imports termios: Unix only
     from textual.geometry import Size
-    from textual.color import Color
     from textual.screen import Screen
-    from textual.style import Style
     from textual.strip import Strip
+    from textual.style import Style
     from textual.widget import Widget
     from textual.widgets import Markdown
     from textual.widgets.markdown import MarkdownBlock
@@ -143,7 +143,7 @@ def free_removed_widgets_render_caches() -> None:
     colours only. A Textual whose method is no longer an `lru_cache` is left as is.
     """
     if _textual_inner_outer is not None:
-        StylesCache.get_inner_outer = _get_inner_outer  # type: ignore[method-assign]
+        StylesCache.get_inner_outer = _get_inner_outer  # type: ignore[method-assign,assignment]
 
 
 def driver_output(driver: LinuxDriver) -> IO[str] | None:
