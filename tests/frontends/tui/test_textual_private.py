@@ -203,3 +203,41 @@ def test_textuals_writer_thread_keeps_draining_after_the_terminal_closed():
         writer.write("frame")
     writer.stop()
     assert not writer.is_alive()
+
+
+async def test_a_removed_widget_leaves_no_rendered_lines_behind():
+    """Issue 25: Textual 8.2.8 caches `StylesCache.get_inner_outer` with an
+    `lru_cache` on the method, so its key holds the StylesCache (with every line it
+    rendered) of up to 1024 widgets after they are removed: about 20 MB and 150,000
+    objects in a live session, walked by every full garbage collection (a fifth of
+    the CPU of a streamed answer). With `free_removed_widgets_render_caches()` in
+    force (agentcli does it on import of the conversation), a removed widget's render
+    cache leaves memory with it."""
+    import gc
+    import weakref
+
+    from textual._styles_cache import StylesCache
+    from textual.containers import Vertical
+    from textual.widgets import Static
+
+    import agentcli.frontends.tui.widgets.conversation  # noqa: F401  (puts the fix in force)
+
+    class Page(App[None]):
+        def compose(self) -> ComposeResult:
+            yield Vertical(id="page")
+
+    app = Page()
+    async with app.run_test(size=(60, 40)) as pilot:
+        page = app.query_one("#page", Vertical)
+        caches: list[weakref.ref[StylesCache]] = []
+        for n in range(10):
+            widgets = [Static(f"line {n}.{k}\n" * 3) for k in range(5)]
+            await page.mount_all(widgets)
+            await pilot.pause()  # rendered: each widget's cache holds its lines
+            caches.extend(weakref.ref(w._styles_cache) for w in widgets)
+            await page.remove_children(widgets)
+            del widgets
+            await pilot.pause()
+        gc.collect()
+        alive = sum(ref() is not None for ref in caches)
+        assert alive <= 5  # Textual may keep the last removed batch a moment

@@ -28,6 +28,7 @@ from textual.widgets import Static
 
 from agentcli.core.terminal_text import clean_markdown
 from agentcli.frontends.tui.history_entries import Entry, entry_for
+from agentcli.frontends.tui.textual_private import free_removed_widgets_render_caches
 from agentcli.frontends.tui.widgets.answer import make_answer_widget
 from agentcli.frontends.tui.widgets.items import Note, UserMessageView
 from agentcli.frontends.tui.widgets.tool_pane import ToolPane
@@ -42,6 +43,10 @@ KEEP_SCREENS = 3
 # page up), one item at a time with a frame between: a key typed meanwhile echoes
 # after one item's build, not after three screens' (load_history).
 FILL_SCREENS = 3
+
+# A live session removes thousands of widgets; without this, Textual keeps the
+# render caches of the last 1024 of them (see textual_private.py).
+free_removed_widgets_render_caches()
 
 
 class Conversation(VerticalScroll, can_focus=False):

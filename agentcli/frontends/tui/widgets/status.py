@@ -123,7 +123,11 @@ class StatusLine(Static):
         text = Text()
         text.append(f"{SPINNER[self._frame]} {self.verb}… ", style="bold")
         text.append(f"({elapsed}s · ↓ {self.output_tokens} tokens · esc to interrupt)")
-        self.update(text)
+        # Redrawn ten times a second and per streamed chunk: with its height fixed
+        # by the CSS (one row, the full width) the text cannot change its size, so
+        # repaint the row without laying out the screen (and the whole conversation).
+        height = self.styles.height
+        self.update(text, layout=height is None or not height.is_cells)
 
 
 def format_tokens(count: int) -> str:
