@@ -2,8 +2,9 @@
 text (a scan, a diagram), as Claude Code's Read does with `pages`.
 
 Limits are Claude Code's: at most `MAX_PAGES_PER_READ` pages a call (`pages`: "3",
-"1-5"); without `pages`, a PDF of up to `PAGES_WITHOUT_RANGE` pages is read whole
-and a longer one is refused with its page count and how to ask for a part.
+"1-5"); without `pages`, a PDF of up to `PAGES_WITHOUT_RANGE` pages is read whole,
+and of a longer one its page count and first `PAGES_WITHOUT_RANGE` pages come back,
+with how to ask for the others (the issue asks for that; Claude Code refuses it).
 
 The PDF is opened by a child process (tools/pdf_worker.py, PDFium through
 pypdfium2) under limits on memory, CPU time and wall time, and handed the very
@@ -89,19 +90,21 @@ def read_pdf(
     limits = limits or PdfLimits()
     wanted = parse_pages(pages) if pages is not None else None
     first, last = wanted or (1, PAGES_WITHOUT_RANGE)
-    at_most = PAGES_WITHOUT_RANGE if wanted is None else None
-    records, ended = _run_worker(fd, first, last, at_most, limits, aborted)
+    records, ended = _run_worker(fd, first, last, limits, aborted)
     head = records[0] if records else None
     if head is None or head.get("kind") == "error":
         raise ToolError(_open_failure(display, head, ended, limits))
     count = int(head["page_count"])
     if count == 0:
         raise ToolError(f"{display} is a PDF without pages: there is nothing to read.")
+    more = None
     if wanted is None and count > PAGES_WITHOUT_RANGE:
-        raise ToolError(
-            f"{display} is a PDF of {count} pages, more than the {PAGES_WITHOUT_RANGE} Read "
-            f'returns without `pages`. Call Read again with pages, e.g. pages: "1-5" '
-            f"(at most {MAX_PAGES_PER_READ} pages a call)."
+        rest_last = min(count, PAGES_WITHOUT_RANGE + MAX_PAGES_PER_READ)
+        more = (
+            f"({display} has {count} pages; without `pages` Read shows the first "
+            f"{PAGES_WITHOUT_RANGE}. Call Read again with pages for the others, e.g. "
+            f'pages: "{PAGES_WITHOUT_RANGE + 1}-{rest_last}" (at most {MAX_PAGES_PER_READ} '
+            "pages a call).)"
         )
     if first > count:
         raise ToolError(
@@ -111,7 +114,7 @@ def read_pdf(
     last = min(last, count)
     pages_read = [r for r in records[1:] if r.get("kind") == "page"]
     finished = any(r.get("kind") == "done" for r in records)
-    return _result(display, count, first, last, pages_read, finished, ended, limits)
+    return _result(display, count, first, last, pages_read, finished, ended, limits, more)
 
 
 # --- the child ------------------------------------------------------------------------
@@ -121,13 +124,12 @@ def _run_worker(
     fd: int,
     first: int,
     last: int,
-    at_most: int | None,
     limits: PdfLimits,
     aborted: Callable[[], bool],
 ) -> tuple[list[dict[str, Any]], str]:
     """The child's records, and how it ended: "exited", "killed:<signal>", "timed out",
-    "too much output". `at_most`: read no page when the PDF has more pages than that."""
-    request = {"fd": fd, "first": first, "last": last, "at_most": at_most, **asdict(limits)}
+    "too much output"."""
+    request = {"fd": fd, "first": first, "last": last, **asdict(limits)}
     # No page's text beyond its share of the result (and one more, to know it was cut).
     share = MAX_TEXT_CHARS // (last - first + 1) + 1
     request["text_chars_per_page"] = min(limits.text_chars_per_page, share)
@@ -252,7 +254,9 @@ def _result(
     finished: bool,
     ended: str,
     limits: PdfLimits,
+    more: str | None = None,
 ) -> ToolResult:
+    """`more`: what to say of the pages after these (a long PDF read without `pages`)."""
     share = MAX_TEXT_CHARS // max(1, last - first + 1)
     span = f"page {first}" if first == last else f"pages {first}-{last}"
     parts: list[ResultPart] = []
@@ -300,6 +304,8 @@ def _result(
         lines.append(
             f"(Reading stopped at page {stopped_at}: {_why_it_stopped(ended, limits)}.{after})"
         )
+    if more is not None:
+        lines += ["", more]
     if lines:
         parts.append(_text_part(lines))
     return ToolResult(

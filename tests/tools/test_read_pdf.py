@@ -80,19 +80,20 @@ async def test_pages_picks_one_page_or_a_range(run_tool, workspace):
     assert some.display.first == 28 and some.display.last == 30
 
 
-async def test_a_long_pdf_without_pages_is_refused_with_its_page_count(run_tool, workspace):
-    path = write(workspace, "long.pdf", pdf_pages(11))
+async def test_a_long_pdf_without_pages_gives_its_page_count_and_first_pages(run_tool, workspace):
+    path = write(workspace, "long.pdf", pdf_pages(31))
     short = write(workspace, "short.pdf", pdf_pages(10))
 
-    with pytest.raises(ToolError) as refused:
-        await run_tool(ReadTool(), file_path=str(path))
-    whole = await run_tool(ReadTool(), file_path=str(short))
+    first = texts(await run_tool(ReadTool(), file_path=str(path)))
+    whole = texts(await run_tool(ReadTool(), file_path=str(short)))
 
-    assert str(refused.value) == (
-        "long.pdf is a PDF of 11 pages, more than the 10 Read returns without `pages`. "
-        'Call Read again with pages, e.g. pages: "1-5" (at most 20 pages a call).'
+    assert "long.pdf: PDF of 31 pages; showing pages 1-10." in first
+    assert "--- Page 10 ---" in first and "--- Page 11 ---" not in first
+    assert first.endswith(
+        "(long.pdf has 31 pages; without `pages` Read shows the first 10. Call Read again "
+        'with pages for the others, e.g. pages: "11-30" (at most 20 pages a call).)'
     )
-    assert "--- Page 10 ---" in texts(whole)
+    assert "--- Page 10 ---" in whole and "has 10 pages; without" not in whole
 
 
 @pytest.mark.parametrize(
