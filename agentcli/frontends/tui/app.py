@@ -269,6 +269,7 @@ class AgentApp(App[None]):
         # The session's setting sources and plugins say which command files there are.
         for problem in self.file_commands.follow(message.engine.places, self.state.cwd):
             self.note(f"Custom command: {problem}", "warning")
+        self._start_editor_mode()  # the settings are known now, before the model is
 
     @on(messages.ResumedTail)
     def _resumed_tail(self, message: messages.ResumedTail) -> None:
@@ -296,7 +297,6 @@ class AgentApp(App[None]):
     @on(messages.EngineReady)
     def _engine_ready(self) -> None:
         self.sessions.engine_ready()
-        self._start_editor_mode()
 
     def _start_editor_mode(self) -> None:
         """`"editorMode": "vim"` in the settings: vim keys on from the start."""
