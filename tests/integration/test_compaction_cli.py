@@ -54,7 +54,10 @@ def make_project(tmp_path: Path, settings: dict[str, Any] | None = None) -> Path
     return root
 
 
-ENV = {"AGENTCLI_CONTEXT_WINDOW": "9000"}
+# A small window, so that a dozen reads fill it more than once; it must stay well above what
+# every request carries whatever is compacted (the system prompt and the tool definitions,
+# which grew with background shells, notebooks and PDFs), or a compaction cannot shrink it.
+ENV = {"AGENTCLI_CONTEXT_WINDOW": "11000"}
 
 
 def test_stream_json_has_a_compact_boundary_line_for_each_compaction(fake_api, tmp_path):
