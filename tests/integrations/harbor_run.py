@@ -44,10 +44,13 @@ async def run(spec: dict[str, Any]) -> dict[str, Any]:
     trial = Path(spec["trial_dir"])
     logs = trial / "agent"
     config = AgentConfig(name=AGENT, model_name=spec.get("model"), kwargs=spec.get("kwargs", {}))
-    # No container: the agent's logs folder inside the "environment" is the host's.
-    agent = AgentFactory.create_agent_from_config(
-        config, logs_dir=logs, environment_logs_dir=PurePosixPath(logs)
-    )
+    try:
+        # No container: the agent's logs folder inside the "environment" is the host's.
+        agent = AgentFactory.create_agent_from_config(
+            config, logs_dir=logs, environment_logs_dir=PurePosixPath(logs)
+        )
+    except ValueError as exc:  # Harbor refused the kwargs, as `harbor run` would
+        return {"error": f"{type(exc).__name__}: {exc}", "trajectory": None}
     environment = FolderEnvironment(
         Path(spec["workdir"]), trial, path=spec["path"], home=Path(spec["home"])
     )
