@@ -59,8 +59,13 @@ def check_atif_rules(trajectory: dict) -> None:
                 assert result["source_call_id"] in calls
 
 
-async def test_an_engine_run_exports_every_step_with_its_calls_results_and_usage(tmp_path):
-    first, second = Usage(1_000, 40, 200, 300), Usage(50, 10, 0, 1_500)
+FIRST, SECOND = Usage(1_000, 40, 200, 300), Usage(50, 10, 0, 1_500)
+
+
+async def engine_transcript(tmp_path: Path) -> tuple[Path, float | None]:
+    """A real engine's transcript: thinking, text, two tool calls (one fails), an
+    answer; and what the engine counted it cost."""
+    first, second = FIRST, SECOND
     provider = ScriptedProvider(
         Response(
             [
@@ -81,8 +86,14 @@ async def test_an_engine_run_exports_every_step_with_its_calls_results_and_usage
     engine = make_engine(provider, tools, tmp_path, session=True, model="claude-opus-4-1")
     await run_turn(engine, "Do the thing")
     engine.transcript.close()
+    return engine.transcript.path, engine.cost_usd
 
-    trajectory = export_file(engine.transcript.path)
+
+async def test_an_engine_run_exports_every_step_with_its_calls_results_and_usage(tmp_path):
+    first = FIRST
+    path, engine_cost = await engine_transcript(tmp_path)
+
+    trajectory = export_file(path)
 
     check_atif_rules(trajectory)
     steps = trajectory["steps"]
@@ -113,17 +124,15 @@ async def test_an_engine_run_exports_every_step_with_its_calls_results_and_usage
     assert final["total_prompt_tokens"] == 1_500 + 1_550
     assert final["total_completion_tokens"] == 50
     assert final["total_cached_tokens"] == 1_800
-    assert final["total_cost_usd"] == pytest.approx(engine.cost_usd)
+    assert final["total_cost_usd"] == pytest.approx(engine_cost)
     assert final["total_steps"] == 3
-    assert trajectory["session_id"] == engine.transcript.path.stem
+    assert trajectory["session_id"] == path.stem
     assert trajectory["agent"]["name"] == "agentcli"
 
 
-def test_a_rewound_prompt_and_kept_copies_are_not_exported_and_a_summary_is_a_system_step(
-    tmp_path,
-):
-    path = write(
-        tmp_path / "s.jsonl",
+def rewound_and_compacted(path: Path) -> Path:
+    return write(
+        path,
         record("user", "one", promptId="p1"),
         record("assistant", "a1", usage=Usage(10, 1).to_dict(), model="claude-x"),
         record("user", "abandoned", promptId="p2"),
@@ -136,7 +145,11 @@ def test_a_rewound_prompt_and_kept_copies_are_not_exported_and_a_summary_is_a_sy
         record("assistant", "a2", usage=Usage(30, 3).to_dict()),
     )
 
-    trajectory = export_file(path)
+
+def test_a_rewound_prompt_and_kept_copies_are_not_exported_and_a_summary_is_a_system_step(
+    tmp_path,
+):
+    trajectory = export_file(rewound_and_compacted(tmp_path / "s.jsonl"))
 
     check_atif_rules(trajectory)
     shown = [(s["source"], s["message"]) for s in trajectory["steps"]]
@@ -152,9 +165,9 @@ def test_a_rewound_prompt_and_kept_copies_are_not_exported_and_a_summary_is_a_sy
     assert trajectory["final_metrics"]["total_prompt_tokens"] == 40
 
 
-def test_server_tools_results_without_a_call_and_images_stay_valid(tmp_path):
-    path = write(
-        tmp_path / "s.jsonl",
+def server_tools_and_images(path: Path) -> Path:
+    return write(
+        path,
         record("user", [{"type": "text", "text": "see"}, {"type": "image", "source": {}}]),
         record(
             "assistant",
@@ -170,7 +183,9 @@ def test_server_tools_results_without_a_call_and_images_stay_valid(tmp_path):
         record("user", [{"type": "tool_result", "tool_use_id": "ghost", "content": "late"}]),
     )
 
-    trajectory = export_file(path)
+
+def test_server_tools_results_without_a_call_and_images_stay_valid(tmp_path):
+    trajectory = export_file(server_tools_and_images(tmp_path / "s.jsonl"))
 
     check_atif_rules(trajectory)
     user, agent = trajectory["steps"]
