@@ -197,8 +197,11 @@ class AgentcliAgent(BaseInstalledAgent):  # type: ignore[misc]  # Harbor: untype
         settings: dict[str, Any] = {}
         if not self.model_name:
             return self._pass(ANTHROPIC), settings, None
-        provider, bare = self._parse_model_name(self.model_name)
-        if provider in (None, ANTHROPIC):
+        # Split here, not with Harbor's parser (LiteLLM's), which knows only LiteLLM's
+        # providers: `my-vllm/qwen3` is the provider agentcli's settings will name.
+        provider, slash, bare = self.model_name.partition("/")
+        if not slash or provider == ANTHROPIC:
+            bare = bare if slash else self.model_name
             env = self._pass(ANTHROPIC)
             if self.options.base_url:
                 env["ANTHROPIC_BASE_URL"] = self.options.base_url

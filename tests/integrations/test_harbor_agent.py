@@ -133,3 +133,48 @@ def test_bad_kwargs_are_refused_by_harbor_before_anything_runs(fake_api, tmp_pat
     assert result["error"] is not None and "permission_mode" in result["error"]
     assert fake_api.requests == []
     assert not (tmp_path / "trial" / "agent" / "trajectory.json").exists()
+
+
+@pytest.mark.parametrize(
+    ("provider", "api_path"),
+    [("openai", "/v1/responses"), ("my-vllm", "/v1/chat/completions")],
+)
+def test_another_vendors_model_runs_through_its_openai_compatible_api(
+    fake_openai, tmp_path, provider, api_path
+):
+    """`-m openai/...` is OpenAI's Responses API, any other provider Chat Completions,
+    each at `<PROVIDER>_BASE_URL` with `<PROVIDER>_API_KEY` from the host."""
+    prefix = provider.upper().replace("-", "_")
+    fake_openai.api_key = "sk-openai-harbor-test"
+    folder = task(tmp_path)
+    fake_openai.enqueue(
+        reply(tool_use("Bash", {"command": "echo done > result.txt"}, id="call_1")),
+        reply("Wrote result.txt."),
+    )
+    host_env = {
+        f"{prefix}_API_KEY": "sk-openai-harbor-test",
+        f"{prefix}_BASE_URL": fake_openai.base_url,
+    }
+    run = spec(tmp_path, "http://127.0.0.1:9", model=f"{provider}/qwen3-coder", host_env=host_env)
+
+    result = harbor_run(["run"], run)
+
+    assert result["error"] is None
+    assert (folder / "result.txt").read_text() == "done\n"
+    assert [r.path for r in fake_openai.requests] == [api_path, api_path]
+    assert {r.status for r in fake_openai.requests} == {200}  # the fake takes only that key
+    assert {r.body["model"] for r in fake_openai.requests} == {"qwen3-coder"}
+    assert result["trajectory"] == "valid"
+    steps = trajectory_of(tmp_path)["steps"]
+    assert {s.get("model_name") for s in steps if s["source"] == "agent"} == {
+        f"{provider}/qwen3-coder"
+    }
+    assert result["context"]["n_output_tokens"] > 0
+
+
+def test_a_provider_without_an_address_is_refused_with_what_to_set(fake_openai, tmp_path):
+    task(tmp_path)
+    run = spec(tmp_path, "http://127.0.0.1:9", model="my-vllm/qwen3-coder", host_env={})
+    result = harbor_run(["run"], run)
+    assert "MY_VLLM_BASE_URL" in result["error"]
+    assert fake_openai.requests == []
