@@ -176,10 +176,13 @@ class AgentcliAgent(BaseInstalledAgent):  # type: ignore[misc]  # Harbor: untype
             command=f"{PATH_EXPORT}; agentcli export --format atif {shlex.quote(session_id)}",
             env=env,
         )
-        if exported.return_code != 0 or not exported.stdout:
-            self.logger.warning(f"agentcli export failed: {exported.stderr}")
+        try:
+            trajectory = json.loads(exported.stdout or "") if exported.return_code == 0 else None
+        except ValueError:
+            trajectory = None
+        if not isinstance(trajectory, dict):
+            self.logger.warning(f"agentcli export gave no trajectory: {exported.stderr}")
             return
-        trajectory = json.loads(exported.stdout)
         self.logs_dir.mkdir(parents=True, exist_ok=True)
         (self.logs_dir / TRAJECTORY).write_text(
             json.dumps(trajectory, indent=2, ensure_ascii=False), encoding="utf-8"
@@ -189,8 +192,15 @@ class AgentcliAgent(BaseInstalledAgent):  # type: ignore[misc]  # Harbor: untype
     def populate_context_post_run(self, context: AgentContext) -> None:
         """The totals again from trajectory.json, when run() was cut off before it did."""
         path = self.logs_dir / TRAJECTORY
-        if context.n_input_tokens is None and path.is_file():
-            fill_context(context, json.loads(path.read_text(encoding="utf-8")))
+        if context.n_input_tokens is not None or not path.is_file():
+            return
+        try:
+            trajectory = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            self.logger.warning(f"cannot read {path}: {exc}")
+            return
+        if isinstance(trajectory, dict):
+            fill_context(context, trajectory)
 
     def _connection(self) -> tuple[dict[str, str], dict[str, Any], str | None]:
         """The environment variables, the settings file and the --model the run needs."""
