@@ -109,16 +109,22 @@ def test_harbor_runs_the_agent_on_a_task_and_gets_its_trajectory_and_usage(fake_
     assert context["cost_usd"] > 0
 
 
-def test_a_run_cut_short_by_max_turns_still_reports_what_it_did(fake_api, tmp_path):
+def test_a_run_cut_short_by_max_turns_still_reports_what_it_did_and_the_knobs_apply(fake_api, tmp_path):
     folder = task(tmp_path)
     fake_api.enqueue(
         reply(tool_use("Bash", {"command": "echo started > notes.txt"}, id="toolu_1")),
         reply(tool_use("Bash", {"command": "echo more >> notes.txt"}, id="toolu_2")),
     )
 
-    result = harbor_run(["run"], spec(tmp_path, fake_api.base_url, kwargs={"max_turns": 1}))
+    kwargs = {"max_turns": 1, "reasoning_effort": "low", "disallowed_tools": "Write"}
+    result = harbor_run(["run"], spec(tmp_path, fake_api.base_url, kwargs=kwargs))
 
     assert result["error"] is not None  # agentcli said the turns ran out; Harbor sees it
+    assert len(fake_api.requests) == 1
+    body = fake_api.requests[0].body
+    assert body["output_config"]["effort"] == "low"  # --effort low
+    offered = {tool["name"] for tool in body["tools"]}
+    assert "Bash" in offered and "Write" not in offered  # --disallowedTools Write
     assert (folder / "notes.txt").read_text() == "started\n"
     assert result["trajectory"] == "valid"
     assert result["context"]["n_input_tokens"] > 0
