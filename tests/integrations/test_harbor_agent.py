@@ -109,7 +109,9 @@ def test_harbor_runs_the_agent_on_a_task_and_gets_its_trajectory_and_usage(fake_
     assert context["cost_usd"] > 0
 
 
-def test_a_run_cut_short_by_max_turns_still_reports_what_it_did_and_the_knobs_apply(fake_api, tmp_path):
+def test_a_run_cut_short_by_max_turns_still_reports_what_it_did_and_the_knobs_apply(
+    fake_api, tmp_path
+):
     folder = task(tmp_path)
     fake_api.enqueue(
         reply(tool_use("Bash", {"command": "echo started > notes.txt"}, id="toolu_1")),
