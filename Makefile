@@ -74,7 +74,7 @@ test: install
 	$(MAKE) --no-print-directory test-downloaded >"$$log" 2>&1 & downloaded=$$!; \
 	$(MAKE) --no-print-directory test-local || status=$$?; \
 	wait $$downloaded || status=$$?; \
-	echo "The tests of the downloads (the reference MCP servers, LiteLLM):"; cat "$$log"; \
+	echo "The tests of the downloads (the reference MCP servers, LiteLLM, Harbor):"; cat "$$log"; \
 	rm -f "$$log"; exit $$status
 
 test-local: install
