@@ -214,6 +214,10 @@ class _Steps:
         if results and self.last_agent is not None:
             self.observe(self.last_agent, results, text)
             return
+        if results:  # results no agent step asked for (a file edited by hand): kept
+            self.observe(self.new_step("system", record, ""), results, text)
+            self.last_agent = None
+            return
         images = sum(1 for b in blocks if b.get("type") == "image")
         shown = text + ("\n" if text and images else "") + "[image]" * images
         self.new_step("user", record, shown)

@@ -197,6 +197,20 @@ def test_server_tools_results_without_a_call_and_images_stay_valid(tmp_path):
     assert "total_cost_usd" not in trajectory["final_metrics"]  # nothing was priced
 
 
+def test_tool_results_with_no_agent_step_before_them_are_kept_in_a_system_step(tmp_path):
+    path = write(
+        tmp_path / "s.jsonl",
+        record("user", [{"type": "tool_result", "tool_use_id": "t1", "content": "out"}]),
+        record("user", "next"),
+    )
+    trajectory = export_file(path)
+    check_atif_rules(trajectory)
+    first, second = trajectory["steps"]
+    assert first["source"] == "system"
+    assert first["observation"] == {"results": [{"content": "out"}]}
+    assert (second["source"], second["message"]) == ("user", "next")
+
+
 @pytest.mark.parametrize(
     ("content", "problem"),
     [
