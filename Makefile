@@ -21,6 +21,18 @@ FILESYSTEM := $(MCP_TEST_SERVERS)/node_modules/@modelcontextprotocol/server-file
 LITELLM_VENV := .litellm-venv
 LITELLM_STAMP := $(LITELLM_VENV)/.installed-stamp
 
+# Harbor (the framework Terminal-Bench runs on), for tests/integrations: Harbor 0.25 needs
+# Python 3.12+, the suite runs on 3.11, so Harbor and this project (editable: its
+# `agentcli` is this tree's) get their own venv, which `make test` makes in CI
+# (AGENTCLI_CI); elsewhere those tests skip without it (in CI they fail).
+# The first of these that runs and is 3.12+ (a pyenv shim may exist and not run).
+PYTHON312_CANDIDATES := $(wildcard $(HOME)/.pyenv/versions/3.1[23]*/bin/python) \
+	$(shell command -v python3.12 python3.13 2>/dev/null)
+PYTHON312 ?= $(firstword $(foreach p,$(PYTHON312_CANDIDATES),$(if $(shell $(p) -c \
+	'import sys; print(sys.version_info >= (3, 12))' 2>/dev/null | grep True),$(p))))
+HARBOR_VENV := .harbor-venv
+HARBOR_STAMP := $(HARBOR_VENV)/.installed-stamp
+
 # Codex (written in Rust), the peer `make bench` times `agentcli -p hi` against
 # (bench/startup_bench.py): from npm into a project-local folder when npm is here
 # (some 400 MB, the bench only); without it the bench says the line is skipped.
@@ -39,9 +51,10 @@ FAST_TIER := not subprocess and not pty and not snapshot and not slow
 # The tests of what is downloaded for them (LiteLLM's venv, the reference MCP servers from
 # npm): `make test` starts the rest at once (`test-local`) and these when their downloads
 # are in (`test-downloaded`, in one process beside the rest).
-DOWNLOADED_TESTS := tests/litellm tests/mcp/test_server_everything.py tests/mcp/test_server_filesystem.py
+DOWNLOADED_TESTS := tests/litellm tests/mcp/test_server_everything.py tests/mcp/test_server_filesystem.py \
+	tests/integrations
 
-.PHONY: install run test test-fast test-local test-downloaded lint bench bench-tools clean mcp-test-servers litellm-test-proxy
+.PHONY: install run test test-fast test-local test-downloaded lint bench bench-tools clean mcp-test-servers litellm-test-proxy harbor-venv
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -61,14 +74,15 @@ test: install
 	$(MAKE) --no-print-directory test-downloaded >"$$log" 2>&1 & downloaded=$$!; \
 	$(MAKE) --no-print-directory test-local || status=$$?; \
 	wait $$downloaded || status=$$?; \
-	echo "The tests of the downloads (the reference MCP servers, LiteLLM):"; cat "$$log"; \
+	echo "The tests of the downloads (the reference MCP servers, LiteLLM, Harbor):"; cat "$$log"; \
 	rm -f "$$log"; exit $$status
 
 test-local: install
 	$(BIN)/python -m pytest -q $(PYTEST_PARALLEL) $(addprefix --ignore=,$(DOWNLOADED_TESTS))
 
-# CI (AGENTCLI_CI) installs LiteLLM's proxy for its tests; elsewhere they skip without it.
-test-downloaded: install mcp-test-servers $(if $(AGENTCLI_CI),litellm-test-proxy)
+# CI (AGENTCLI_CI) installs LiteLLM's proxy and Harbor's venv for their tests; elsewhere
+# they skip without them.
+test-downloaded: install mcp-test-servers $(if $(AGENTCLI_CI),litellm-test-proxy harbor-venv)
 	$(BIN)/python -m pytest -q -n 0 $(DOWNLOADED_TESTS)
 
 test-fast: install
@@ -91,6 +105,14 @@ $(LITELLM_STAMP): tests/litellm/requirements.txt
 
 litellm-test-proxy: $(LITELLM_STAMP)
 
+$(HARBOR_STAMP): pyproject.toml
+	@test -n "$(PYTHON312)" || { echo "Harbor needs Python 3.12 or newer: none found (set PYTHON312)"; exit 1; }
+	test -x $(HARBOR_VENV)/bin/python || $(PYTHON312) -m venv $(HARBOR_VENV)
+	$(HARBOR_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -e '.[harbor]'
+	touch $(HARBOR_STAMP)
+
+harbor-venv: $(HARBOR_STAMP)
+
 lint: install
 	$(BIN)/ruff check agentcli tests bench
 	$(BIN)/ruff format --check agentcli tests bench
@@ -107,4 +129,4 @@ bench-tools:
 	else echo "no npm here: the bench's comparison with Codex is skipped"; fi
 
 clean:
-	rm -rf $(VENV) build *.egg-info $(MCP_TEST_SERVERS) $(LITELLM_VENV) $(BENCH_TOOLS)
+	rm -rf $(VENV) build *.egg-info $(MCP_TEST_SERVERS) $(LITELLM_VENV) $(HARBOR_VENV) $(BENCH_TOOLS)

@@ -27,6 +27,8 @@ from tests.support.sources import PACKAGE, python_files, tree_of
 # the layer of its longest prefix here (`agentcli.mcp.config` is settings, the rest
 # of `agentcli.mcp` a service).
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    # adapters other programs import (Harbor's agent): they run the agentcli binary
+    ("integrations", ("agentcli.integrations",)),
     # argv, the subcommands, start-up (`agentcli/cli/`)
     ("command line", ("agentcli.__main__", "agentcli.cli")),
     # what a person or a program drives the engine through: tui, headless, sdk, acp

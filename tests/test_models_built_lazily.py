@@ -22,7 +22,9 @@ IMPORT_ALL_AND_LIST_MODELS = """
 import importlib, json, pkgutil, sys
 import agentcli
 for info in pkgutil.walk_packages(agentcli.__path__, "agentcli."):
-    if info.name != "agentcli.__main__":
+    # integrations/: imported only by the program each adapts to, which brings its own
+    # dependencies (Harbor); agentcli never imports them.
+    if info.name != "agentcli.__main__" and not info.name.startswith("agentcli.integrations."):
         importlib.import_module(info.name)
 from pydantic import BaseModel
 found, todo = {}, [BaseModel]

@@ -219,6 +219,10 @@ def run(argv: list[str]) -> int:
         from agentcli.cli.mcp_command import main as mcp_main
 
         return mcp_main(argv[1:])
+    if argv[:1] == ["export"]:  # `agentcli export --format atif SESSION`: for other tools
+        from agentcli.cli.export_command import main as export_main
+
+        return export_main(argv[1:])
     parser = build_parser()
     args = _parsed(parser, argv)
     if isinstance(args, int):

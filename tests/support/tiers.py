@@ -49,6 +49,7 @@ BY_PATH: dict[str, tuple[str, ...]] = {
         "frontends/sdk/*",
         "frontends/acp/*",
         "integration/*",
+        "integrations/*",  # Harbor's venv runs the adapter, which runs agentcli
         "litellm/*",
         "mcp/*",
         "hooks/*",
