@@ -23,3 +23,19 @@ def terminal_env(fake_api: Any, home: Path) -> dict[str, str]:
     }
     env.pop("NO_COLOR", None)
     return env
+
+
+def spawn_app(project: Path, fake_api: Any, home: Path) -> Any:
+    """The installed agentcli's app in a 30x100 pseudo-terminal, in `project`, talking to
+    the fake API, in a home of its own (pexpect's spawn: the caller closes it)."""
+    import pexpect
+
+    return pexpect.spawn(
+        str(BINARY),
+        [],
+        cwd=str(project),
+        env=terminal_env(fake_api, home),
+        dimensions=(30, 100),
+        encoding="utf-8",
+        timeout=30,
+    )

@@ -8,7 +8,7 @@ import pexpect
 import pytest
 
 from tests.fakeapi import reply, text, tool_use
-from tests.frontends.tui.pty_support import BINARY, terminal_env
+from tests.frontends.tui.pty_support import BINARY, spawn_app
 
 QUESTION = {
     "question": "Which library?",
@@ -27,15 +27,7 @@ def test_the_person_answers_the_models_question_in_a_terminal(fake_api, tmp_path
     fake_api.enqueue(reply(text("Going with the answer")))
     project = tmp_path / "project"
     project.mkdir()
-    child = pexpect.spawn(
-        str(BINARY),
-        [],
-        cwd=str(project),
-        env=terminal_env(fake_api, isolated_home),
-        dimensions=(30, 100),
-        encoding="utf-8",
-        timeout=30,
-    )
+    child = spawn_app(project, fake_api, isolated_home)
     try:
         child.expect("Type a message")
         child.send("set up the client\r")

@@ -11,7 +11,7 @@ import pytest
 from PIL import Image
 
 from tests.fakeapi import reply, text
-from tests.frontends.tui.pty_support import BINARY, terminal_env
+from tests.frontends.tui.pty_support import BINARY, spawn_app
 
 
 @pytest.mark.skipif(not BINARY.exists(), reason="agentcli is not installed in this venv")
@@ -23,15 +23,7 @@ def test_a_bracketed_paste_of_an_image_path_sends_the_image(fake_api, tmp_path, 
     out = io.BytesIO()
     Image.new("RGB", (30, 20), (0, 200, 0)).save(out, format="PNG")
     shot.write_bytes(out.getvalue())
-    child = pexpect.spawn(
-        str(BINARY),
-        [],
-        cwd=str(project),
-        env=terminal_env(fake_api, isolated_home),
-        dimensions=(30, 100),
-        encoding="utf-8",
-        timeout=30,
-    )
+    child = spawn_app(project, fake_api, isolated_home)
     try:
         child.expect("Type a message")
         escaped = str(shot).replace(" ", "\\ ")  # as iTerm2 and Terminal.app paste it

@@ -9,7 +9,7 @@ import pexpect
 import pytest
 
 from tests.fakeapi import reply, text
-from tests.frontends.tui.pty_support import BINARY, terminal_env
+from tests.frontends.tui.pty_support import BINARY, spawn_app
 
 
 @pytest.mark.skipif(not BINARY.exists(), reason="agentcli is not installed in this venv")
@@ -20,15 +20,7 @@ def test_vim_keys_edit_the_prompt_before_it_is_sent(fake_api, tmp_path, isolated
     user_settings = isolated_home / ".agentcli" / "settings.json"  # the person's own file
     user_settings.parent.mkdir(parents=True, exist_ok=True)
     user_settings.write_text(json.dumps({"editorMode": "vim"}))
-    child = pexpect.spawn(
-        str(BINARY),
-        [],
-        cwd=str(project),
-        env=terminal_env(fake_api, isolated_home),
-        dimensions=(30, 100),
-        encoding="utf-8",
-        timeout=30,
-    )
+    child = spawn_app(project, fake_api, isolated_home)
     try:
         child.expect_exact("-- INSERT --")  # on the prompt's border, from the first frames
         child.send("fix the old tests now")
