@@ -15,7 +15,10 @@ The mapping:
   of the user record that follows as its `observation`; its recorded usage as
   `metrics` (prompt_tokens counts cached and cache-written tokens, as Harbor's
   own Claude Code adapter does), priced by the model catalog when known;
-- `final_metrics`: the sums (the cost only when every priced step is known).
+- `final_metrics`: the sums (the cost only when every priced step is known);
+- each subagent's own transcript (`<session>/subagents/*.jsonl`) -> an embedded
+  trajectory in `subagent_trajectories`, named by its agent id; the session's
+  `final_metrics` count its requests too (`extra.main_conversation`: without them).
 
 What a resume or rewind changed is honoured: kept copies of messages after a
 compaction are not repeated, and a rewound prompt and what followed it are
@@ -38,6 +41,10 @@ SCHEMA_VERSION = "ATIF-v1.8"
 AGENT_NAME = "agentcli"
 
 
+# The final metrics a subagent adds to its session's.
+TOTALS = ("total_prompt_tokens", "total_completion_tokens", "total_cached_tokens", "total_cost_usd")
+
+
 class AtifError(Exception):
     """The transcript cannot be exported; the message says why."""
 
@@ -52,7 +59,47 @@ def export_file(path: Path) -> dict[str, Any]:
         raise AtifError(f"{path}: is a folder, not a transcript") from None
     except OSError as exc:
         raise AtifError(f"{path}: cannot read it: {exc.strerror}") from None
-    return trajectory(transcript_records(raw, path), path)
+    found = trajectory(transcript_records(raw, path), path)
+    subagents = _subagent_trajectories(path)
+    if subagents:
+        found["subagent_trajectories"] = subagents
+        _add_subagent_totals(found["final_metrics"], subagents)
+    return found
+
+
+def _subagent_trajectories(path: Path) -> list[dict[str, Any]]:
+    """The session's subagents (the Task tool's), each from its own transcript beside the
+    session's (`<session>/subagents/<agent id>.jsonl`, wiring/composition.py), as an
+    embedded trajectory named by its agent id. One that cannot be read is left out: it
+    must not cost the export of the whole session."""
+    folder = path.with_suffix("") / "subagents"
+    embedded = []
+    for sub_path in sorted(folder.glob("*.jsonl")) if folder.is_dir() else []:
+        try:
+            sub = trajectory(transcript_records(sub_path.read_bytes(), sub_path), sub_path)
+        except (AtifError, OSError):
+            continue
+        sub["trajectory_id"] = sub_path.stem
+        embedded.append(sub)
+    return embedded
+
+
+def _add_subagent_totals(final: dict[str, Any], subagents: list[dict[str, Any]]) -> None:
+    """The session's totals count its subagents' requests too (what the run used and
+    cost, as a Harbor context reports it); `extra` keeps the main conversation's own."""
+    own = {key: final.get(key) for key in TOTALS if key in final}
+    for sub in subagents:
+        sub_final = sub.get("final_metrics", {})
+        for key in TOTALS:
+            if key == "total_cost_usd" and ("total_cost_usd" not in final or key not in sub_final):
+                final.pop("total_cost_usd", None)  # unknown once any part of it is
+                continue
+            final[key] = final.get(key, 0) + sub_final.get(key, 0)
+    final["extra"] = {
+        **final.get("extra", {}),
+        "main_conversation": own,
+        "subagents": len(subagents),
+    }
 
 
 def transcript_records(raw: bytes, path: Path) -> list[dict[str, Any]]:

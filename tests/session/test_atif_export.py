@@ -284,3 +284,37 @@ def test_an_output_file_that_cannot_be_written_is_one_message(tmp_path, capsys):
     assert status == 1
     err = capsys.readouterr().err
     assert err.startswith("agentcli export: cannot write") and err.count("\n") == 1
+
+
+def test_subagents_are_embedded_and_their_requests_counted(tmp_path):
+    main = write(
+        tmp_path / "s-1.jsonl",
+        record("user", "look around"),
+        record("assistant", [tool_use("Task", {"prompt": "find it"}, id="t1")], model="claude-x",
+               usage={"input_tokens": 100, "output_tokens": 10}),
+        record("user", [{"type": "tool_result", "tool_use_id": "t1", "content": "found"}]),
+        record("assistant", "Found it.", model="claude-x", usage={"input_tokens": 120, "output_tokens": 5}),
+    )  # fmt: skip
+    subagents = tmp_path / "s-1" / "subagents"
+    subagents.mkdir(parents=True)
+    write(
+        subagents / "a1b2.jsonl",
+        record("user", "find it"),
+        record("assistant", "It is in b.py.", model="claude-x",
+               usage={"input_tokens": 40, "output_tokens": 7, "cache_read_input_tokens": 3}),
+    )  # fmt: skip
+    (subagents / "broken.jsonl").write_text("not json\n")
+
+    exported = export_file(main)
+
+    check_atif_rules(exported)
+    (sub,) = exported["subagent_trajectories"]
+    check_atif_rules(sub)
+    assert sub["trajectory_id"] == "a1b2"
+    assert [step["source"] for step in sub["steps"]] == ["user", "agent"]
+    final = exported["final_metrics"]
+    assert final["total_prompt_tokens"] == 100 + 120 + 40 + 3
+    assert final["total_completion_tokens"] == 10 + 5 + 7
+    assert final["total_cached_tokens"] == 3
+    assert final["extra"]["main_conversation"]["total_prompt_tokens"] == 220
+    assert final["extra"]["subagents"] == 1
