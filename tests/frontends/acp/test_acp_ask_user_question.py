@@ -8,27 +8,7 @@ from acp import text_block
 
 from tests.fakeapi import reply, text, tool_use
 from tests.frontends.acp.client import EditorClient, agent_in_process
-
-QUESTIONS = [
-    {
-        "question": "Which library?",
-        "header": "Library",
-        "options": [
-            {"label": "httpx", "description": "async and sync"},
-            {"label": "requests", "description": "the classic"},
-        ],
-    },
-    {
-        "question": "Which checks?",
-        "header": "Checks",
-        "multiSelect": True,
-        "options": [
-            {"label": "lint", "description": "ruff"},
-            {"label": "types", "description": "mypy"},
-            {"label": "tests", "description": "pytest"},
-        ],
-    },
-]
+from tests.support.ask_user_questions import QUESTIONS
 
 
 def asks(server, questions=QUESTIONS) -> None:

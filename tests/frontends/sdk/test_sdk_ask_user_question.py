@@ -16,27 +16,7 @@ from claude_agent_sdk import (
 
 from tests.fakeapi import reply, text, tool_use
 from tests.frontends.sdk.support import result_of, sdk_options, tool_results, until_result
-
-QUESTIONS = [
-    {
-        "question": "Which library?",
-        "header": "Library",
-        "options": [
-            {"label": "httpx", "description": "async and sync"},
-            {"label": "requests", "description": "the classic"},
-        ],
-    },
-    {
-        "question": "Which checks?",
-        "header": "Checks",
-        "multiSelect": True,
-        "options": [
-            {"label": "lint", "description": "ruff"},
-            {"label": "types", "description": "mypy"},
-            {"label": "tests", "description": "pytest"},
-        ],
-    },
-]
+from tests.support.ask_user_questions import QUESTIONS
 
 
 async def run_turn(options: Any, prompt: str) -> list[Any]:
