@@ -2,7 +2,9 @@
 
 The command runs through the shell in the project folder, in its own process
 group, so a hook that hangs (or leaves children behind) is killed as a whole
-at its timeout. Like every process agentcli starts, it gets the settings'
+at its timeout; one that leaves a child holding its output (`setsid daemon &`)
+is heard as soon as it exits (core/child_process.py). Its output is kept up to a
+bound as it arrives, so a hook that writes without end costs no memory. Like every process agentcli starts, it gets the settings'
 `env` but not agentcli's own credentials (config/credentials.py), and the
 project folder as `AGENTCLI_PROJECT_DIR` and `CLAUDE_PROJECT_DIR` (hooks
 written for Claude Code say `"$CLAUDE_PROJECT_DIR"/.claude/hooks/check.sh`).
@@ -11,16 +13,14 @@ Nothing here interprets the output; see events.py.
 
 from __future__ import annotations
 
-import asyncio
 import json
-import os
-import signal
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from agentcli.config.credentials import child_env
 from agentcli.config.hooks import HookCommand
+from agentcli.core.child_process import run_child
 
 MAX_OUTPUT_CHARS = 100_000
 
@@ -57,42 +57,19 @@ async def run_hook(
         "CLAUDE_PROJECT_DIR": project,
     }
     try:
-        process = await asyncio.create_subprocess_shell(
+        done = await run_child(
             hook.command,
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            cwd=str(cwd),
+            stdin=json.dumps(payload).encode(),
+            cwd=cwd,
             env=full_env,
-            start_new_session=True,
+            timeout_s=hook.timeout_s,
+            limit=MAX_OUTPUT_CHARS * 4,  # enough bytes for the characters kept
         )
     except OSError as exc:
         return HookRun(hook.command, None, error=f"could not start: {exc}")
-    data = json.dumps(payload).encode()
-    try:
-        stdout, stderr = await asyncio.wait_for(process.communicate(data), hook.timeout_s)
-    except TimeoutError:
-        _kill_group(process)
-        await process.wait()
+    if done.timed_out:
         return HookRun(hook.command, None, timed_out=True)
-    except asyncio.CancelledError:
-        _kill_group(process)
-        # Reap it before giving up, so no process or pipe outlives the hook.
-        await asyncio.shield(process.wait())
-        raise
-    return HookRun(
-        hook.command,
-        process.returncode,
-        _text(stdout),
-        _text(stderr),
-    )
-
-
-def _kill_group(process: asyncio.subprocess.Process) -> None:
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
+    return HookRun(hook.command, done.returncode, _text(done.stdout), _text(done.stderr))
 
 
 def _text(data: bytes) -> str:

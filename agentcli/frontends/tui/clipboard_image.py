@@ -12,7 +12,6 @@ and each command has a time limit.
 
 from __future__ import annotations
 
-import asyncio
 import os
 import re
 import shutil
@@ -20,6 +19,7 @@ import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from agentcli.core.child_process import run_child
 from agentcli.core.images import MAX_SOURCE_BYTES
 
 TIMEOUT_S = 5.0
@@ -102,41 +102,22 @@ async def _macos(path: str | None) -> ClipboardImage:
 async def _run(argv: list[str]) -> bytes:
     """The command's standard output; _Failed when it fails, hangs or says too much."""
     try:
-        process = await asyncio.create_subprocess_exec(
-            *argv,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
+        done = await run_child(
+            argv,
+            stdin=None,
+            cwd=None,
+            env=None,
+            timeout_s=TIMEOUT_S,
+            limit=MAX_SOURCE_BYTES,
+            stop_at_limit=True,
         )
     except OSError as exc:
         raise _Unreadable(f"{argv[0]}: {exc.strerror or exc}") from exc
-    try:
-        out, err = await asyncio.wait_for(_bounded(process), TIMEOUT_S)
-    except TimeoutError:
-        process.kill()
-        await process.wait()
-        raise _Unreadable(f"{argv[0]} did not answer within {TIMEOUT_S:g} s") from None
-    except _Failed:
-        process.kill()
-        await process.wait()
-        raise
-    if process.returncode != 0:
-        detail = err.decode("utf-8", "replace").strip().splitlines()
+    if done.timed_out:
+        raise _Unreadable(f"{argv[0]} did not answer within {TIMEOUT_S:g} s")
+    if done.cut:
+        raise _Unreadable(f"the image is more than {MAX_SOURCE_BYTES // 1024 // 1024} MB")
+    if done.returncode != 0:
+        detail = done.stderr.decode("utf-8", "replace").strip().splitlines()
         raise _Failed(f"{argv[0]} failed" + (f": {detail[-1]}" if detail else ""))
-    return out
-
-
-async def _bounded(process: asyncio.subprocess.Process) -> tuple[bytes, bytes]:
-    assert process.stdout is not None and process.stderr is not None
-    err_task = asyncio.ensure_future(process.stderr.read(4096))
-    chunks: list[bytes] = []
-    size = 0
-    while chunk := await process.stdout.read(65536):
-        size += len(chunk)
-        if size > MAX_SOURCE_BYTES:
-            err_task.cancel()
-            raise _Unreadable(f"the image is more than {MAX_SOURCE_BYTES // 1024 // 1024} MB")
-        chunks.append(chunk)
-    err = await err_task
-    await process.wait()
-    return b"".join(chunks), err
+    return done.stdout

@@ -12,15 +12,16 @@ Bash tool it gets the settings' `env` and not agentcli's own credentials
 from __future__ import annotations
 
 import asyncio
-import os
-import signal
+import codecs
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from agentcli.config.credentials import child_env
+from agentcli.core.child_process import run_child
 from agentcli.core.messages import TextBlock
 
 MAX_CONTEXT_CHARS = 30_000
+MAX_KEPT_CHARS = 200_000  # of the output, for the pane's final text: `!yes` is bounded
 
 
 def context_block(command: str, output: str, code: int | None) -> TextBlock:
@@ -38,38 +39,58 @@ def context_block(command: str, output: str, code: int | None) -> TextBlock:
 
 
 class ShellRun:
-    """One `!` command; `kill()` stops it (Esc)."""
+    """One `!` command; `kill()` stops it (Esc).
+
+    It ends when the command exits (and its output ends, or a moment after: a job it
+    left running keeps its output, not the prompt), or when killed, whatever the
+    command left behind holding the pipe (core/child_process.py).
+    """
 
     def __init__(self, command: str, cwd: Path, env: Mapping[str, str] | None = None) -> None:
         self.command = command
         self.cwd = cwd
         self.env = child_env(env or {})
-        self.proc: asyncio.subprocess.Process | None = None
         self.killed = False
+        self._stop = asyncio.Event()
 
     async def run(self, on_output: Callable[[str], object]) -> tuple[str, int | None]:
-        self.proc = await asyncio.create_subprocess_shell(
+        """Run it, telling `on_output` of its output as it comes; the output's last
+        `MAX_KEPT_CHARS` and its exit code (None: killed) when it ends."""
+        decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        kept: list[str] = []
+        size = 0
+
+        def on_data(data: bytes) -> None:
+            nonlocal size
+            text = decoder.decode(data)
+            if not text:
+                return
+            kept.append(text)
+            size += len(text)
+            if size > 2 * MAX_KEPT_CHARS:
+                whole = "".join(kept)[-MAX_KEPT_CHARS:]
+                kept[:] = [whole]
+                size = len(whole)
+            on_output(text)
+
+        done = await run_child(
             self.command,
+            stdin=None,
             cwd=self.cwd,
             env=self.env,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT,
-            start_new_session=True,
+            timeout_s=None,
+            limit=0,  # kept here, decoded, as it arrives
+            stderr="into_stdout",
+            on_stdout=on_data,
+            stop=self._stop,
         )
-        assert self.proc.stdout is not None
-        decoder_parts: list[str] = []
-        while chunk := await self.proc.stdout.read(1 << 14):
-            text = chunk.decode("utf-8", "replace")
-            decoder_parts.append(text)
-            on_output(text)
-        code = await self.proc.wait()
-        return "".join(decoder_parts), (None if self.killed else code)
+        tail = decoder.decode(b"", final=True)
+        if tail:
+            kept.append(tail)
+            on_output(tail)
+        output = "".join(kept)[-MAX_KEPT_CHARS:]
+        return output, (None if self.killed or done.timed_out else done.returncode)
 
     def kill(self) -> None:
-        if self.proc is not None and self.proc.returncode is None:
-            self.killed = True
-            try:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
+        self.killed = True
+        self._stop.set()

@@ -13,7 +13,8 @@ status area, its colours kept and every other control dropped
   (config/credentials.py `child_env`: no API key), in a process group of its own;
 - within `timeout_s`: a command that takes longer is killed (its whole group) and
   its line left as it was. Its output is read up to `MAX_OUTPUT_BYTES`: one that
-  writes more is stopped there and its first line shown.
+  writes more is stopped there and its first line shown. A child it leaves holding
+  the output (`setsid daemon &`) never keeps a run going (core/child_process.py).
 
 Nothing here waits on the caller's behalf: `update()` returns at once and the
 command runs as a task of the running event loop, so typing never waits for it.
@@ -28,8 +29,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import signal
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,6 +37,7 @@ from typing import Any
 from rich.text import Text
 
 from agentcli.config.credentials import child_env
+from agentcli.core.child_process import run_child
 from agentcli.core.terminal_text import terminal_text
 
 MIN_GAP_S = 0.3
@@ -195,54 +195,27 @@ class StatusCommand:
 
     async def _run(self, data: StatusInput) -> None:
         try:
-            process = await asyncio.create_subprocess_shell(
+            done = await run_child(
                 self.command,
-                stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.DEVNULL,
-                cwd=str(self.cwd),
+                stdin=json.dumps(data.payload()).encode(),
+                cwd=self.cwd,
                 env={**child_env(self._env), "AGENTCLI_PROJECT_DIR": str(self.cwd)},
-                start_new_session=True,
+                timeout_s=self.timeout_s,
+                limit=MAX_OUTPUT_BYTES,
+                stderr="drop",
+                stop_at_limit=True,  # more than a status line: stopped, its first line shown
             )
         except OSError as exc:
             self._report(f"it could not start: {exc}")
             return
-        try:
-            output = await asyncio.wait_for(self._exchange(process, data), self.timeout_s)
-        except TimeoutError:
-            _kill_group(process)
-            await process.wait()
+        if done.timed_out:
             self._report(f"it did not finish within {self.timeout_s:g} s and was stopped")
             return
-        except asyncio.CancelledError:
-            _kill_group(process)
-            await asyncio.shield(process.wait())
-            raise
-        if process.returncode != 0 and len(output) < MAX_OUTPUT_BYTES:
+        if done.returncode != 0 and not done.cut:
             self._show(Text())
-            self._report(f"it exited with status {process.returncode}")
+            self._report(f"it exited with status {done.returncode}")
             return
-        self._show(first_line(output))
-
-    async def _exchange(self, process: asyncio.subprocess.Process, data: StatusInput) -> bytes:
-        """Write the input, read the output (bounded), wait for the exit."""
-        assert process.stdin is not None and process.stdout is not None
-        try:
-            process.stdin.write(json.dumps(data.payload()).encode())
-            await process.stdin.drain()
-            process.stdin.close()
-        except (BrokenPipeError, ConnectionResetError):
-            pass  # it did not read its input: its output still counts
-        output = b""
-        while len(output) < MAX_OUTPUT_BYTES:
-            chunk = await process.stdout.read(MAX_OUTPUT_BYTES - len(output))
-            if not chunk:
-                break
-            output += chunk
-        else:
-            _kill_group(process)  # more than a status line: stopped, its first line shown
-        await process.wait()
-        return output
+        self._show(first_line(done.stdout))
 
     def _report(self, what: str) -> None:
         if not self._reported:
@@ -262,10 +235,3 @@ class StatusCommand:
                 await task
             except asyncio.CancelledError:
                 pass
-
-
-def _kill_group(process: asyncio.subprocess.Process) -> None:
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass

@@ -4,6 +4,7 @@ and the request the fake API validates carries the file's bytes as an image bloc
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import io
 import json
@@ -395,3 +396,24 @@ async def test_a_clipboard_tool_that_hangs_is_given_up_on(tmp_path, clipboard, m
     hung = await clipboard_image.read_clipboard_image()
     assert hung.data is None
     assert hung.problem == "The clipboard could not be read: wl-paste did not answer within 0.5 s"
+
+
+async def test_a_clipboard_image_past_the_bound_is_refused_without_waiting_for_the_tool(
+    clipboard,
+):
+    from agentcli.core.images import MAX_SOURCE_BYTES
+    from agentcli.frontends.tui.clipboard_image import read_clipboard_image
+
+    # It writes more than the bound and then neither ends nor exits: reading stops at the
+    # bound and the tool is stopped there, long before its sleep.
+    fake_tool(
+        clipboard,
+        "wl-paste",
+        '[ "$1" = --list-types ] && { echo image/png; exit 0; }\n'
+        f"head -c {MAX_SOURCE_BYTES + 4 * 65536} /dev/zero\nexec sleep 600\n",
+    )
+    big = await asyncio.wait_for(read_clipboard_image(), 60)
+    assert big.data is None
+    assert big.problem == (
+        f"The clipboard could not be read: the image is more than {MAX_SOURCE_BYTES // 2**20} MB"
+    )

@@ -20,6 +20,8 @@ from agentcli.frontends.tui.status_command import (
     first_line,
 )
 
+from tests.support.escaped_children import escaped_children, escaping_child  # noqa: F401
+
 # How long a test waits for what it waits on before it fails: a bound, not a timing. As long
 # as the scripts' own limit, since a Python start and its output on a loaded 2-core CI
 # machine took more than 15 s once.
@@ -42,9 +44,9 @@ def status(session: str = "s1", cost: float | None = 0.5, duration_ms: int = 0) 
     )
 
 
-async def until(condition: Callable[[], Any], what: str) -> None:
+async def until(condition: Callable[[], Any], what: str, limit_s: float = WAIT_LIMIT_S) -> None:
     loop = asyncio.get_running_loop()
-    deadline = loop.time() + WAIT_LIMIT_S
+    deadline = loop.time() + limit_s
     while not condition():
         if loop.time() > deadline:
             raise AssertionError(f"timed out waiting for {what}")
@@ -162,3 +164,68 @@ async def test_closing_stops_a_running_command(tmp_path):
     await command.aclose()
 
     assert not command.running and screen.lines == [] and screen.notes == []
+
+
+# A command whose child escapes its process group keeps the output pipe open after the
+# command is gone; the runner still ends each run within its limit (asyncio's
+# `Process.wait()` also waits for the pipes, so it would wait for that child). The wait is
+# half the test's own timeout: a hang fails here, with a message, not at pytest's limit.
+HANG_LIMIT_S = 60.0
+
+
+async def test_a_line_printed_before_exiting_shows_though_a_child_keeps_the_pipe(
+    tmp_path, escaped_children
+):
+    screen = Screen()
+    script = escaping_child(escaped_children) + "print('ready', flush=True)\n"
+    command = runner(tmp_path, script, screen, timeout_s=HANG_LIMIT_S * 2)
+
+    command.update(status())
+    await until(lambda: command.runs == 1 and not command.running, "the run's end", HANG_LIMIT_S)
+
+    assert screen.lines == ["ready"] and screen.notes == []
+    await command.aclose()
+
+
+async def test_a_command_past_its_limit_is_stopped_though_a_child_keeps_the_pipe(
+    tmp_path, escaped_children
+):
+    screen = Screen()
+    script = escaping_child(escaped_children) + "import time; time.sleep(600)\n"
+    command = runner(tmp_path, script, screen, timeout_s=2)
+
+    command.update(status())
+    await until(lambda: command.runs == 1 and not command.running, "the run's end", HANG_LIMIT_S)
+
+    assert screen.lines == []
+    assert len(screen.notes) == 1 and "did not finish within 2 s" in screen.notes[0]
+    await command.aclose()
+
+
+async def test_output_past_the_bound_is_cut_though_a_child_keeps_the_pipe(
+    tmp_path, escaped_children
+):
+    screen = Screen()
+    script = (
+        escaping_child(escaped_children)
+        + "import sys, time\nsys.stdout.write('y' * 4_000_000); sys.stdout.flush(); time.sleep(600)\n"
+    )
+    command = runner(tmp_path, script, screen)
+
+    command.update(status())
+    await until(lambda: command.runs == 1 and not command.running, "the run's end", HANG_LIMIT_S)
+
+    assert screen.lines == ["y" * MAX_LINE_CHARS] and screen.notes == []
+    await command.aclose()
+
+
+async def test_closing_ends_though_a_child_keeps_the_pipe(tmp_path, escaped_children):
+    screen = Screen()
+    script = escaping_child(escaped_children) + "import time; time.sleep(600)\n"
+    command = runner(tmp_path, script, screen)
+
+    command.update(status())
+    await until(lambda: escaped_children.exists(), "the child to start", HANG_LIMIT_S)
+    await asyncio.wait_for(command.aclose(), HANG_LIMIT_S)
+
+    assert not command.running and screen.lines == []
