@@ -14,6 +14,7 @@ from tests.fakeopenai.fixtures import fake_openai  # noqa: F401  (re-exported fi
 from tests.mcp.everything import needs_everything, needs_filesystem  # noqa: F401  (re-exported)
 from tests.sandbox_support import needs_bwrap  # noqa: F401  (re-exported fixture)
 from tests.support import tiers
+from tests.support.escaped_children import escaped_children  # noqa: F401  (re-exported fixture)
 from tests.support.projects import project  # noqa: F401  (re-exported fixture)
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from agentcli.config.hooks import HookCommand
 from agentcli.hooks.runner import MAX_OUTPUT_CHARS, run_hook
-from tests.support.escaped_children import escaped_children, escaping_child  # noqa: F401
+from tests.support.escaped_children import escaping_child
 
 # A hang fails here, with a message, before pytest's own limit.
 HANG_LIMIT_S = 60.0

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from agentcli.frontends.tui.shell_mode import MAX_KEPT_CHARS, ShellRun
-from tests.support.escaped_children import escaped_children, escaping_child  # noqa: F401
+from tests.support.escaped_children import escaping_child
 
 HANG_LIMIT_S = 60.0  # a hang fails here, with a message, before pytest's own limit
 

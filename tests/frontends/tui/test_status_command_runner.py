@@ -19,8 +19,7 @@ from agentcli.frontends.tui.status_command import (
     StatusInput,
     first_line,
 )
-
-from tests.support.escaped_children import escaped_children, escaping_child  # noqa: F401
+from tests.support.escaped_children import escaping_child
 
 # How long a test waits for what it waits on before it fails: a bound, not a timing. As long
 # as the scripts' own limit, since a Python start and its output on a loaded 2-core CI
