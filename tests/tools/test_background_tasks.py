@@ -486,3 +486,39 @@ async def test_a_task_that_cannot_get_its_output_file_does_not_run_on(ended, mon
     (pid,) = spawned
     assert _is_gone(pid)
     assert ws.background_tasks().ids() == []
+
+
+async def test_a_filter_that_backtracks_without_end_is_given_up_on_while_the_loop_runs(
+    ended, tmp_path
+):
+    # `(a|aa)+$` against a long run of "a" that does not end the line tries ~1.6**n ways
+    # (for `re` and `regex` alike): the model's pattern must cost a bounded time, off the
+    # event loop (the app stays live).
+    ws = ended
+    task_id = await start(ws, "printf 'a%.0s' $(seq 1 64); printf '!\\nok\\n'")
+    assert await ws.background_tasks().get(task_id).wait(60)  # its output all in, unread
+    call = asyncio.ensure_future(
+        BashOutputTool().run(BashOutputInput(bash_id=task_id, filter="(a|aa)+$"), ctx(ws))
+    )
+    ticks = 0
+    while not call.done():
+        ticks += 1
+        await asyncio.sleep(0.01)
+
+    text = str(call.result().content)
+    assert "The filter took more than 2 s on this output" in text
+    assert "a" * 64 + "!\nok" in text  # shown unfiltered: nothing read is lost
+    assert ticks > 1
+
+
+async def test_a_filter_reads_many_lines_quickly_and_keeps_python_syntax(ended, tmp_path):
+    ws = ended
+    task_id = await start(ws, "seq 1 200000 | sed 's/^/line /'")
+    assert await ws.background_tasks().get(task_id).wait(60)  # its output all in, unread
+    result = await BashOutputTool().run(
+        BashOutputInput(bash_id=task_id, filter=r"^line (?P<n>\d*7)$(?<=77)"), ctx(ws)
+    )
+    body = str(result.content).split("<output>\n", 1)[1].removesuffix("\n</output>")
+    shown = [line for line in body.splitlines() if not line.startswith("[")]
+    assert shown[-1] == "line 199977" and len(shown) > 100
+    assert all(line.startswith("line ") and line.endswith("77") for line in shown)

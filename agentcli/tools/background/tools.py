@@ -15,11 +15,13 @@ the model is looked up in the session's registry as given, and any other string
 
 from __future__ import annotations
 
-import re
 from typing import Any, ClassVar
 
 from pydantic import Field
 
+from agentcli.tools.background.line_filter import BUDGET_S as FILTER_BUDGET_S
+from agentcli.tools.background.line_filter import FilterTooSlow, LineFilter
+from agentcli.tools.background.output_file import OutputRead
 from agentcli.tools.background.tasks import BackgroundTask, BackgroundTasks
 from agentcli.tools.base import Tool, ToolContext, ToolError, ToolInput, ToolResult, Workspace
 from agentcli.tools.shell_output import MAX_OUTPUT_CHARS
@@ -103,14 +105,23 @@ class BashOutputTool(_TaskTool):
     input_model = BashOutputInput
 
     async def run(self, inp: BashOutputInput, ctx: ToolContext) -> ToolResult:
-        pattern = None
-        if inp.filter is not None:
-            try:
-                pattern = re.compile(inp.filter)
-            except re.error as exc:
-                raise ToolError(f"The filter is not a valid regular expression: {exc}.") from None
+        if inp.filter is None:
+            _board, task = find_task(ctx, inp.bash_id)
+            return ToolResult(report(task, retrieval="success"))
+        pattern = LineFilter(inp.filter)
         _board, task = find_task(ctx, inp.bash_id)
-        return ToolResult(report(task, retrieval="success", pattern=pattern))
+        done = task.done  # read before the output: a task over has all of it in the file
+        new = task.model_cursor.read_new(final=done)
+        notes: list[str] = []
+        try:
+            text = await pattern.matching_lines(new.text)
+        except FilterTooSlow:
+            text = new.text
+            notes.append(
+                f"[The filter took more than {FILTER_BUDGET_S:g} s on this output (a pattern "
+                "such as (a+)+ can backtrack without end), so the output is not filtered]"
+            )
+        return ToolResult(layout(task, "success", new, text, done, notes))
 
 
 class TaskStopTool(_TaskTool):
@@ -137,14 +148,25 @@ async def stop_task(ctx: ToolContext, task_id: str) -> ToolResult:
     return ToolResult(f"Stopped task {task.id} ({task.command}): it and every process it started.")
 
 
-def report(task: BackgroundTask, retrieval: str, pattern: re.Pattern[str] | None = None) -> str:
+def report(task: BackgroundTask, retrieval: str) -> str:
     """The task's status and its output new since the last read, as Claude Code lays
     it out (tagged parts)."""
     done = task.done  # read before the output: a task over has all of it in the file
     new = task.model_cursor.read_new(final=done)
-    text = new.text
-    if pattern is not None:
-        text = "".join(line for line in text.splitlines(True) if pattern.search(line))
+    return layout(task, retrieval, new, new.text, done)
+
+
+def layout(
+    task: BackgroundTask,
+    retrieval: str,
+    new: OutputRead,
+    text: str,
+    done: bool,
+    notes: list[str] | None = None,
+) -> str:
+    """The tagged parts: status, exit code, `text` (the new output, or what of it was
+    kept) with `notes` before it."""
+    notes = list(notes or [])
     parts = [
         f"<retrieval_status>{retrieval}</retrieval_status>",
         f"<task_id>{task.id}</task_id>",
@@ -153,7 +175,6 @@ def report(task: BackgroundTask, retrieval: str, pattern: re.Pattern[str] | None
     ]
     if task.exit_code is not None:
         parts.append(f"<exit_code>{task.exit_code}</exit_code>")
-    notes: list[str] = []
     if new.missed_bytes:
         notes.append(
             f"[{new.missed_bytes} bytes of output came and were dropped before this read: "
