@@ -12,8 +12,10 @@ scaled down (and re-encoded smaller if it still does not fit) with Pillow,
 imported only then: most screenshots never need it.
 
 `fit_image()` raises `ImageProblem` with a sentence for the person when the
-bytes are not an image of those kinds, cannot be decoded to be scaled, or
-are too large to read at all.
+bytes are not an image of those kinds, cannot be decoded (the API would refuse
+them, and a refused image fails every later request of the conversation), or
+are too large to read at all. Every image that enters a conversation comes
+through here: the person's (prompt), Read's files and notebooks' figures.
 """
 
 from __future__ import annotations
@@ -160,8 +162,24 @@ def fit_image(data: bytes) -> FittedImage:
     if width * height > MAX_SOURCE_PIXELS:
         raise ImageProblem(f"it is {width}×{height} pixels, too large to be scaled down")
     if max(size) <= MAX_EDGE_PX and base64_chars(len(data)) <= MAX_BASE64_CHARS:
+        _check_decodes(data)
         return FittedImage(media_type, data, width, height)
     return _scaled(data, media_type, size)
+
+
+def _check_decodes(data: bytes) -> None:
+    """ImageProblem unless the pixels decode: the API rejects an image it cannot
+    decode, and a rejected image stays in the conversation and fails every request
+    after it. (A scaled image is decoded to be scaled, so only this path needs it.)"""
+    try:
+        from PIL import Image
+    except ImportError:  # an install without Pillow: the header was all that could be read
+        return
+    try:
+        with Image.open(io.BytesIO(data)) as opened:
+            opened.load()  # an animation: its first frame
+    except Exception as exc:  # Pillow raises many kinds for a broken file
+        raise ImageProblem(f"it could not be decoded ({exc})") from exc
 
 
 def _scaled(data: bytes, media_type: str, size: tuple[int, int]) -> FittedImage:

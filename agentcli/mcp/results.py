@@ -47,12 +47,12 @@ from mcp_types import (
     TextResourceContents,
 )
 
+from agentcli.core.images import ImageProblem, fit_image
 from agentcli.core.messages import ResultPart, TextBlock
 from agentcli.tools.base import ToolResult
 from agentcli.tools.display import McpCallDisplay
 
 API_IMAGE_TYPES = frozenset({"image/jpeg", "image/png", "image/gif", "image/webp"})
-MAX_IMAGE_BYTES = 5 * 1024 * 1024  # the API's limit for one image
 
 # What MCP content becomes: blocks a tool result (or a prompt) can hold.
 Block = ResultPart
@@ -126,15 +126,22 @@ def resource_blocks(
 
 
 def _image(data: str, mime: str, what: str) -> Block:
+    """An image the server sent, made fit for the API (core/images.py): scaled past its
+    limits, and a note instead when it cannot be decoded. A server is not trusted to
+    send what the API takes, and an image the API refuses fails every later request."""
     if mime not in API_IMAGE_TYPES:
         return _text(f"[{what} of type {mime}: not shown; the model takes JPEG, PNG, GIF and WebP]")
     try:
-        size = len(base64.b64decode(data, validate=True))
+        raw = base64.b64decode(data, validate=True)
     except (binascii.Error, ValueError):
         return _text(f"[{what} ({mime}) whose data is not valid base64: not shown]")
-    if size > MAX_IMAGE_BYTES:
-        return _text(f"[{what} ({mime}, {size:,} bytes): too big to show the model]")
-    return {"type": "image", "source": {"type": "base64", "media_type": mime, "data": data}}
+    try:
+        fitted = fit_image(raw)
+    except ImageProblem as problem:
+        return _text(f"[{what} ({mime}, {len(raw):,} bytes) not shown: {problem}]")
+    if fitted.resized_from is None and fitted.media_type == mime:
+        return {"type": "image", "source": {"type": "base64", "media_type": mime, "data": data}}
+    return fitted.block()
 
 
 def _text(text: str) -> TextBlock:

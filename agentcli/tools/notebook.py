@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from agentcli.core.images import ImageProblem, base64_chars, fit_image
 from agentcli.core.messages import ImageBlock, ResultPart, TextBlock
 from agentcli.tools.base import RESULT_BUDGET_CHARS, ToolError, ToolResult, Workspace
 from agentcli.tools.display import NotebookDisplay
@@ -35,7 +36,6 @@ MAX_RESULT_CHARS = RESULT_BUDGET_CHARS - 2_000
 MAX_OUTPUT_CHARS = 4_000  # of one output's text
 MAX_OUTPUTS_CHARS = 16_000  # of all outputs' text together
 MAX_IMAGES = 8
-MAX_IMAGE_BYTES = 3_500_000  # one picture, decoded (under the API's 5 MB in base64)
 MAX_IMAGES_BASE64 = 12_000_000  # all pictures of one read, as sent
 _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]")
 _MAGIC = {"image/png": b"\x89PNG\r\n\x1a\n", "image/jpeg": b"\xff\xd8\xff"}
@@ -292,20 +292,16 @@ def _picture(data: dict[str, Any], budget: _Budget) -> tuple[ImageBlock | None, 
             return None, f"({media_type} picture not shown: its data is not valid base64)"
         if not decoded.startswith(_MAGIC[media_type]):
             return None, f"({media_type} picture not shown: its data is not a {media_type} file)"
-        if len(decoded) > MAX_IMAGE_BYTES:
-            return None, f"({media_type} picture not shown: {len(decoded)} bytes is too large)"
-        if len(raw) > budget.image_chars:
+        try:
+            fitted = fit_image(decoded)  # scaled to the API's limits, refused if undecodable
+        except ImageProblem as problem:
+            return None, f"({media_type} picture not shown: {problem})"
+        block = fitted.block()
+        size = base64_chars(len(fitted.data))
+        if size > budget.image_chars:
             return None, f"({media_type} picture not shown: this read's pictures are large enough)"
         budget.images -= 1
-        budget.image_chars -= len(raw)
-        block: ImageBlock = {
-            "type": "image",
-            "source": {
-                "type": "base64",
-                "media_type": media_type,
-                "data": raw,
-            },
-        }
+        budget.image_chars -= size
         return block, ""
     return None, ""
 

@@ -10,7 +10,6 @@ how many lines they have; for bigger ones the note just says more follow.
 from __future__ import annotations
 
 import asyncio
-import base64
 import io
 import os
 import stat
@@ -21,7 +20,8 @@ from typing import Any, BinaryIO, ClassVar, TextIO
 
 from pydantic import Field
 
-from agentcli.core.messages import ImageBlock
+from agentcli.core.images import MAX_SOURCE_BYTES, ImageProblem, fit_image, sniff_image
+from agentcli.core.messages import ResultPart
 from agentcli.tools.base import (
     RESULT_BUDGET_CHARS,
     FileTool,
@@ -53,7 +53,7 @@ DEFAULT_LIMIT = 2000
 MAX_OUTPUT_CHARS = RESULT_BUDGET_CHARS - 1_000
 # Files up to this size are read to the end to report their total line count.
 COUNT_LINES_UP_TO = 8 * 1024 * 1024
-MAX_IMAGE_BYTES = 5 * 1024 * 1024
+MAX_IMAGE_BYTES = MAX_SOURCE_BYTES  # read at all; what is sent is made to fit (core/images.py)
 # How many lines are skipped between two looks at the abort signal.
 _ABORT_CHECK_EVERY = 4096
 
@@ -234,19 +234,6 @@ def _directory_message(display: str) -> str:
 # --- images ------------------------------------------------------------------------
 
 
-def _sniff_image(head: bytes) -> str | None:
-    """The media type the magic bytes announce, if a supported image format."""
-    if head.startswith(b"\x89PNG\r\n\x1a\n"):
-        return "image/png"
-    if head.startswith(b"\xff\xd8\xff"):
-        return "image/jpeg"
-    if head.startswith((b"GIF87a", b"GIF89a")):
-        return "image/gif"
-    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
-        return "image/webp"
-    return None
-
-
 def _image_type(path: Path, head: bytes, display: str) -> str | None:
     """The media type if the file is to be shown as an image, else None.
 
@@ -255,7 +242,7 @@ def _image_type(path: Path, head: bytes, display: str) -> str | None:
     works. A binary file without such an extension is shown as an image too
     when its bytes say it is one.
     """
-    sniffed = _sniff_image(head)
+    sniffed = sniff_image(head)
     if path.suffix.lower() in IMAGE_EXTENSIONS:
         if sniffed is None:
             if not looks_binary(head):
@@ -273,6 +260,8 @@ def _image_type(path: Path, head: bytes, display: str) -> str | None:
 def _read_image(
     handle: BinaryIO, head: bytes, size: int, media_type: str, display: str
 ) -> ToolResult:
+    """The image as the API takes it in any conversation (core/images.py: scaled past
+    2000 px a side or 5 MB, refused when it cannot be decoded)."""
     if size > MAX_IMAGE_BYTES:
         raise ToolError(
             f"{display} is an image of {size / 1024 / 1024:.1f} MB, more than the "
@@ -282,17 +271,24 @@ def _read_image(
     data = head + handle.read(MAX_IMAGE_BYTES + 1 - len(head))
     if len(data) > MAX_IMAGE_BYTES:  # grew since stat
         raise ToolError(f"{display} is larger than the {MAX_IMAGE_BYTES} bytes Read can return.")
-    block: ImageBlock = {
-        "type": "image",
-        "source": {
-            "type": "base64",
-            "media_type": media_type,
-            "data": base64.b64encode(data).decode("ascii"),
-        },
-    }
+    try:
+        fitted = fit_image(data)
+    except ImageProblem as problem:
+        raise ToolError(f"{display} could not be shown as an image: {problem}.") from None
+    content: list[ResultPart] = [fitted.block()]
+    if fitted.resized_from is not None:
+        width, height = fitted.resized_from
+        content.append(
+            {
+                "type": "text",
+                "text": f"[{display} was scaled from {width}×{height} to "
+                f"{fitted.width}×{fitted.height} to fit the API's limits: positions in "
+                "the picture are at that scale]",
+            }
+        )
     return ToolResult(
-        [block],
-        display=ImageDisplay(path=display, media_type=media_type, size=len(data)),
+        content,
+        display=ImageDisplay(path=display, media_type=fitted.media_type, size=len(fitted.data)),
     )
 
 

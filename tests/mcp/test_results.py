@@ -93,3 +93,49 @@ def test_audio_and_an_embedded_resource_are_said_once():
     assert seen.count(WAV) == 0  # the model takes no audio: a note stands in its place
     assert seen.count("[audio (audio/wav") == 1
     assert seen.count("Remember the milk.") == 1
+
+
+def _png(size: tuple[int, int]) -> bytes:
+    import io
+
+    from PIL import Image
+
+    out = io.BytesIO()
+    Image.new("RGB", size, (200, 30, 30)).save(out, format="PNG")
+    return out.getvalue()
+
+
+def test_a_servers_big_image_is_scaled_to_what_any_request_takes():
+    import base64
+
+    from tests.fakeapi.images import check_images
+
+    data = base64.b64encode(_png((3000, 1200))).decode()
+    [block] = model_sees(CallToolResult(content=[ImageContent(data=data, mime_type="image/png")]))
+
+    assert block["type"] == "image"
+    many = [{"role": "user", "content": [block] * 21}]
+    assert check_images(many) is None
+
+
+def test_a_servers_image_is_sent_as_what_its_bytes_are():
+    import base64
+
+    from tests.fakeapi.images import check_images
+
+    data = base64.b64encode(_png((40, 30))).decode()
+    [block] = model_sees(CallToolResult(content=[ImageContent(data=data, mime_type="image/jpeg")]))
+
+    assert block["source"]["media_type"] == "image/png"
+    assert check_images([{"role": "user", "content": [block]}]) is None
+
+
+def test_a_servers_image_that_cannot_be_decoded_is_a_note_not_a_broken_request():
+    import base64
+
+    data = _png((300, 200))
+    broken = base64.b64encode(data[:60]).decode()
+    [block] = model_sees(CallToolResult(content=[ImageContent(data=broken, mime_type="image/png")]))
+
+    assert block["type"] == "text"
+    assert "not shown: it could not be decoded" in block["text"]

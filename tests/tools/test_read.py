@@ -16,10 +16,17 @@ from agentcli.tools.display import ImageDisplay, ReadDisplay
 from agentcli.tools.fileio import number_line
 from agentcli.tools.read import ReadInput, ReadTool
 
-PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + b"\x00" * 32
-JPEG = b"\xff\xd8\xff\xe0\x00\x10JFIF\x00" + b"\x00" * 32
-GIF = b"GIF89a\x01\x00\x01\x00\x00\x00" + b"\x00" * 16
-WEBP = b"RIFF\x24\x00\x00\x00WEBPVP8 " + b"\x00" * 32
+
+def _image(fmt: str) -> bytes:
+    """A real small image: what is sent must decode (tests/tools/test_read_images.py)."""
+    from PIL import Image
+
+    out = io.BytesIO()
+    Image.new("RGB", (8, 6), (10, 120, 200)).save(out, format=fmt)
+    return out.getvalue()
+
+
+PNG, JPEG, GIF, WEBP = (_image(fmt) for fmt in ("PNG", "JPEG", "GIF", "WEBP"))
 
 
 @pytest.fixture

@@ -3,12 +3,18 @@
 Text stays text. A resource link (a file the person mentioned) becomes a
 mention the model can Read: `[@name](uri)`. An embedded resource (context
 the editor attached, such as a selection) goes in whole, marked with its
-URI. An image goes as an image block.
+URI. An image goes as an image block, made fit for the API (scaled past its
+limits; refused when it cannot be decoded, since the API would refuse it in
+every later request too).
 """
 
 from __future__ import annotations
 
-from agentcli.core.messages import Base64Source, Block, is_image, is_text
+import base64
+import binascii
+
+from agentcli.core.images import ImageProblem, fit_image
+from agentcli.core.messages import Block, is_image, is_text
 from agentcli.frontends.acp.rpc import INVALID_PARAMS, RpcError
 from agentcli.frontends.acp.schema import ContentBlock
 
@@ -38,13 +44,20 @@ def _block(item: ContentBlock) -> Block:
             uri = resource.get("uri", "")
             return {"type": "text", "text": f'<context ref="{uri}">\n{text}\n</context>'}
         case "image" if item.data and item.mime_type in IMAGE_TYPES:
-            source: Base64Source = {
-                "type": "base64",
-                "media_type": item.mime_type,
-                "data": item.data,
-            }
-            return {"type": "image", "source": source}
+            return _image(item.data)
     raise RpcError(INVALID_PARAMS, f"unsupported prompt content: {item.type}")
+
+
+def _image(data: str) -> Block:
+    """The editor's image made fit for the API in any conversation (core/images.py):
+    scaled past its limits; an error for the client when it cannot be decoded."""
+    try:
+        fitted = fit_image(base64.b64decode(data, validate=True))
+    except (binascii.Error, ValueError):
+        raise RpcError(INVALID_PARAMS, "an image's data is not valid base64") from None
+    except ImageProblem as problem:
+        raise RpcError(INVALID_PARAMS, f"an image cannot be sent: {problem}") from None
+    return fitted.block()
 
 
 def command_line(blocks: list[Block]) -> str | None:
