@@ -11,7 +11,9 @@ pypdfium2) under limits on memory, CPU time and wall time, and handed the very
 file descriptor Read checked: a hostile file (a decompression bomb, a page that
 renders to a huge bitmap, a page tree of a billion pages, a crash in the C
 library) ends the child, never agentcli, and the model gets one sentence. Pages
-that arrived before the child stopped are kept. Nothing here imports PDFium:
+that arrived before the child stopped are kept. Where bubblewrap works, the child
+also runs confined (sandbox/confine.py): a file that took PDFium over would find
+no network and none of the person's files. Nothing here imports PDFium:
 agentcli's start does not pay for it.
 """
 
@@ -133,14 +135,17 @@ def _run_worker(
     # No page's text beyond its share of the result (and one more, to know it was cut).
     share = MAX_TEXT_CHARS // (last - first + 1) + 1
     request["text_chars_per_page"] = min(limits.text_chars_per_page, share)
-    child = subprocess.Popen(
-        list(WORKER_COMMAND),
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        pass_fds=(fd,),
-        start_new_session=True,  # a terminal's Ctrl+C is agentcli's to handle
-    )
+    from agentcli.sandbox.confine import confined
+
+    with confined(WORKER_COMMAND) as command:  # no network, no person's files (confine.py)
+        child = subprocess.Popen(
+            command.argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            pass_fds=(fd, *command.pass_fds),
+            start_new_session=True,  # a terminal's Ctrl+C is agentcli's to handle
+        )
     assert child.stdin is not None and child.stdout is not None
     try:
         child.stdin.write(json.dumps(request).encode() + b"\n")

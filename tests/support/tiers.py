@@ -77,7 +77,7 @@ BY_PATH: dict[str, tuple[str, ...]] = {
         "tools/test_background_tasks.py",
         "tools/test_glob.py",
         "tools/test_grep.py",
-        "tools/test_read_pdf.py",  # the PDF child process
+        "tools/test_read_pdf*.py",  # the PDF child process
         "web/test_web_fetch_ui.py",
         "web/test_web_headless.py",
         "frontends/driver/test_over_http.py",
