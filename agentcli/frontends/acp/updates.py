@@ -37,15 +37,24 @@ from agentcli.frontends.acp.link import Update
 from agentcli.tools.base import Tool, Workspace
 from agentcli.tools.display import CreatedDisplay, DiffDisplay, ToolDisplay
 
+# Every built-in tool has its kind here (tests/frontends/acp/test_acp_tool_kinds.py):
+# an editor picks an icon and groups calls by it. MCP and other tools are "other".
 TOOL_KINDS = {
     "Read": "read",
     "Edit": "edit",
     "Write": "edit",
+    "NotebookEdit": "edit",
     "Bash": "execute",
+    "TaskOutput": "execute",  # a background command's output and status
+    "TaskStop": "execute",
+    "BashOutput": "execute",
+    "KillShell": "execute",
     "Grep": "search",
     "Glob": "search",
     "TodoWrite": "think",
     "Task": "think",
+    "Skill": "think",
+    "AskUserQuestion": "other",  # asked as a permission request (acp/person_questions.py)
     "ExitPlanMode": "switch_mode",
     "WebFetch": "fetch",
     "WebSearch": "fetch",

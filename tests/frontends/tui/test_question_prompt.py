@@ -7,6 +7,7 @@ from typing import Any
 
 from agentcli.frontends.tui.widgets.permission_prompt import PermissionPrompt
 from agentcli.frontends.tui.widgets.question_prompt import QuestionPrompt
+from agentcli.frontends.tui.widgets.tool_pane import ToolPane
 from agentcli.permissions.types import PermissionMode
 from agentcli.tools.ask_user_question import AskUserQuestionTool
 from tests.engine.scripted import Response, ScriptedProvider, text, tool_use
@@ -81,6 +82,18 @@ async def test_a_number_key_answers_and_the_model_reads_it(tmp_path):
         'User has answered your questions: "Which library?"="requests". '
         "You can now continue with the user's answers in mind."
     )
+
+
+async def test_the_call_says_it_waits_for_an_answer_not_a_permission(tmp_path):
+    app, _provider = asking_app(tmp_path, LIBRARY)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await send(pilot, "pick one")
+        await the_prompt(pilot, app)
+        (pane,) = app.conversation.query(ToolPane)
+        header = str(pane._header_text())
+        assert "waiting for your answer" in header and "permission" not in header
+        await pilot.press("1")
+        await idle(pilot, app)
 
 
 async def test_arrows_and_enter_then_a_multiselect_with_space(tmp_path):

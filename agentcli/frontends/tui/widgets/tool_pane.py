@@ -53,6 +53,8 @@ STATE_LABELS: dict[PaneState, str] = {
     "denied": "denied",
     "interrupted": "interrupted",
 }
+# A tool whose question is not for permission says what it waits for.
+WAITING_LABELS = {"AskUserQuestion": "waiting for your answer"}
 ARGUMENT_KEYS = ("command", "file_path", "path", "pattern", "url", "query")
 
 
@@ -158,6 +160,8 @@ class ToolPane(Vertical, can_focus=True):
         text.append("● ", style="bold")
         text.append(self.label, style="bold")
         label = STATE_LABELS.get(self.state, self.state)
+        if self.state == "waiting":
+            label = WAITING_LABELS.get(self.tool_name, label)
         if label:
             text.append(f"  {label}", style="italic")
         return text
