@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TextIO
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import TextIO
 
 EXIT_USAGE = 2  # as argparse exits for a bad command line
 NO_PROMPT = (

@@ -7,6 +7,7 @@ real binary with Python's own import log (`-X importtime`), against the fake API
 
 from __future__ import annotations
 
+import ast
 import os
 import subprocess
 import sys
@@ -102,3 +103,60 @@ def test_the_provider_the_app_loads_does_not_import_the_sdk(fake_api, tmp_path):
     loaded = imported_modules(done.stderr)
     assert "agentcli.providers.anthropic" in loaded
     assert not {name for name in loaded if name.split(".")[0] == "anthropic"}
+
+
+# What `agentcli FLAG` loaded, in a fresh interpreter: agentcli's modules and those of
+# the standard library a run needs but `--version` and `--help` must not pay for.
+LIST_LOADED = """
+import sys
+from agentcli.__main__ import main
+try:
+    code = main([sys.argv[1]])
+except SystemExit as exit:  # argparse's way of ending
+    code = exit.code
+watched = {"dataclasses", "inspect", "tempfile", "uuid", "json", "asyncio", "pydantic"}
+print("LOADED", sorted(m for m in sys.modules if m.split(".")[0] == "agentcli" or m in watched))
+sys.exit(code)
+"""
+
+
+def loaded_by(flag: str, cwd: Path) -> tuple[str, list[str]]:
+    done = subprocess.run(
+        [sys.executable, "-c", LIST_LOADED, flag],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    *printed, last = done.stdout.splitlines()
+    assert last.startswith("LOADED ")
+    return "\n".join(printed), ast.literal_eval(last.removeprefix("LOADED "))
+
+
+def test_version_loads_nothing_of_the_app(tmp_path):
+    """`--version` is answered by the entry point alone: no compile cache, no parser."""
+    for flag in ("--version", "-v"):
+        printed, loaded = loaded_by(flag, tmp_path)
+        assert printed == "agentcli 0.1.0"
+        assert loaded == ["agentcli", "agentcli.__main__"]
+
+
+def test_help_builds_the_parser_and_nothing_else(tmp_path):
+    """`--help` loads the parser's modules only, which import nothing a run needs first."""
+    from agentcli.cli.main import build_parser
+
+    for flag in ("--help", "-h"):
+        printed, loaded = loaded_by(flag, tmp_path)
+        assert printed.startswith("usage: agentcli ")
+        assert "--output-format" in printed and "--input-format" in printed
+        assert printed.rstrip() == build_parser().format_help().rstrip()
+        assert set(loaded) <= {
+            "agentcli",
+            "agentcli.__main__",
+            "agentcli.cli",
+            "agentcli.cli.main",
+            "agentcli.frontends",
+            "agentcli.frontends.sdk",
+            "agentcli.frontends.sdk.flags",
+        }

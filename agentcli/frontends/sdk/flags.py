@@ -5,15 +5,13 @@ headless. Each flag is accepted with its meaning; the few that cannot apply
 (`--fallback-model`...) are accepted and said so on stderr (`notes()`), so a program written for Claude
 Code starts instead of failing on its command line.
 
-This module is imported on every start (cli/main.py): nothing heavy here.
+This module is imported on every start (cli/main.py), `agentcli --help` too: nothing
+heavy here, and what only a run needs (json, tempfile, uuid) is imported where used.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-import tempfile
-import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -118,6 +116,8 @@ def _dollars(text: str) -> float:
 
 
 def _uuid(text: str) -> str:
+    import uuid
+
     try:
         return str(uuid.UUID(text))
     except ValueError:
@@ -128,6 +128,8 @@ def _uuid(text: str) -> str:
 def prepared(args: argparse.Namespace) -> Iterator[str | None]:
     """Check the flags and read what they name, for the length of the run; yields the
     problem (for stderr) when the command line cannot run."""
+    import tempfile
+
     with tempfile.TemporaryDirectory(prefix="agentcli-") as scratch:
         found = problem(args) or read_system_prompt_file(args) or read_json_schema(args)
         if found is None:
@@ -178,6 +180,8 @@ def read_json_schema(args: argparse.Namespace) -> str | None:
     """`--json-schema` parsed into `args.json_schema` (a dict); the problem, if any."""
     if args.json_schema is None:
         return None
+    import json
+
     from jsonschema import Draft202012Validator, SchemaError
 
     try:
