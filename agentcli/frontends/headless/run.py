@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from agentcli.frontends.headless.output import Output
     from agentcli.mcp.manager import McpManager
     from agentcli.permissions.question import PermissionQuestion
-    from agentcli.permissions.types import PermissionAnswer
+    from agentcli.permissions.question_models import PermissionAnswer
     from agentcli.session.loader import LoadedSession
     from agentcli.wiring.bootstrap import Options
 

@@ -21,7 +21,8 @@ from typing import Any, ClassVar
 from pydantic import Field
 
 from agentcli.tools.background.tasks import BackgroundTask, BackgroundTasks
-from agentcli.tools.base import Tool, ToolContext, ToolError, ToolInput, ToolResult, Workspace
+from agentcli.tools.base import Tool, ToolContext, ToolError, ToolResult, Workspace
+from agentcli.tools.inputs import ToolInput
 from agentcli.tools.shell_output import MAX_OUTPUT_CHARS
 
 DEFAULT_WAIT_MS = 30_000
