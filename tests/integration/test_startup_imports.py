@@ -160,3 +160,40 @@ def test_help_builds_the_parser_and_nothing_else(tmp_path):
             "agentcli.frontends.sdk",
             "agentcli.frontends.sdk.flags",
         }
+
+
+# `-p hi` in a fresh interpreter, then what it loaded (sys.modules after the run).
+RUN_ONE_SHOT_AND_LIST_LOADED = """
+import sys
+from agentcli.__main__ import main
+code = main(["-p", "hi"])
+print("LOADED", sorted(m for m in sys.modules if m.split(".")[0] in ("pydantic", "pydantic_core")))
+sys.exit(code)
+"""
+
+
+def test_a_one_shot_run_imports_no_pydantic(fake_api, tmp_path):
+    """No settings file, no hooks, no MCP server, no tool call: nothing to validate, so
+    pydantic (a sixth of the start's imports) stays unloaded. Its models are where they
+    are made: a tool's input (tools/inputs.py), a permission question
+    (permissions/question_models.py), a settings file's keys (config/settings_schema.py,
+    config/hooks.py), an MCP entry (mcp/config/specs.py); what every start imports names
+    them only for the type checker (docs/architecture.md, "Start-up")."""
+    fake_api.enqueue(reply(text("Hello!")))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+    env.update(ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=fake_api.base_url)
+
+    done = subprocess.run(  # HOME is the test's own (tests/conftest.py): no settings file
+        [sys.executable, "-c", RUN_ONE_SHOT_AND_LIST_LOADED],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.splitlines()[0] == "Hello!"
+    offered = {tool["name"] for tool in fake_api.requests[-1].body["tools"]}
+    assert {"Bash", "Read", "Edit", "Task", "web_search"} <= offered  # all offered, none loaded
+    assert done.stdout.splitlines()[-1] == "LOADED []"
