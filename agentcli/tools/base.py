@@ -20,7 +20,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
-from importlib import import_module, resources
+from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
 
@@ -345,5 +345,6 @@ class FileTool(Tool):
 
 @cache
 def load_prompt(filename: str) -> str:
-    """Read a tool description shipped in agentcli/tools/prompts/."""
-    return (resources.files("agentcli.tools") / "prompts" / filename).read_text("utf-8").strip()
+    """Read a tool description shipped in agentcli/tools/prompts/ (beside this file, as
+    tools/stored_schemas.json is: importlib.resources would cost the start its imports)."""
+    return (Path(__file__).with_name("prompts") / filename).read_text("utf-8").strip()

@@ -52,7 +52,6 @@ from agentcli.providers.base import Provider
 from agentcli.providers.registry import api_key_variables, model_catalog, providers_of
 from agentcli.providers.tuning import ApiTuning
 from agentcli.session.checkpoint_prune import start_pruning
-from agentcli.session.loader import LoadedSession
 from agentcli.skills.loader import Skill, load_skills, read_rules
 from agentcli.telemetry.runtime import observer_for
 from agentcli.telemetry.runtime import problems as telemetry_problems
@@ -74,6 +73,7 @@ if TYPE_CHECKING:  # the sandbox's modules load only in a session that turns it 
     from agentcli.engine.observer import EngineObserver
     from agentcli.mcp.sdk_transport import SdkMessages
     from agentcli.sandbox import Sandbox
+    from agentcli.session.loader import LoadedSession
 
 
 @dataclass

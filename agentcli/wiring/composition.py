@@ -56,7 +56,6 @@ from agentcli.permissions.policy import PermissionPolicy
 from agentcli.plugins.places import EVERYWHERE, Places
 from agentcli.providers.base import Provider
 from agentcli.session.checkpoints import SessionCheckpoints
-from agentcli.session.loader import LoadedSession
 from agentcli.session.writer import TranscriptWriter, transcript_path
 from agentcli.tools.base import Workspace
 from agentcli.tools.registry import ToolRegistry
@@ -64,6 +63,7 @@ from agentcli.tools.registry import ToolRegistry
 if TYPE_CHECKING:
     from agentcli.config.hooks import HookTable
     from agentcli.permissions.question_models import Asker
+    from agentcli.session.loader import LoadedSession
 
 
 def assemble(
