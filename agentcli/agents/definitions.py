@@ -21,7 +21,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -214,4 +213,4 @@ def _model(value: str) -> str | None:
 
 
 def _prompt(filename: str) -> str:
-    return (resources.files("agentcli.agents") / "prompts" / filename).read_text("utf-8").strip()
+    return (Path(__file__).with_name("prompts") / filename).read_text("utf-8").strip()

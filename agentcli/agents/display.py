@@ -1,25 +1,10 @@
 """What a finished Task call shows the person: which subagent did what, at what cost.
 
-A display model like the tools' (tools/display.py): data that front ends
-draw their own way and that the transcript keeps with the call's result, so
-the link to the subagent's own transcript (`transcript`) stays with the
-parent's record of the call.
+The model itself is in tools/display.py beside the tools' (the Task tool's display,
+known to `load_display` whenever displays are, so a transcript's subagent calls read
+back wherever it is loaded); this is its name in the agents' package.
 """
 
 from __future__ import annotations
 
-from typing import Literal
-
-from agentcli.tools.display import ToolDisplay
-
-
-class SubagentDisplay(ToolDisplay):
-    """`status`: how its run ended (completed, interrupted, failed)."""
-
-    type: Literal["subagent"] = "subagent"
-    agent_type: str
-    description: str
-    status: str
-    tool_uses: int
-    tokens: int
-    transcript: str | None = None
+from agentcli.tools.display import SubagentDisplay as SubagentDisplay

@@ -19,11 +19,13 @@ given; its `additionalContext` travels with the task (`session_context`).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from agentcli.config.hooks import TOOL_EVENTS, HookEvent
+from agentcli.config.hook_events import TOOL_EVENTS, HookEvent
 from agentcli.hooks.events import HookOutcome, Hooks
-from agentcli.permissions.types import Asker
+
+if TYPE_CHECKING:
+    from agentcli.permissions.question_models import Asker
 
 
 class SubagentHooks(Hooks):

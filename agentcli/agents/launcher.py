@@ -21,9 +21,9 @@ import uuid
 from collections.abc import Callable
 from contextlib import aclosing
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from agentcli.agents.definitions import AgentCatalog, AgentDefinition
-from agentcli.agents.display import SubagentDisplay
 from agentcli.core.abort import AbortSignal
 from agentcli.core.messages import text_of
 from agentcli.engine.events import (
@@ -37,11 +37,14 @@ from agentcli.engine.events import (
     TurnEnded,
 )
 from agentcli.engine.query_engine import QueryEngine
-from agentcli.permissions.types import Asker
 from agentcli.tools.base import ToolContext
 
+if TYPE_CHECKING:
+    from agentcli.permissions.question_models import Asker
+    from agentcli.tools.display import SubagentDisplay
+
 # (parent engine, agent, who it is: kind, Task description, id) -> the subagent's engine
-BuildSubagent = Callable[[QueryEngine, AgentDefinition, Asker], QueryEngine]
+BuildSubagent = Callable[[QueryEngine, AgentDefinition, "Asker"], QueryEngine]
 
 
 @dataclass
@@ -73,6 +76,8 @@ class SubagentRun:
                 self.reason, self.error = reason, error
 
     def display(self) -> SubagentDisplay:
+        from agentcli.tools.display import SubagentDisplay  # pydantic: when a subagent ends
+
         status = "completed" if self.completed else _status(self.reason)
         return SubagentDisplay(
             agent_type=self.agent.name,
@@ -119,6 +124,8 @@ class SubagentLauncher:
         parent = self._parent
         if parent is None:
             raise RuntimeError("the launcher has no parent engine")
+        from agentcli.permissions.question_models import Asker
+
         asker = Asker(
             agent_type=agent.name, description=description, agent_id=uuid.uuid4().hex[:16]
         )

@@ -16,16 +16,14 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from pydantic import Field
-
 from agentcli.agents.definitions import AgentDefinition
 from agentcli.agents.launcher import SubagentLauncher, SubagentRun
 from agentcli.engine.events import EndReason
 from agentcli.tools.base import (
+    InputModelAt,
     Tool,
     ToolContext,
     ToolError,
-    ToolInput,
     ToolResult,
     Workspace,
     load_prompt,
@@ -34,15 +32,7 @@ from agentcli.tools.base import (
 TASK_TOOL = "Task"
 
 
-class TaskInput(ToolInput):
-    description: str = Field(min_length=1, description="A short (3-5 word) description of the task")
-    prompt: str = Field(min_length=1, description="The task for the agent to perform")
-    subagent_type: str = Field(
-        min_length=1, description="The type of specialized agent to use for this task"
-    )
-
-
-# TaskInput's schema as `input_schema(TaskInput)` gives it, written out so that offering
+# TaskInput's (agents/task_input.py) schema as `input_schema(TaskInput)` gives it, written out so that offering
 # the tool does not build the model (a run that starts no subagent never validates one);
 # tests/agents/test_task_tool.py checks that the two agree.
 TASK_INPUT_SCHEMA: dict[str, Any] = {
@@ -71,7 +61,7 @@ TASK_INPUT_SCHEMA: dict[str, Any] = {
 
 class TaskTool(Tool):
     name = TASK_TOOL
-    input_model = TaskInput
+    input_model = InputModelAt("agentcli.agents.task_input:TaskInput")
     read_only: ClassVar[bool] = True
     concurrency_safe: ClassVar[bool] = True
     permission_title: ClassVar[str] = "Start a subagent"

@@ -7,8 +7,12 @@ This module is imported on every start, so it imports nothing heavy:
 from __future__ import annotations
 
 import argparse
+import os
 import sys
-from typing import TextIO
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import TextIO
 
 EXIT_USAGE = 2  # as argparse exits for a bad command line
 NO_PROMPT = (
@@ -20,11 +24,42 @@ PERMISSION_MODES = ("default", "acceptEdits", "plan", "bypassPermissions", "dont
 OUTPUT_FORMATS = ("text", "json", "stream-json")
 
 
+class _HelpFormatter(argparse.HelpFormatter):
+    """argparse's own, told the terminal's width as `shutil.get_terminal_size()` finds it
+    (COLUMNS, else stdout's terminal, else 80) without importing shutil: argparse makes a
+    formatter for every flag it is given, and shutil brings its archive modules along."""
+
+    def __init__(
+        self,
+        prog: str,
+        indent_increment: int = 2,
+        max_help_position: int = 24,
+        width: int | None = None,
+    ) -> None:
+        if width is None:
+            width = _terminal_columns() - 2
+        super().__init__(prog, indent_increment, max_help_position, width)
+
+
+def _terminal_columns() -> int:
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns if columns > 0 else 80
+
+
 def build_parser() -> argparse.ArgumentParser:
     from agentcli import __version__
 
     parser = argparse.ArgumentParser(
         prog="agentcli",
+        formatter_class=_HelpFormatter,
         description="A coding agent in your terminal. Run it in a project folder.",
         epilog="Headless: agentcli -p 'explain this project' --output-format json",
     )

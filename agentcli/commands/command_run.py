@@ -37,10 +37,12 @@ from agentcli.commands.expansion import Blocks, Expansion, ExpansionError, expan
 from agentcli.core.abort import AbortSignal
 from agentcli.core.messages import ResultPart, is_text
 from agentcli.permissions.question import PermissionQuestion
-from agentcli.permissions.types import Decision, PermissionAnswer
-from agentcli.tools.base import Tool, ToolContext, ToolInput
+from agentcli.permissions.question_models import PermissionAnswer
+from agentcli.permissions.types import Decision
+from agentcli.tools.base import Tool, ToolContext
 from agentcli.tools.bash import DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, BashInput, BashTool, format_ms
 from agentcli.tools.display import CommandDisplay
+from agentcli.tools.inputs import ToolInput
 from agentcli.tools.read import ReadInput, ReadTool
 
 if TYPE_CHECKING:

@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from agentcli.commands.expansion import Blocks
     from agentcli.commands.host import CommandHost
     from agentcli.permissions.question import PermissionQuestion
-    from agentcli.permissions.types import PermissionAnswer
+    from agentcli.permissions.question_models import PermissionAnswer
 
 
 class FileCommands:

@@ -31,17 +31,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agentcli.commands.command_files import load_command_files
-from agentcli.commands.registry import (
-    REGISTRY,
-    Command,
-    CommandContext,
-    load_command_modules,
-    parse_command_line,
-)
+from agentcli.commands.command_line import parse_command_line
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the registry and the command files load for a prompt that is a command
     from agentcli.commands.command_run import CommandRun
+    from agentcli.commands.registry import Command
     from agentcli.engine.events import Event
     from agentcli.engine.query_engine import QueryEngine
 
@@ -82,6 +76,9 @@ def read_prompt(engine: QueryEngine, prompt: str) -> tuple[HeadlessPrompt, list[
     if parsed is None:
         return Prose(), []
     name, arguments = parsed
+    from agentcli.commands.command_files import load_command_files
+    from agentcli.commands.registry import REGISTRY, load_command_modules
+
     load_command_modules()  # the built-ins, which keep their names
     builtin = REGISTRY.get(name)
     found = load_command_files(
@@ -113,6 +110,8 @@ async def run_builtin(
 ) -> tuple[str, str | None]:
     """Run a headless built-in on `engine`: what it said, and its error (None: none).
     `shown` gets the events the command makes (a `/compact`'s `Compacted`)."""
+    from agentcli.commands.registry import REGISTRY, CommandContext
+
     said: list[str] = []
     failed: list[str] = []
     context = CommandContext(
@@ -142,6 +141,8 @@ def sdk_command(prompt: object) -> BuiltinCommand | None:
     if parsed is None:
         return None
     name, arguments = parsed
+    from agentcli.commands.registry import REGISTRY, load_command_modules
+
     load_command_modules()
     builtin = REGISTRY.get(name)
     if builtin is None or not builtin.runs_in("sdk"):

@@ -32,6 +32,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from agentcli.commands.command_line import parse_command_line as parse_command_line
 from agentcli.commands.host import APP_ONLY, CommandHost, Frontend
 
 if TYPE_CHECKING:
@@ -183,17 +184,6 @@ def command(
         return handler
 
     return decorate
-
-
-def parse_command_line(text: str) -> tuple[str, str] | None:
-    """'/model opus' -> ('model', 'opus'); text not starting with '/' -> None."""
-    stripped = text.strip()
-    if not stripped.startswith("/") or stripped == "/":
-        return None
-    name, _, args = stripped[1:].partition(" ")
-    if "/" in name:  # a path like /usr/bin is a message, not a command
-        return None
-    return name.lower(), args.strip()
 
 
 COMMAND_MODULES = (

@@ -13,44 +13,35 @@ events, `notification_type` for Notification, `trigger` (manual/auto) for
 PreCompact/PostCompact, `agent_type` for SubagentStart/SubagentStop, `source`
 for SessionStart and `reason` for SessionEnd, as in Claude Code. The other
 events (UserPromptSubmit, Stop) ignore it.
+
+The events and `NO_HOOKS` (a session without hooks, made without pydantic) are in
+config/hook_events.py, which every start imports; this module loads when there are
+hooks to read.
 """
 
 from __future__ import annotations
 
 import re
-from enum import StrEnum
+from collections.abc import Sequence
+from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-DEFAULT_TIMEOUT_S = 60.0
+from agentcli.config.hook_events import DEFAULT_TIMEOUT_S as DEFAULT_TIMEOUT_S
+from agentcli.config.hook_events import TOOL_EVENTS as TOOL_EVENTS
+from agentcli.config.hook_events import HookEvent as HookEvent
 
 
-class HookEvent(StrEnum):
-    PRE_TOOL_USE = "PreToolUse"
-    POST_TOOL_USE = "PostToolUse"
-    USER_PROMPT_SUBMIT = "UserPromptSubmit"
-    STOP = "Stop"
-    SESSION_START = "SessionStart"
-    SESSION_END = "SessionEnd"
-    NOTIFICATION = "Notification"
-    POST_TOOL_USE_FAILURE = "PostToolUseFailure"
-    PERMISSION_REQUEST = "PermissionRequest"
-    SUBAGENT_START = "SubagentStart"
-    SUBAGENT_STOP = "SubagentStop"
-    PRE_COMPACT = "PreCompact"
-    POST_COMPACT = "PostCompact"
+class HookTable(Protocol):
+    """The hooks a session runs, by event: a validated `HooksConfig`, or `NO_HOOKS`."""
 
+    def commands(self, event: HookEvent, subject: str | None = None) -> Sequence[HookCommand]: ...
 
-# The events about one tool call (their matchers name tools; a subagent's payload
-# names the subagent too).
-TOOL_EVENTS = frozenset(
-    {
-        HookEvent.PRE_TOOL_USE,
-        HookEvent.POST_TOOL_USE,
-        HookEvent.POST_TOOL_USE_FAILURE,
-        HookEvent.PERMISSION_REQUEST,
-    }
-)
+    def merged(self, other: HookTable) -> HookTable: ...
+
+    def is_empty(self) -> bool: ...
+
+    def model_dump(self, *, exclude_none: bool = False) -> dict[str, Any]: ...
 
 
 class _Strict(BaseModel):
@@ -125,8 +116,10 @@ class HooksConfig(_Strict):
                     found.append(hook)
         return found
 
-    def merged(self, other: HooksConfig) -> HooksConfig:
+    def merged(self, other: HookTable) -> HookTable:
         """This config's hooks followed by `other`'s (settings layers add up)."""
+        if other.is_empty():
+            return self
         return HooksConfig(
             **{e.value: getattr(self, e.value) + getattr(other, e.value) for e in HookEvent}
         )

@@ -19,7 +19,6 @@ the file already has.
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 
 FILE_MODE = 0o600
@@ -74,6 +73,8 @@ def write_private_atomic(path: Path, text: str) -> None:
 def write_atomic(path: Path, data: bytes, mode: int) -> None:
     """`path` holds `data` with `mode`, all at once: a temp file beside it, fsynced,
     renamed over it. Its folder must exist; a failure leaves `path` as it was."""
+    import tempfile  # not on every start: most runs write no settings or approval file
+
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as handle:

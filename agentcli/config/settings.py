@@ -45,9 +45,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ValidationError
-
-from agentcli.config.hooks import HooksConfig
+from agentcli.config.hook_events import NO_HOOKS
 from agentcli.config.json_store import (
     JsonStoreError,
     parse_json_object,
@@ -56,10 +54,13 @@ from agentcli.config.json_store import (
 )
 from agentcli.config.paths import agentcli_home, claude_config_dir
 from agentcli.config.rules import Rule, RuleSyntaxError
-from agentcli.config.settings_schema import PermissionsSettings, SettingsFile
 
-if TYPE_CHECKING:  # loaded only for a file that fails to load, or a folder not trusted
+# Loaded when needed: the models (pydantic) when there is a settings file to read,
+# salvage and untrusted only for a file that fails to load, or a folder not trusted.
+if TYPE_CHECKING:
+    from agentcli.config.hooks import HooksConfig, HookTable
     from agentcli.config.salvage import Salvage
+    from agentcli.config.settings_schema import SettingsFile
     from agentcli.config.untrusted import Withheld
 
 # Set (to anything but 0, false or no): Claude Code's settings files are not read.
@@ -151,7 +152,7 @@ class Settings:
     ask: list[tuple[Rule, str]] = field(default_factory=list)
     deny: list[tuple[Rule, str]] = field(default_factory=list)
     additional_dirs: list[tuple[Path, str]] = field(default_factory=list)
-    hooks: HooksConfig = field(default_factory=HooksConfig.none)
+    hooks: HookTable = NO_HOOKS
     hook_sources: list[tuple[str, str, str, str]] = field(default_factory=list)
 
     def rules(self, kind: str) -> list[Rule]:
@@ -249,6 +250,10 @@ def _read_layer(layer: Layer) -> None:
     except JsonStoreError as exc:  # nothing in it can be trusted, its deny rules included
         layer.status, layer.problem, layer.uncertain = "skipped", exc.reason, True
         return
+    from pydantic import ValidationError
+
+    from agentcli.config.settings_schema import SettingsFile
+
     try:
         layer.data = SettingsFile.model_validate(raw)
     except ValidationError:
@@ -316,6 +321,7 @@ def _apply(settings: Settings, layer: Layer) -> None:
         _merge_untrusted(settings, layer, data)
     elif layer.uncertain:
         from agentcli.config.salvage import Salvage
+        from agentcli.config.settings_schema import PermissionsSettings
 
         perms = data.permissions
         _merge(settings, data.model_copy(update={"permissions": PermissionsSettings()}), layer)
@@ -340,6 +346,8 @@ def _note_shadowed(layers: list[Layer]) -> None:
 
 def _single_values(data: SettingsFile) -> set[str]:
     """The keys a file sets that a higher file overrides (rather than adds to)."""
+    from pydantic import BaseModel
+
     keys: set[str] = set()
     for name in data.model_fields_set - {"schema_", "hooks", "mcpServers"}:
         value = getattr(data, name)

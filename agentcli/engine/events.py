@@ -16,13 +16,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from agentcli.core.messages import Message, ToolResultBlock
 from agentcli.core.usage import Usage
 from agentcli.permissions.question import PermissionQuestion
 from agentcli.providers.retry import format_seconds
-from agentcli.tools.display import LiveOutput, ToolDisplay
+
+if TYPE_CHECKING:
+    from agentcli.tools.display import LiveOutput, ToolDisplay
 
 
 class EndReason(StrEnum):

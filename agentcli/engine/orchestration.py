@@ -31,9 +31,7 @@ import contextlib
 import time
 from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass, field
-from typing import Any
-
-from pydantic import ValidationError
+from typing import TYPE_CHECKING, Any
 
 from agentcli.core.abort import AbortSignal
 from agentcli.core.messages import (
@@ -63,9 +61,14 @@ from agentcli.permissions.types import Decision
 from agentcli.permissions.web_rules import RuleWebReach
 from agentcli.providers.tool_input import INVALID, is_marked, kind_of
 from agentcli.providers.tool_input import input_problem as invalid_input_problem
-from agentcli.tools.base import Tool, ToolContext, ToolError, ToolInput, ToolResult, Workspace
+from agentcli.tools.base import Tool, ToolContext, ToolError, ToolResult, Workspace
 from agentcli.tools.model_access import ModelAccess
 from agentcli.tools.registry import ToolRegistry
+
+if TYPE_CHECKING:  # pydantic: imported with the first tool call, not at start
+    from pydantic import ValidationError
+
+    from agentcli.tools.inputs import ToolInput
 
 NOT_RUN_MESSAGE = "Not run: the turn was interrupted by the user before this call started."
 EMPTY_OUTPUT = "(no output)"
@@ -151,6 +154,8 @@ class ToolRunner:
         call.invalid = input_problem(call.name, raw)
         if call.invalid is not None:
             return
+        from pydantic import ValidationError
+
         try:
             call.inp = tool.input_model.model_validate(raw)
         except ValidationError as exc:
@@ -263,6 +268,8 @@ class ToolRunner:
                 self._finish(call, ToolResult(verdict.message, is_error=True), "denied")
                 return
             if verdict.updated_input is not None:  # the answer changed the input
+                from pydantic import ValidationError
+
                 try:
                     inp = tool.input_model.model_validate(verdict.updated_input)
                 except ValidationError as exc:

@@ -60,13 +60,13 @@ from agentcli.hooks.events import Hooks
 from agentcli.permissions.gate import PermissionGate
 from agentcli.providers.base import Provider, api_of
 from agentcli.tools.base import Workspace
-from agentcli.tools.display import ToolDisplay
 from agentcli.tools.registry import ToolRegistry
 
 if TYPE_CHECKING:
     from agentcli.config.settings import Settings
     from agentcli.mcp.manager import McpManager
     from agentcli.plugins.places import Places
+    from agentcli.tools.display import ToolDisplay
 
 
 class QueryEngine:

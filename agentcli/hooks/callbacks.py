@@ -16,10 +16,12 @@ import asyncio
 import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from agentcli.config.hooks import DEFAULT_TIMEOUT_S, HookEvent, HookMatcher
-from agentcli.hooks.runner import HookRun
+from agentcli.config.hook_events import DEFAULT_TIMEOUT_S, HookEvent
+
+if TYPE_CHECKING:  # loaded with the first callback (an SDK program's hooks)
+    from agentcli.hooks.runner import HookRun
 
 HookCallback = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
 
@@ -37,16 +39,22 @@ class CallbackHook:
     block_on_failure: bool = False
 
     def __post_init__(self) -> None:
+        from agentcli.config.hooks import HookMatcher
+
         HookMatcher(matcher=self.matcher, hooks=[])  # a bad regular expression raises here
 
     def applies(self, event: HookEvent, subject: str | None) -> bool:
         if event is not self.event:
             return False
+        from agentcli.config.hooks import HookMatcher
+
         return HookMatcher(matcher=self.matcher, hooks=[]).matches(subject)
 
 
 async def run_callback(hook: CallbackHook, payload: dict[str, Any]) -> HookRun:
     """Call the hook with the event's input; its answer reads as a command's stdout."""
+    from agentcli.hooks.runner import HookRun
+
     try:
         output = await asyncio.wait_for(hook.call(payload), hook.timeout_s)
     except TimeoutError:
@@ -57,6 +65,8 @@ async def run_callback(hook: CallbackHook, payload: dict[str, Any]) -> HookRun:
 
 
 def _failed(hook: CallbackHook, what: str, *, timed_out: bool = False) -> HookRun:
+    from agentcli.hooks.runner import HookRun
+
     if hook.block_on_failure:
         return HookRun(hook.name, 2, stderr=f"the hook {hook.name} {what}")
     if timed_out:

@@ -33,11 +33,14 @@ import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from agentcli.config.hooks import HookEvent, HooksConfig
+from agentcli.config.hook_events import HookEvent
 from agentcli.hooks.callbacks import CallbackHook, run_callback
-from agentcli.hooks.runner import HookRun, run_hook
+
+if TYPE_CHECKING:  # the runner loads with the first hook that runs (config/hook_models too)
+    from agentcli.config.hooks import HookTable
+    from agentcli.hooks.runner import HookRun
 
 BLOCK_EXIT = 2
 
@@ -77,7 +80,7 @@ class Hooks:
 
     def __init__(
         self,
-        config: HooksConfig,
+        config: HookTable,
         cwd: Path,
         *,
         session_id: str = "",
@@ -134,6 +137,8 @@ class Hooks:
         if not hooks and not callbacks:
             return HookOutcome()
         payload = self.payload(event, fields)
+        from agentcli.hooks.runner import run_hook
+
         runs = await asyncio.gather(
             *(run_hook(h, payload, self.cwd, self.env) for h in hooks),
             *(run_callback(c, payload) for c in callbacks),

@@ -25,13 +25,15 @@ the only way rules are added).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentcli.hooks.events import Hooks
 from agentcli.permissions.gate import GateResult, PermissionGate
 from agentcli.permissions.policy import LOCKED
 from agentcli.permissions.question import PermissionQuestion
-from agentcli.permissions.types import PermissionAnswer
+
+if TYPE_CHECKING:
+    pass
 
 Notify = Callable[[str], None]
 
@@ -64,6 +66,8 @@ async def answer_by_hook(
     if request.reason.startswith(LOCKED):
         notify(f"A PermissionRequest hook allowed {name}, but {request.reason}: asking you")
         return None
+    from agentcli.permissions.question_models import PermissionAnswer
+
     yes = PermissionAnswer(allow=True, scope="once", updated_input=answer.updated_input)
     return gate.apply(question, yes)
 

@@ -20,9 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import ValidationError
-
-from agentcli.config.hooks import HookEvent
+from agentcli.config.hook_events import HookEvent
 from agentcli.hooks.events import HookOutcome, Hooks
 from agentcli.permissions.types import Decision
 from agentcli.tools.base import Tool, ToolResult
@@ -51,6 +49,8 @@ async def before_tool(
         reason = outcome.permission_reason or "no reason given"
         return BeforeTool(inp, f"Denied by a PreToolUse hook: {reason}")
     if outcome.updated_input is not None:
+        from pydantic import ValidationError  # the input model is pydantic's: loaded by now
+
         try:
             inp = tool.input_model.model_validate(outcome.updated_input)
         except ValidationError as exc:

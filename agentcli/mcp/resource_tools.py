@@ -15,7 +15,8 @@ from typing import Any, ClassVar, Protocol
 from agentcli.core.messages import ResultPart
 from agentcli.mcp.errors import McpCallError
 from agentcli.mcp.status import ResourceInfo
-from agentcli.tools.base import Tool, ToolContext, ToolError, ToolInput, ToolResult, Workspace
+from agentcli.tools.base import Tool, ToolContext, ToolError, ToolResult, Workspace
+from agentcli.tools.inputs import ToolInput
 
 
 class ResourceSource(Protocol):

@@ -15,7 +15,8 @@ from typing import Any, ClassVar, Protocol
 
 from pydantic import ConfigDict
 
-from agentcli.tools.base import Tool, ToolContext, ToolInput, ToolResult, Workspace
+from agentcli.tools.base import Tool, ToolContext, ToolResult, Workspace
+from agentcli.tools.inputs import ToolInput
 
 SUMMARY_CHARS = 100
 

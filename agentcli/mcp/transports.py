@@ -35,7 +35,7 @@ from agentcli.mcp.startup import Startup
 from agentcli.mcp.stderr_tail import StderrTail
 
 if TYPE_CHECKING:
-    from agentcli.mcp.config.servers import ServerSpec
+    from agentcli.mcp.config.specs import ServerSpec
 
 HTTP_TIMEOUT_S = 30.0  # connecting, writing, waiting for a pooled connection
 STREAM_READ_TIMEOUT_S = 300.0  # silence on a response stream the server holds open

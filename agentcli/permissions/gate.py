@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from agentcli.config.rules import Rule
 from agentcli.permissions.persist import remember_allow_rules
@@ -27,16 +27,17 @@ from agentcli.permissions.policy import (
 )
 from agentcli.permissions.question import PermissionQuestion
 from agentcli.permissions.suggestions import suggest_rules
-from agentcli.permissions.types import (
-    Asker,
-    Decision,
-    PermissionAnswer,
-    PermissionMode,
-    PermissionOption,
-    PermissionRequest,
-)
+from agentcli.permissions.types import Decision, PermissionMode
 from agentcli.tools.base import Tool
-from agentcli.tools.display import ToolDisplay
+
+if TYPE_CHECKING:
+    from agentcli.permissions.question_models import (
+        Asker,
+        PermissionAnswer,
+        PermissionOption,
+        PermissionRequest,
+    )
+    from agentcli.tools.display import ToolDisplay
 
 INTERRUPTED_AT_QUESTION = (
     "Interrupted by the user at the permission question: this call did not run and "
@@ -103,6 +104,8 @@ class PermissionGate:
         shown = inp.model_dump(mode="json", by_alias=True, exclude_none=True)
         if asking:  # the person answers; the model's own `answers` are not theirs
             shown.pop("answers", None)
+        from agentcli.permissions.question_models import PermissionRequest
+
         request = PermissionRequest(
             tool_name=tool.name,
             tool_use_id=tool_use_id,
@@ -157,6 +160,8 @@ class PermissionGate:
 
 def rule_options(rules: tuple[str, ...]) -> tuple[PermissionOption, ...]:
     """Yes once; and, when there are rules to add, yes for the session or the project."""
+    from agentcli.permissions.question_models import PermissionOption
+
     once = PermissionOption(scope="once", label="Yes")
     if not rules:
         return (once,)
@@ -174,6 +179,8 @@ def rule_options(rules: tuple[str, ...]) -> tuple[PermissionOption, ...]:
 
 def plan_options() -> tuple[PermissionOption, ...]:
     """Approving a plan: once (default mode next), or for the session (acceptEdits)."""
+    from agentcli.permissions.question_models import PermissionOption
+
     return (
         PermissionOption(scope="once", label="Yes"),
         PermissionOption(
@@ -219,6 +226,8 @@ def refusal_message(tool_name: str, answer: PermissionAnswer) -> str:
 
 def headless_answer(request: PermissionRequest) -> PermissionAnswer:
     """Headless runs cannot ask anyone: refuse, and tell the model why."""
+    from agentcli.permissions.question_models import PermissionAnswer
+
     if request.reason.startswith(LOCKED):  # no flag helps: the settings file must be fixed
         how = "This run cannot ask, so no tool can run until then."
     else:

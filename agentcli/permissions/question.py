@@ -27,9 +27,12 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from agentcli.config.rules import Rule
-from agentcli.permissions.types import PermissionAnswer, PermissionRequest
+
+if TYPE_CHECKING:
+    from agentcli.permissions.question_models import PermissionAnswer, PermissionRequest
 
 
 class PermissionQuestion:

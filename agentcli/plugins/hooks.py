@@ -16,12 +16,13 @@ import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
-
-from agentcli.config.hooks import HooksConfig
+from agentcli.config.hook_events import NO_HOOKS
 from agentcli.plugins.manifest import Plugin
+
+if TYPE_CHECKING:  # pydantic: loaded when a plugin has hooks
+    from agentcli.config.hooks import HooksConfig, HookTable
 
 ROOT_VARIABLE = "${CLAUDE_PLUGIN_ROOT}"
 _SHELL_SAFE = re.compile(r"[A-Za-z0-9/._+,@%:=-]+")
@@ -29,7 +30,7 @@ _SHELL_SAFE = re.compile(r"[A-Za-z0-9/._+,@%:=-]+")
 
 @dataclass
 class PluginHooks:
-    config: HooksConfig = field(default_factory=HooksConfig.none)
+    config: HookTable = NO_HOOKS
     sources: list[tuple[str, str, str, str]] = field(default_factory=list)  # as Settings'
     problems: list[str] = field(default_factory=list)
 
@@ -41,6 +42,10 @@ def plugin_hooks(plugins: tuple[Plugin, ...]) -> PluginHooks:
             raw, where = _raw(source, found.problems, plugin)
             if raw is None:
                 continue
+            from pydantic import ValidationError
+
+            from agentcli.config.hooks import HooksConfig
+
             try:
                 config = HooksConfig.model_validate(raw)
             except ValidationError as exc:
@@ -95,6 +100,8 @@ def _raw(source: Path | dict[str, Any], problems: list[str], plugin: Plugin) -> 
 
 
 def _with_root(config: HooksConfig, root: Path) -> HooksConfig:
+    from agentcli.config.hooks import HooksConfig
+
     dumped = json.loads(
         json.dumps(config.model_dump(exclude_none=True)).replace(
             json.dumps(ROOT_VARIABLE)[1:-1], json.dumps(str(root))[1:-1]

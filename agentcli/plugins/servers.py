@@ -16,15 +16,17 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentcli.mcp.config.approval import ProjectApprovals
 from agentcli.mcp.config.expand import expand_spec
 from agentcli.mcp.config.files import KEY, read_server_file, skipped_server
 from agentcli.mcp.config.names import server_name_problem
 from agentcli.mcp.config.servers import ConfiguredServer
-from agentcli.mcp.config.specs import ServerSpec, SpecError, StdioServer, parse_spec
 from agentcli.plugins.manifest import Plugin
+
+if TYPE_CHECKING:
+    from agentcli.mcp.config.specs import ServerSpec
 
 ROOT_NAME = "CLAUDE_PLUGIN_ROOT"
 
@@ -66,6 +68,8 @@ def plugin_servers(
 
 def with_root_variable(spec: ServerSpec, root: Path) -> ServerSpec:
     """A program the plugin starts gets its folder as `CLAUDE_PLUGIN_ROOT`, as in Claude Code."""
+    from agentcli.mcp.config.specs import StdioServer
+
     if not isinstance(spec, StdioServer) or ROOT_NAME in spec.env:
         return spec
     return spec.model_copy(update={"env": {**spec.env, ROOT_NAME: str(root)}})
@@ -98,6 +102,8 @@ def _inline(entries: Any, plugin: Plugin, problems: list[str], where: str) -> di
     if not isinstance(entries, dict):
         problems.append(f"plugin {plugin.name}: {where} is not an object of servers; skipped")
         return {}
+    from agentcli.mcp.config.specs import SpecError, parse_spec
+
     specs: dict[str, ServerSpec] = {}
     for name, entry in entries.items():
         try:

@@ -20,7 +20,6 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from agentcli.config.credentials import credential, expand
-from agentcli.config.provider_settings import ProviderSettings
 from agentcli.config.settings import Settings
 from agentcli.core.abort import AbortSignal
 from agentcli.core.model_catalog import ModelCatalog, ModelSpec
@@ -36,6 +35,7 @@ from agentcli.providers.base import (
 from agentcli.providers.tuning import ApiTuning
 
 if TYPE_CHECKING:
+    from agentcli.config.provider_settings import ProviderSettings
     from agentcli.providers.openai_http import OpenAIProvider
 
 # Where a provider without a `baseUrl` sends its requests.

@@ -32,7 +32,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, TypeGuard, cast
+from typing import IO, TYPE_CHECKING, Any, TypeGuard, cast
 
 from agentcli.core.messages import (
     INTERRUPTED_MESSAGE,
@@ -45,7 +45,9 @@ from agentcli.core.messages import (
 from agentcli.core.pricing import add_cost, cost_usd
 from agentcli.core.usage import SessionTotals, Usage
 from agentcli.session import records
-from agentcli.tools.display import ToolDisplay, load_display
+
+if TYPE_CHECKING:
+    from agentcli.tools.display import ToolDisplay
 
 
 class TranscriptError(Exception):
@@ -244,6 +246,8 @@ class _Parser:
     def displays(self, recorded: object) -> None:
         if not isinstance(recorded, dict):
             return
+        from agentcli.tools.display import load_display  # pydantic: a transcript with displays
+
         for tool_use_id, data in recorded.items():
             display = load_display(data)
             if display is not None:

@@ -20,14 +20,16 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from agentcli.config.paths import project_dir
 from agentcli.core.messages import Message
 from agentcli.session import records
 from agentcli.session.jsonl import ends_with_newline
-from agentcli.session.loader import LoadedSession
 from agentcli.session.lock import create_locked, open_locked
+
+if TYPE_CHECKING:
+    from agentcli.session.loader import LoadedSession
 
 
 def transcript_path(project: Path, session_id: str) -> Path:

@@ -17,7 +17,8 @@ from pydantic import Field
 
 from agentcli.config.frontmatter import FrontMatterError
 from agentcli.skills.loader import Skill, skill_body
-from agentcli.tools.base import Tool, ToolContext, ToolError, ToolInput, ToolResult
+from agentcli.tools.base import Tool, ToolContext, ToolError, ToolResult
+from agentcli.tools.inputs import ToolInput
 
 ABOUT = """\
 Load a skill: instructions (and files beside them) for a particular kind of task.

@@ -35,8 +35,9 @@ from typing import Any, ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
-from agentcli.tools.base import Tool, ToolContext, ToolInput, ToolResult, Workspace
+from agentcli.tools.base import Tool, ToolContext, ToolResult, Workspace
 from agentcli.tools.display import ToolDisplay
+from agentcli.tools.inputs import ToolInput
 
 NAME = "AskUserQuestion"
 HEADER_CHARS = 12  # Claude Code's "max 12 chars": a chip beside the question

@@ -1,12 +1,17 @@
 """The Tool base: what every tool declares, and what it gets to run with.
 
 A tool is a small object with a name, a description the model reads, a
-pydantic input model whose `model_json_schema()` is the schema the model
-sees, flags for read-only / concurrency-safety, and an async `run()`.
+pydantic input model (tools/inputs.py) whose `model_json_schema()` is the schema the
+model sees, flags for read-only / concurrency-safety, and an async `run()`.
 
 The engine (orchestration) does lookup, validation, permission and error
 handling around `run()`, so a tool's `run()` only has to do its job: return a
 `ToolResult`, or raise `ToolError` with a message meant for the model.
+
+This module does not import pydantic: the engine, the permission layer and the
+registry use these types on every start, and a run that calls no tool (`-p hi`)
+validates nothing. The input models' base is in tools/inputs.py, loaded with the
+first tool module (tools/lazy.py).
 """
 
 from __future__ import annotations
@@ -15,68 +20,25 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
-from importlib import resources
+from importlib import import_module
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
 
-from pydantic import AfterValidator, BaseModel, ConfigDict
-from pydantic_core import PydanticCustomError
-
-from agentcli.core.abort import AbortSignal
-from agentcli.core.messages import ResultPart
-from agentcli.tools.display import LiveOutput, ToolDisplay
 from agentcli.tools.errors import ToolError as ToolError  # where every tool imports it from
 
 if TYPE_CHECKING:
+    from agentcli.core.abort import AbortSignal
+    from agentcli.core.messages import ResultPart
     from agentcli.sandbox import Sandbox
     from agentcli.tools.background.tasks import BackgroundTasks
+    from agentcli.tools.display import LiveOutput, ToolDisplay
+    from agentcli.tools.inputs import ToolInput
     from agentcli.tools.model_access import ModelAccess
 
 # The most characters one tool result may put in the context: the engine's
 # budget (engine/budget.py) cuts a longer one to its head and tail. A tool that
 # can stop at a line boundary (Read) stays under it, so nothing is cut mid-way.
 RESULT_BUDGET_CHARS = 40_000
-
-
-class ToolInput(BaseModel):
-    """Base for tool input models: unknown fields are an error the model can fix."""
-
-    # Every agentcli model is built when first used, not at import (docs/architecture.md,
-    # "Start-up"): most runs validate few of them, and building one costs a millisecond.
-    model_config = ConfigDict(extra="forbid", populate_by_name=True, defer_build=True)
-
-
-# What the system takes: a path of at most PATH_MAX bytes, a command-line argument
-# (rg's pattern, `bash -c`'s command) of at most MAX_ARG_STRLEN bytes, each with
-# its terminating NUL, so none can hold a NUL of its own.
-PATH_MAX_BYTES = 4096 - 1
-ARG_MAX_BYTES = 128 * 1024 - 1
-
-
-def _system_text(limit: int, what: str) -> AfterValidator:
-    def check(value: str) -> str:
-        if "\x00" in value:
-            raise PydanticCustomError(
-                "nul_byte", "holds a NUL byte (\\x00), which no {what} can contain", {"what": what}
-            )
-        if len(value) > limit or (len(value) * 4 > limit and _utf8_size(value) > limit):
-            raise PydanticCustomError(
-                "too_long",
-                "is too long: {size} bytes, more than the {limit} a {what} can have",
-                {"size": _utf8_size(value), "limit": limit, "what": what},
-            )
-        return value
-
-    return AfterValidator(check)
-
-
-def _utf8_size(value: str) -> int:
-    return len(value.encode("utf-8", "surrogatepass"))
-
-
-# Input fields the tool hands to the operating system.
-PathText = Annotated[str, _system_text(PATH_MAX_BYTES, "path")]
-ArgText = Annotated[str, _system_text(ARG_MAX_BYTES, "command-line argument")]
 
 
 @dataclass(slots=True)
@@ -287,6 +249,23 @@ class ToolContext:
     emit: Callable[[Any], None] | None = None
 
 
+class InputModelAt:
+    """A tool's `input_model` named by where it is ("module:Class"), imported when first
+    read: for a tool offered on every start whose schema is written out (Task), so that
+    offering it loads no pydantic model; validating its first call loads it."""
+
+    def __init__(self, where: str) -> None:
+        self.where = where
+        self._model: type[ToolInput] | None = None
+
+    def __get__(self, tool: object, owner: type) -> type[ToolInput]:
+        if self._model is None:
+            module_name, class_name = self.where.split(":")
+            self._model = getattr(import_module(module_name), class_name)
+        assert self._model is not None
+        return self._model
+
+
 class Tool(ABC):
     """Subclass, set the class attributes, implement `run()`.
 
@@ -342,6 +321,8 @@ class Tool(ABC):
 
     def schema(self) -> dict[str, Any]:
         """The tool definition sent to the model."""
+        from agentcli.tools.inputs import input_schema
+
         return {
             "name": self.name,
             "description": self.description,
@@ -363,25 +344,7 @@ class FileTool(Tool):
 
 
 @cache
-def input_schema(model: type[BaseModel]) -> dict[str, Any]:
-    """The model's JSON schema, without pydantic's cosmetic `title` keys."""
-    schema: dict[str, Any] = _strip_titles(model.model_json_schema())
-    return schema
-
-
-def _strip_titles(node: Any) -> Any:
-    if isinstance(node, dict):
-        return {
-            k: _strip_titles(v)
-            for k, v in node.items()
-            if not (k == "title" and isinstance(v, str))
-        }
-    if isinstance(node, list):
-        return [_strip_titles(v) for v in node]
-    return node
-
-
-@cache
 def load_prompt(filename: str) -> str:
-    """Read a tool description shipped in agentcli/tools/prompts/."""
-    return (resources.files("agentcli.tools") / "prompts" / filename).read_text("utf-8").strip()
+    """Read a tool description shipped in agentcli/tools/prompts/ (beside this file, as
+    tools/stored_schemas.json is: importlib.resources would cost the start its imports)."""
+    return (Path(__file__).with_name("prompts") / filename).read_text("utf-8").strip()

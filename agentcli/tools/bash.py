@@ -43,17 +43,16 @@ from agentcli.config.credentials import child_env
 from agentcli.config.private_files import write_private_atomic
 from agentcli.sandbox import Launch, LaunchRefused, Prepared, unavailable_message
 from agentcli.tools.base import (
-    ArgText,
     ShellCommand,
     Terminals,
     Tool,
     ToolContext,
     ToolError,
-    ToolInput,
     ToolResult,
     Workspace,
 )
 from agentcli.tools.display import CommandDisplay, LiveOutput
+from agentcli.tools.inputs import ArgText, ToolInput
 from agentcli.tools.shell_output import MAX_OUTPUT_CHARS, OutputBuffer, ProgressThrottle
 from agentcli.tools.shell_process import Outcome, Shell, shell_exit_code
 

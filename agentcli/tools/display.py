@@ -200,3 +200,17 @@ class WebFetchDisplay(ToolDisplay):
     cached: bool = False
     redirect: str | None = None
     answered_by: str | None = None
+
+
+class SubagentDisplay(ToolDisplay):
+    """A finished Task call: which subagent did what, at what cost; `status`: how its
+    run ended (completed, interrupted, failed). The link to the subagent's own
+    transcript (`transcript`) stays with the parent's record of the call."""
+
+    type: Literal["subagent"] = "subagent"
+    agent_type: str
+    description: str
+    status: str
+    tool_uses: int
+    tokens: int
+    transcript: str | None = None

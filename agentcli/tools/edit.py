@@ -23,15 +23,7 @@ from typing import Any, ClassVar
 
 from pydantic import Field
 
-from agentcli.tools.base import (
-    FileTool,
-    PathText,
-    ToolContext,
-    ToolError,
-    ToolInput,
-    ToolResult,
-    Workspace,
-)
+from agentcli.tools.base import FileTool, ToolContext, ToolError, ToolResult, Workspace
 from agentcli.tools.diff import build_diff
 from agentcli.tools.display import CreatedDisplay, DiffDisplay
 from agentcli.tools.fileio import (
@@ -49,6 +41,7 @@ from agentcli.tools.fileio import (
     stat_for_change,
     to_newline,
 )
+from agentcli.tools.inputs import PathText, ToolInput
 
 # Lines of context shown around each change in the snippet returned to the model.
 SNIPPET_CONTEXT = 4

@@ -13,8 +13,9 @@ from typing import Any, ClassVar
 
 from pydantic import Field
 
-from agentcli.tools.base import Tool, ToolContext, ToolInput, ToolResult, Workspace
+from agentcli.tools.base import Tool, ToolContext, ToolResult, Workspace
 from agentcli.tools.display import PlanDisplay
+from agentcli.tools.inputs import ToolInput
 
 APPROVED = (
     "The user approved your plan. Plan mode is over: you can now make the changes, "

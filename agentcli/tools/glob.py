@@ -14,16 +14,9 @@ from pathlib import Path
 
 from pydantic import Field
 
-from agentcli.tools.base import (
-    PathText,
-    Tool,
-    ToolContext,
-    ToolError,
-    ToolInput,
-    ToolResult,
-    Workspace,
-)
+from agentcli.tools.base import Tool, ToolContext, ToolError, ToolResult, Workspace
 from agentcli.tools.display import SearchDisplay
+from agentcli.tools.inputs import PathText, ToolInput
 from agentcli.tools.ripgrep import ALWAYS_EXCLUDED, run_rg
 from agentcli.tools.search_scope import SearchScope, visible_errors
 

@@ -14,18 +14,9 @@ from typing import Literal
 
 from pydantic import Field
 
-from agentcli.tools.base import (
-    ArgText,
-    PathText,
-    SearchFilter,
-    Tool,
-    ToolContext,
-    ToolError,
-    ToolInput,
-    ToolResult,
-    Workspace,
-)
+from agentcli.tools.base import SearchFilter, Tool, ToolContext, ToolError, ToolResult, Workspace
 from agentcli.tools.display import SearchDisplay
+from agentcli.tools.inputs import ArgText, PathText, ToolInput
 from agentcli.tools.ripgrep import ALWAYS_EXCLUDED, RgOutput, run_rg, split_globs
 from agentcli.tools.search_scope import SearchScope, rg_error_note, visible_errors
 

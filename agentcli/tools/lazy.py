@@ -23,11 +23,12 @@ from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 
-from agentcli.tools.base import Tool, ToolContext, ToolInput, ToolResult, Workspace, load_prompt
+from agentcli.tools.base import Tool, ToolContext, ToolResult, Workspace, load_prompt
 from agentcli.tools.stored_schemas import stored_input_schema, stored_prompt_file
 
 if TYPE_CHECKING:
     from agentcli.tools.display import ToolDisplay
+    from agentcli.tools.inputs import ToolInput  # noqa: F401 (named in a string: pydantic)
 
 T = TypeVar("T")
 
@@ -63,7 +64,7 @@ class _FromRealTool(Generic[T]):
 class LazyTool(Tool):
     """`Tool` for the built-in tool `name`, whose class is `where` ("module:Class")."""
 
-    input_model = _FromRealTool[type[ToolInput]]()
+    input_model = _FromRealTool["type[ToolInput]"]()
     read_only = _FromRealTool[bool]()
     concurrency_safe = _FromRealTool[bool]()
     permission_title = _FromRealTool[str]()

@@ -27,15 +27,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
-from agentcli.tools.base import (
-    PathText,
-    Tool,
-    ToolContext,
-    ToolError,
-    ToolInput,
-    ToolResult,
-    Workspace,
-)
+from agentcli.tools.base import Tool, ToolContext, ToolError, ToolResult, Workspace
 from agentcli.tools.diff import build_diff
 from agentcli.tools.display import NotebookEditDisplay
 from agentcli.tools.fileio import (
@@ -45,6 +37,7 @@ from agentcli.tools.fileio import (
     replace_checked,
     stat_for_change,
 )
+from agentcli.tools.inputs import PathText, ToolInput
 from agentcli.tools.notebook import (
     MAX_NOTEBOOK_BYTES,
     cell_name,

@@ -25,10 +25,8 @@ from agentcli.core.messages import ResultPart
 from agentcli.tools.base import (
     RESULT_BUDGET_CHARS,
     FileTool,
-    PathText,
     ToolContext,
     ToolError,
-    ToolInput,
     ToolResult,
     Workspace,
 )
@@ -45,6 +43,7 @@ from agentcli.tools.fileio import (
     record_read,
     sniff_bom,
 )
+from agentcli.tools.inputs import PathText, ToolInput
 
 DEFAULT_LIMIT = 2000
 # Past this many characters of output the read stops at a line boundary (and says

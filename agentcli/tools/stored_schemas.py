@@ -54,7 +54,8 @@ def current_entries(where: dict[str, str]) -> dict[str, dict[str, Any]]:
     from the tools themselves (imported): every tool whose definition is the plain one
     (`Tool.schema`: its prompt file and its input model's schema); a tool that defines
     its own (a `ServerTool`) is left out, and stays imported at start."""
-    from agentcli.tools.base import Tool, input_schema, load_prompt
+    from agentcli.tools.base import Tool, load_prompt
+    from agentcli.tools.inputs import input_schema
 
     entries: dict[str, dict[str, Any]] = {}
     for name, spec in where.items():

@@ -14,7 +14,8 @@ from typing import Any, ClassVar
 
 from pydantic import ConfigDict
 
-from agentcli.tools.base import Tool, ToolContext, ToolInput, ToolResult
+from agentcli.tools.base import Tool, ToolContext, ToolResult
+from agentcli.tools.inputs import ToolInput
 
 NAME = "StructuredOutput"
 INSTRUCTION = (

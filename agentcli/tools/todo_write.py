@@ -18,8 +18,9 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from agentcli.tools.base import Tool, ToolContext, ToolInput, ToolResult, Workspace
+from agentcli.tools.base import Tool, ToolContext, ToolResult, Workspace
 from agentcli.tools.display import ToolDisplay
+from agentcli.tools.inputs import ToolInput
 
 TodoStatus = Literal["pending", "in_progress", "completed"]
 

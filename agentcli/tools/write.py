@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 
 from pydantic import Field
 
-from agentcli.tools.base import FileTool, PathText, ToolContext, ToolInput, ToolResult, Workspace
+from agentcli.tools.base import FileTool, ToolContext, ToolResult, Workspace
 from agentcli.tools.diff import build_diff
 from agentcli.tools.display import CreatedDisplay, DiffDisplay
 from agentcli.tools.fileio import (
@@ -31,6 +31,7 @@ from agentcli.tools.fileio import (
     replace_checked,
     stat_for_change,
 )
+from agentcli.tools.inputs import PathText, ToolInput
 
 
 class WriteInput(ToolInput):

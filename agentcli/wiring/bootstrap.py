@@ -52,9 +52,7 @@ from agentcli.providers.base import Provider
 from agentcli.providers.registry import api_key_variables, model_catalog, providers_of
 from agentcli.providers.tuning import ApiTuning
 from agentcli.session.checkpoint_prune import start_pruning
-from agentcli.session.loader import LoadedSession
-from agentcli.skills.loader import load_skills, read_rules
-from agentcli.skills.tool import skill_tools
+from agentcli.skills.loader import Skill, load_skills, read_rules
 from agentcli.telemetry.runtime import observer_for
 from agentcli.telemetry.runtime import problems as telemetry_problems
 from agentcli.telemetry.switch import USER_LAYERS
@@ -67,8 +65,6 @@ from agentcli.tools.registry import (
     ToolRegistry,
     builtin_tool,
 )
-from agentcli.tools.structured_output import INSTRUCTION as STRUCTURED_INSTRUCTION
-from agentcli.tools.structured_output import StructuredOutputTool
 from agentcli.wiring.composition import assemble
 from agentcli.wiring.reasoning_choice import reasoning_of
 
@@ -77,6 +73,7 @@ if TYPE_CHECKING:  # the sandbox's modules load only in a session that turns it 
     from agentcli.engine.observer import EngineObserver
     from agentcli.mcp.sdk_transport import SdkMessages
     from agentcli.sandbox import Sandbox
+    from agentcli.session.loader import LoadedSession
 
 
 @dataclass
@@ -289,8 +286,20 @@ def offered_tools(options: Options, extra: Sequence[Tool] = ()) -> list[Tool]:
     ]
     tools = [tool for tool in tools if offers(options, tool.name)]
     if options.json_schema is not None:
+        from agentcli.tools.structured_output import StructuredOutputTool
+
         tools.append(StructuredOutputTool(options.json_schema))
     return tools
+
+
+def skill_tools(skills: list[Skill]) -> list[Tool]:
+    """The Skill tool when there are skills; its module (a pydantic input model) is
+    imported only then."""
+    if not skills:
+        return []
+    from agentcli.skills.tool import skill_tools as the_skill_tools
+
+    return the_skill_tools(skills)
 
 
 def session_builtin_tools() -> list[Tool]:
@@ -311,7 +320,11 @@ def chosen_system(options: Options, system: list[SystemBlock]) -> list[SystemBlo
     the StructuredOutput call."""
     if options.system_prompt is not None:
         system = [{"type": "text", "text": options.system_prompt}] if options.system_prompt else []
-    appended = [options.append_system_prompt, options.json_schema and STRUCTURED_INSTRUCTION]
+    appended = [options.append_system_prompt]
+    if options.json_schema:
+        from agentcli.tools.structured_output import INSTRUCTION
+
+        appended.append(INSTRUCTION)
     added: list[SystemBlock] = [{"type": "text", "text": text} for text in appended if text]
     return [*system, *added]
 

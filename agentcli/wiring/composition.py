@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agentcli.agents.definitions import AgentCatalog, AgentDefinition
 from agentcli.agents.hooks import SubagentHooks
@@ -34,7 +35,7 @@ from agentcli.agents.sub_engine import (
     subagent_tools,
 )
 from agentcli.agents.task_tool import TaskTool
-from agentcli.config.hooks import HooksConfig
+from agentcli.config.hook_events import NO_HOOKS
 from agentcli.config.paths import project_dir
 from agentcli.config.settings import Settings
 from agentcli.core.messages import SystemBlock
@@ -52,14 +53,17 @@ from agentcli.hooks.events import Hooks
 from agentcli.mcp.manager import McpManager
 from agentcli.permissions.gate import PermissionGate
 from agentcli.permissions.policy import PermissionPolicy
-from agentcli.permissions.types import Asker
 from agentcli.plugins.places import EVERYWHERE, Places
 from agentcli.providers.base import Provider
 from agentcli.session.checkpoints import SessionCheckpoints
-from agentcli.session.loader import LoadedSession
 from agentcli.session.writer import TranscriptWriter, transcript_path
 from agentcli.tools.base import Workspace
 from agentcli.tools.registry import ToolRegistry
+
+if TYPE_CHECKING:
+    from agentcli.config.hooks import HookTable
+    from agentcli.permissions.question_models import Asker
+    from agentcli.session.loader import LoadedSession
 
 
 def assemble(
@@ -70,7 +74,7 @@ def assemble(
     config: EngineConfig,
     system: Sequence[SystemBlock] = (),
     settings: Settings | None = None,
-    hooks: HooksConfig | None = None,
+    hooks: HookTable | None = None,
     resumed: LoadedSession | None = None,
     carry_totals: bool = False,
     persist: bool = True,
@@ -122,7 +126,7 @@ def assemble(
     session_hooks = None
     if hooks is not None or hook_callbacks:
         path = str(transcript.path) if transcript is not None else None
-        commands = hooks or HooksConfig.none()
+        commands = hooks or NO_HOOKS
         session_hooks = _hooks(commands, workspace, start.session_id, path, policy, hook_callbacks)
     launcher = SubagentLauncher(agents, assemble_subagent) if agents is not None else None
     if launcher is not None:
@@ -267,7 +271,7 @@ def _transcript(
 
 
 def _hooks(
-    config: HooksConfig,
+    config: HookTable,
     workspace: Workspace,
     session_id: str,
     transcript_path: str | None,

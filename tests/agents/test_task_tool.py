@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import json
 
-from agentcli.agents.task_tool import TASK_INPUT_SCHEMA, TaskInput
-from agentcli.tools.base import input_schema
+from agentcli.agents.task_input import TaskInput
+from agentcli.agents.task_tool import TASK_INPUT_SCHEMA
+from agentcli.tools.inputs import input_schema
 
 
 def test_the_written_out_schema_is_the_input_models_own():

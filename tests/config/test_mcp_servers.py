@@ -9,12 +9,8 @@ from pathlib import Path
 import pytest
 
 from agentcli.config.settings import load_settings
-from agentcli.mcp.config.servers import (
-    HttpServer,
-    SseServer,
-    StdioServer,
-    load_mcp_servers,
-)
+from agentcli.mcp.config.servers import load_mcp_servers
+from agentcli.mcp.config.specs import HttpServer, SseServer, StdioServer
 from agentcli.wiring.bootstrap import Options, project_withheld, settings_for
 
 

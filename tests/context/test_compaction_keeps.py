@@ -21,7 +21,7 @@ import pytest
 
 from agentcli.engine.compaction import SUMMARY_REQUEST, Compacted
 from agentcli.engine.events import Event, Notice, TurnEnded
-from agentcli.permissions.types import PermissionAnswer, PermissionRequest
+from agentcli.permissions.question_models import PermissionAnswer, PermissionRequest
 from agentcli.providers.anthropic import AnthropicProvider
 from agentcli.providers.retry import RetryPolicy
 from agentcli.wiring.bootstrap import Options, build_engine

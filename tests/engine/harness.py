@@ -29,7 +29,8 @@ from agentcli.mcp.manager import McpManager
 from agentcli.permissions.gate import headless_answer
 from agentcli.permissions.policy import PermissionPolicy
 from agentcli.permissions.question import PermissionQuestion
-from agentcli.permissions.types import PermissionAnswer, PermissionMode, PermissionRequest
+from agentcli.permissions.question_models import PermissionAnswer, PermissionRequest
+from agentcli.permissions.types import PermissionMode
 from agentcli.providers.base import Provider
 from agentcli.session.loader import LoadedSession
 from agentcli.tools.base import Tool, Workspace

@@ -25,8 +25,9 @@ from agentcli.providers.base import (
     StreamStarted,
     TextChunk,
 )
-from agentcli.tools.base import Tool, ToolContext, ToolError, ToolInput, ToolResult
+from agentcli.tools.base import Tool, ToolContext, ToolError, ToolResult
 from agentcli.tools.display import LiveOutput
+from agentcli.tools.inputs import ToolInput
 
 
 def text(value: str) -> dict[str, Any]:

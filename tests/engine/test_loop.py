@@ -19,7 +19,8 @@ from agentcli.engine.events import (
     UserMessage,
 )
 from agentcli.engine.loop import INTERRUPT_MARKER
-from agentcli.permissions.types import PermissionAnswer, PermissionMode
+from agentcli.permissions.question_models import PermissionAnswer
+from agentcli.permissions.types import PermissionMode
 from agentcli.providers.base import ModelError
 from agentcli.tools.display import LiveOutput
 from tests.engine.harness import make_engine, of_type, run_turn

@@ -42,7 +42,8 @@ from agentcli.engine.events import (
     UserMessage,
 )
 from agentcli.engine.loop import INTERRUPT_MARKER
-from agentcli.permissions.types import PermissionAnswer, PermissionMode
+from agentcli.permissions.question_models import PermissionAnswer
+from agentcli.permissions.types import PermissionMode
 from agentcli.providers.base import (
     BlockCompleted,
     ModelError,

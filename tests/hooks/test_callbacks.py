@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from agentcli.config.hooks import HookEvent, HooksConfig
+from agentcli.config.hook_events import HookEvent
+from agentcli.config.hooks import HooksConfig
 from agentcli.hooks.callbacks import CallbackHook
 from agentcli.hooks.events import Hooks
 

@@ -13,7 +13,8 @@ from agentcli.engine.events import (
 )
 from agentcli.hooks.stop import MAX_CONTINUATIONS
 from agentcli.hooks.tool_hooks import combine_decision
-from agentcli.permissions.types import Decision, PermissionAnswer, PermissionMode
+from agentcli.permissions.question_models import PermissionAnswer
+from agentcli.permissions.types import Decision, PermissionMode
 from tests.engine.harness import make_engine, of_type, run_turn
 from tests.engine.scripted import Probe, Response, ScriptedProvider, make_tool, text, tool_use
 from tests.hooks.helpers import hook_script, one, payloads

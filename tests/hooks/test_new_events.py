@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import json
 
-from agentcli.config.hooks import HookEvent, HooksConfig
+from agentcli.config.hook_events import HookEvent
+from agentcli.config.hooks import HooksConfig
 from agentcli.core.usage import Usage
 from agentcli.engine.compaction import Compactor
 from agentcli.engine.events import (

@@ -6,7 +6,7 @@ import asyncio
 import json
 from pathlib import Path
 
-from agentcli.config.hooks import HookEvent
+from agentcli.config.hook_events import HookEvent
 from tests.hooks.helpers import hook_script, make_hooks, one, payloads
 
 

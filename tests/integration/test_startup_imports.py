@@ -7,6 +7,7 @@ real binary with Python's own import log (`-X importtime`), against the fake API
 
 from __future__ import annotations
 
+import ast
 import os
 import subprocess
 import sys
@@ -102,3 +103,97 @@ def test_the_provider_the_app_loads_does_not_import_the_sdk(fake_api, tmp_path):
     loaded = imported_modules(done.stderr)
     assert "agentcli.providers.anthropic" in loaded
     assert not {name for name in loaded if name.split(".")[0] == "anthropic"}
+
+
+# What `agentcli FLAG` loaded, in a fresh interpreter: agentcli's modules and those of
+# the standard library a run needs but `--version` and `--help` must not pay for.
+LIST_LOADED = """
+import sys
+from agentcli.__main__ import main
+try:
+    code = main([sys.argv[1]])
+except SystemExit as exit:  # argparse's way of ending
+    code = exit.code
+watched = {"dataclasses", "inspect", "tempfile", "uuid", "json", "asyncio", "pydantic"}
+print("LOADED", sorted(m for m in sys.modules if m.split(".")[0] == "agentcli" or m in watched))
+sys.exit(code)
+"""
+
+
+def loaded_by(flag: str, cwd: Path) -> tuple[str, list[str]]:
+    done = subprocess.run(
+        [sys.executable, "-c", LIST_LOADED, flag],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    *printed, last = done.stdout.splitlines()
+    assert last.startswith("LOADED ")
+    return "\n".join(printed), ast.literal_eval(last.removeprefix("LOADED "))
+
+
+def test_version_loads_nothing_of_the_app(tmp_path):
+    """`--version` is answered by the entry point alone: no compile cache, no parser."""
+    for flag in ("--version", "-v"):
+        printed, loaded = loaded_by(flag, tmp_path)
+        assert printed == "agentcli 0.1.0"
+        assert loaded == ["agentcli", "agentcli.__main__"]
+
+
+def test_help_builds_the_parser_and_nothing_else(tmp_path):
+    """`--help` loads the parser's modules only, which import nothing a run needs first."""
+    from agentcli.cli.main import build_parser
+
+    for flag in ("--help", "-h"):
+        printed, loaded = loaded_by(flag, tmp_path)
+        assert printed.startswith("usage: agentcli ")
+        assert "--output-format" in printed and "--input-format" in printed
+        assert printed.rstrip() == build_parser().format_help().rstrip()
+        assert set(loaded) <= {
+            "agentcli",
+            "agentcli.__main__",
+            "agentcli.cli",
+            "agentcli.cli.main",
+            "agentcli.frontends",
+            "agentcli.frontends.sdk",
+            "agentcli.frontends.sdk.flags",
+        }
+
+
+# `-p hi` in a fresh interpreter, then what it loaded (sys.modules after the run).
+RUN_ONE_SHOT_AND_LIST_LOADED = """
+import sys
+from agentcli.__main__ import main
+code = main(["-p", "hi"])
+print("LOADED", sorted(m for m in sys.modules if m.split(".")[0] in ("pydantic", "pydantic_core")))
+sys.exit(code)
+"""
+
+
+def test_a_one_shot_run_imports_no_pydantic(fake_api, tmp_path):
+    """No settings file, no hooks, no MCP server, no tool call: nothing to validate, so
+    pydantic (a sixth of the start's imports) stays unloaded. Its models are where they
+    are made: a tool's input (tools/inputs.py), a permission question
+    (permissions/question_models.py), a settings file's keys (config/settings_schema.py,
+    config/hooks.py), an MCP entry (mcp/config/specs.py); what every start imports names
+    them only for the type checker (docs/architecture.md, "Start-up")."""
+    fake_api.enqueue(reply(text("Hello!")))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+    env.update(ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=fake_api.base_url)
+
+    done = subprocess.run(  # HOME is the test's own (tests/conftest.py): no settings file
+        [sys.executable, "-c", RUN_ONE_SHOT_AND_LIST_LOADED],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.splitlines()[0] == "Hello!"
+    offered = {tool["name"] for tool in fake_api.requests[-1].body["tools"]}
+    assert {"Bash", "Read", "Edit", "Task", "web_search"} <= offered  # all offered, none loaded
+    assert done.stdout.splitlines()[-1] == "LOADED []"

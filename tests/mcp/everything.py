@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from agentcli.mcp.config.servers import ConfiguredServer, StdioServer
+from agentcli.mcp.config.servers import ConfiguredServer
+from agentcli.mcp.config.specs import StdioServer
 from tests.ci_required import require
 from tests.mcp.support import REPO
 

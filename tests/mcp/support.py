@@ -18,13 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from agentcli.core.abort import AbortSignal
-from agentcli.mcp.config.servers import (
-    ConfiguredServer,
-    HttpServer,
-    McpServers,
-    SseServer,
-    StdioServer,
-)
+from agentcli.mcp.config.servers import ConfiguredServer, McpServers
+from agentcli.mcp.config.specs import HttpServer, SseServer, StdioServer
 from agentcli.mcp.manager import McpManager
 from agentcli.mcp.status import ServerStatus
 from agentcli.tools.base import Tool, ToolContext, ToolResult, Workspace

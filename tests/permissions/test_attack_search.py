@@ -25,7 +25,8 @@ import pytest
 from agentcli.config.rules import Rule, parse_tool_list
 from agentcli.engine.events import ToolCallFinished
 from agentcli.permissions.policy import PermissionPolicy
-from agentcli.permissions.types import PermissionAnswer, PermissionMode, PermissionRequest
+from agentcli.permissions.question_models import PermissionAnswer, PermissionRequest
+from agentcli.permissions.types import PermissionMode
 from agentcli.tools.base import Tool, Workspace
 from agentcli.tools.glob import GlobTool
 from agentcli.tools.grep import GrepTool

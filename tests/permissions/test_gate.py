@@ -7,12 +7,14 @@ import json
 from agentcli.permissions.gate import GateResult, PermissionGate, headless_answer
 from agentcli.permissions.persist import remember_allow_rules
 from agentcli.permissions.policy import PermissionPolicy
-from agentcli.permissions.types import PermissionAnswer, PermissionMode, PermissionRequest
-from agentcli.tools.base import FileSnapshot, Tool, ToolInput, Workspace
+from agentcli.permissions.question_models import PermissionAnswer, PermissionRequest
+from agentcli.permissions.types import PermissionMode
+from agentcli.tools.base import FileSnapshot, Tool, Workspace
 from agentcli.tools.bash import BashInput, BashTool
 from agentcli.tools.display import load_display
 from agentcli.tools.edit import EditTool
 from agentcli.tools.exit_plan_mode import ExitPlanModeInput, ExitPlanModeTool
+from agentcli.tools.inputs import ToolInput
 from agentcli.tools.write import WriteTool
 
 

@@ -17,7 +17,7 @@ import pytest
 from pydantic import BaseModel
 
 from agentcli.providers.schema_refs import MAX_DEPTH, inline_refs
-from agentcli.tools.base import input_schema
+from agentcli.tools.inputs import input_schema
 from agentcli.tools.registry import builtin_tools
 
 

@@ -27,7 +27,7 @@ from agentcli.engine.events import (
     TurnEnded,
 )
 from agentcli.permissions.question import PermissionQuestion
-from agentcli.permissions.types import PermissionAnswer, PermissionRequest
+from agentcli.permissions.question_models import PermissionAnswer, PermissionRequest
 from agentcli.telemetry.recorder import TelemetryRecorder
 from agentcli.tools.display import DiffDisplay
 

@@ -17,7 +17,8 @@ import pytest
 
 from agentcli.engine.events import EndReason, ToolCallFinished, ToolPermissionRequested, TurnEnded
 from agentcli.frontends.driver.person import answered, declined, joined, person_questions
-from agentcli.permissions.types import PermissionAnswer, PermissionMode, PermissionRequest
+from agentcli.permissions.question_models import PermissionAnswer, PermissionRequest
+from agentcli.permissions.types import PermissionMode
 from agentcli.tools.ask_user_question import AskUserQuestionTool, QuestionsDisplay
 from tests.engine.harness import make_engine, of_type, run_turn
 from tests.engine.scripted import Response, ScriptedProvider, text, tool_use

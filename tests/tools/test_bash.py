@@ -18,9 +18,10 @@ from pydantic import ValidationError
 
 from agentcli.core.abort import AbortSignal
 from agentcli.permissions.policy import only_reads
-from agentcli.tools.base import ToolContext, Workspace, input_schema
+from agentcli.tools.base import ToolContext, Workspace
 from agentcli.tools.bash import BashInput, BashTool, format_ms
 from agentcli.tools.display import CommandDisplay, LiveOutput
+from agentcli.tools.inputs import input_schema
 from agentcli.tools.shell_output import OutputBuffer, ProgressThrottle
 from agentcli.wiring.bootstrap import session_builtin_tools
 

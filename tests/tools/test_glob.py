@@ -9,9 +9,10 @@ from typing import Any
 import pytest
 
 from agentcli.core.abort import AbortSignal
-from agentcli.tools.base import ToolContext, ToolError, Workspace, input_schema
+from agentcli.tools.base import ToolContext, ToolError, Workspace
 from agentcli.tools.display import SearchDisplay
 from agentcli.tools.glob import MAX_RESULTS, GlobInput, GlobTool, split_pattern
+from agentcli.tools.inputs import input_schema
 
 
 def touch(root: Path, rel: str, mtime: int) -> Path:

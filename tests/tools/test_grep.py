@@ -13,8 +13,9 @@ import pytest
 
 import agentcli.tools.ripgrep as ripgrep
 from agentcli.core.abort import AbortSignal
-from agentcli.tools.base import ToolContext, ToolError, Workspace, input_schema
+from agentcli.tools.base import ToolContext, ToolError, Workspace
 from agentcli.tools.grep import GrepInput, GrepTool, build_rg_args
+from agentcli.tools.inputs import input_schema
 from agentcli.tools.ripgrep import find_rg, split_globs
 
 

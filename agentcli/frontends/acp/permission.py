@@ -16,7 +16,8 @@ from typing import Any
 
 from agentcli.frontends.acp.schema import PermissionResponse
 from agentcli.frontends.acp.updates import diff_content
-from agentcli.permissions.types import PermissionAnswer, PermissionRequest, Scope
+from agentcli.permissions.question_models import PermissionAnswer, PermissionRequest
+from agentcli.permissions.types import Scope
 from agentcli.tools.display import DiffDisplay
 
 REJECT = "reject_once"

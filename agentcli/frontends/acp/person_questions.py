@@ -25,7 +25,7 @@ from typing import Any
 from agentcli.frontends.acp.link import ClientLink
 from agentcli.frontends.acp.schema import PermissionResponse
 from agentcli.frontends.driver.person import PersonQuestions, answered, declined
-from agentcli.permissions.types import PermissionAnswer, PermissionRequest
+from agentcli.permissions.question_models import PermissionAnswer, PermissionRequest
 from agentcli.tools.ask_user_question import Question
 
 DECLINE = "decline"

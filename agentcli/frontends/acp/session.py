@@ -28,7 +28,8 @@ from agentcli.frontends.driver import drive
 from agentcli.frontends.driver.person import person_questions
 from agentcli.frontends.output_streams import say
 from agentcli.permissions.question import PermissionQuestion
-from agentcli.permissions.types import PermissionAnswer, PermissionMode
+from agentcli.permissions.question_models import PermissionAnswer
+from agentcli.permissions.types import PermissionMode
 
 _log = logging.getLogger(__name__)
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from agentcli.permissions.types import Asker, PermissionAnswer, PermissionRequest
+from agentcli.permissions.question_models import Asker, PermissionAnswer, PermissionRequest
 from agentcli.tools.ask_user_question import Question, QuestionsDisplay, joined
 
 __all__ = [

@@ -25,13 +25,16 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
 
 from agentcli.permissions.question import PermissionQuestion
-from agentcli.permissions.types import PermissionAnswer
+
+if TYPE_CHECKING:
+    from agentcli.permissions.question_models import PermissionAnswer
 
 TURN_OVER = "The turn ended before the question was answered."
 
-Answer = Callable[[PermissionQuestion], Awaitable[PermissionAnswer]]
+Answer = Callable[[PermissionQuestion], Awaitable["PermissionAnswer"]]
 
 
 class Questions:
@@ -68,6 +71,8 @@ class Questions:
             task.cancel()
         await asyncio.gather(*pending, return_exceptions=True)
         for question in pending.values():
+            from agentcli.permissions.question_models import PermissionAnswer
+
             question.answer(PermissionAnswer(allow=False, feedback=TURN_OVER, interrupt=True))
 
     async def _answered(self, question: PermissionQuestion) -> None:
@@ -89,5 +94,7 @@ class Questions:
             "the turn was stopped."
         )
         self._problems.append(problem)
+        from agentcli.permissions.question_models import PermissionAnswer
+
         self.unanswered.append(problem)
         question.answer(PermissionAnswer(allow=False, feedback=problem, interrupt=True))

@@ -32,7 +32,7 @@ from __future__ import annotations
 import time
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from agentcli.core.abort import AbortSignal
 from agentcli.core.messages import Block
@@ -40,7 +40,9 @@ from agentcli.engine.events import Event, Notice, ToolPermissionRequested
 from agentcli.frontends.driver.questions import Questions
 from agentcli.frontends.driver.tally import TurnTally
 from agentcli.permissions.question import PermissionQuestion
-from agentcli.permissions.types import PermissionAnswer
+
+if TYPE_CHECKING:
+    from agentcli.permissions.question_models import PermissionAnswer
 
 
 class FrontEnd(Protocol):

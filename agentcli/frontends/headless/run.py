@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from agentcli.frontends.headless.output import Output
     from agentcli.mcp.manager import McpManager
     from agentcli.permissions.question import PermissionQuestion
-    from agentcli.permissions.types import PermissionAnswer
+    from agentcli.permissions.question_models import PermissionAnswer
     from agentcli.session.loader import LoadedSession
     from agentcli.wiring.bootstrap import Options
 
@@ -51,7 +51,6 @@ async def _run(args: Any, prompt: str) -> int:
     from agentcli.commands.headless_prompt import Refused, read_prompt
     from agentcli.core.abort import AbortSignal
     from agentcli.frontends.headless.output import report
-    from agentcli.session.resume import SessionNotFound
     from agentcli.wiring.bootstrap import Options, build_engine, engine_startup_notices
     from agentcli.wiring.composition import finish_session
 
@@ -62,11 +61,15 @@ async def _run(args: Any, prompt: str) -> int:
     stdout.on_gone(lambda: abort.abort("stdout was closed"))
     stdout.watch(asyncio.get_running_loop())
     options = replace(Options.from_args(args, Path.cwd()), trusted=True)  # -p implies trust
-    try:
-        resumed = _resumed(options)
-    except SessionNotFound as error:
-        report(f"error: {error}")
-        return EXIT_ERROR
+    resumed = None
+    if options.resume is not None or options.continue_session:  # else nothing to load
+        from agentcli.session.resume import SessionNotFound
+
+        try:
+            resumed = _resumed(options)
+        except SessionNotFound as error:
+            report(f"error: {error}")
+            return EXIT_ERROR
     for notice in resumed.notices if resumed else []:
         report(str(notice))
     engine = build_engine(options, provider=None, resumed=resumed)

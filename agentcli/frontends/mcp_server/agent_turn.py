@@ -27,7 +27,7 @@ from agentcli.engine.events import Event, ToolCallStarted
 from agentcli.frontends.driver.turn import drive
 from agentcli.permissions.gate import headless_answer
 from agentcli.permissions.question import PermissionQuestion
-from agentcli.permissions.types import PermissionAnswer
+from agentcli.permissions.question_models import PermissionAnswer
 from agentcli.wiring.bootstrap import Options, build_engine, make_provider
 
 Progress = Callable[[float, str], Awaitable[None]]

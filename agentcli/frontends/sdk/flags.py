@@ -5,15 +5,13 @@ headless. Each flag is accepted with its meaning; the few that cannot apply
 (`--fallback-model`...) are accepted and said so on stderr (`notes()`), so a program written for Claude
 Code starts instead of failing on its command line.
 
-This module is imported on every start (cli/main.py): nothing heavy here.
+This module is imported on every start (cli/main.py), `agentcli --help` too: nothing
+heavy here, and what only a run needs (json, tempfile, uuid) is imported where used.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-import tempfile
-import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -118,6 +116,8 @@ def _dollars(text: str) -> float:
 
 
 def _uuid(text: str) -> str:
+    import uuid
+
     try:
         return str(uuid.UUID(text))
     except ValueError:
@@ -128,12 +128,20 @@ def _uuid(text: str) -> str:
 def prepared(args: argparse.Namespace) -> Iterator[str | None]:
     """Check the flags and read what they name, for the length of the run; yields the
     problem (for stderr) when the command line cannot run."""
-    with tempfile.TemporaryDirectory(prefix="agentcli-") as scratch:
-        found = problem(args) or read_system_prompt_file(args) or read_json_schema(args)
-        if found is None:
-            as_files(args, Path(scratch))
-            thinking_as_asked(args)
+    found = problem(args) or read_system_prompt_file(args) or read_json_schema(args)
+    if found is not None:
         yield found
+        return
+    thinking_as_asked(args)
+    if not any(_is_json(value) for value in [*(args.mcp_config or []), args.settings or ""]):
+        as_files(args, None)  # nothing to write: no folder made (nor tempfile imported)
+        yield None
+        return
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="agentcli-") as scratch:
+        as_files(args, Path(scratch))
+        yield None
 
 
 def problem(args: argparse.Namespace) -> str | None:
@@ -178,6 +186,8 @@ def read_json_schema(args: argparse.Namespace) -> str | None:
     """`--json-schema` parsed into `args.json_schema` (a dict); the problem, if any."""
     if args.json_schema is None:
         return None
+    import json
+
     from jsonschema import Draft202012Validator, SchemaError
 
     try:
@@ -206,20 +216,27 @@ def notes(args: argparse.Namespace) -> list[str]:
     return found
 
 
-def as_files(args: argparse.Namespace, folder: Path) -> None:
+def as_files(args: argparse.Namespace, folder: Path | None) -> None:
     """`--mcp-config` and `--settings` as files: the SDK passes JSON text, which is
-    written to a file in `folder` (private to the run) for the loaders to read."""
+    written to a file in `folder` (private to the run) for the loaders to read; None
+    when no value is JSON text."""
     args.mcp_config = [
-        _as_file(value, folder / f"mcp-config-{index}.json")
+        _as_file(value, folder, f"mcp-config-{index}.json")
         for index, value in enumerate(args.mcp_config or [])
     ] or None
     if args.settings:
-        args.settings = _as_file(args.settings, folder / "settings.json")
+        args.settings = _as_file(args.settings, folder, "settings.json")
 
 
-def _as_file(value: str, path: Path) -> str:
-    if not value.lstrip().startswith("{"):
+def _is_json(value: str) -> bool:
+    return value.lstrip().startswith("{")
+
+
+def _as_file(value: str, folder: Path | None, name: str) -> str:
+    if not _is_json(value):
         return value
+    assert folder is not None, "prepared() makes a folder when a value is JSON text"
+    path = folder / name
     path.write_text(value, encoding="utf-8")
     path.chmod(0o600)
     return str(path)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
-from agentcli.config.hooks import DEFAULT_TIMEOUT_S, HookEvent
+from agentcli.config.hook_events import DEFAULT_TIMEOUT_S, HookEvent
 from agentcli.frontends.sdk.channel import ControlChannel
 from agentcli.hooks.callbacks import CallbackHook
 

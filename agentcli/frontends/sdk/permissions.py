@@ -18,7 +18,8 @@ from agentcli.config.rules import Rule, RuleSyntaxError
 from agentcli.frontends.sdk.channel import ControlChannel, ControlError
 from agentcli.permissions.gate import PermissionGate, headless_answer
 from agentcli.permissions.question import PermissionQuestion
-from agentcli.permissions.types import PermissionAnswer, PermissionMode, PermissionRequest
+from agentcli.permissions.question_models import PermissionAnswer, PermissionRequest
+from agentcli.permissions.types import PermissionMode
 
 DONT_ASK = "dontAsk"
 

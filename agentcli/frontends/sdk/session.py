@@ -47,7 +47,7 @@ from agentcli.frontends.sdk.wire import Sender, StdinLines
 from agentcli.hooks.callbacks import CallbackHook
 from agentcli.mcp.status import sdk_status
 from agentcli.permissions.question import PermissionQuestion
-from agentcli.permissions.types import PermissionAnswer
+from agentcli.permissions.question_models import PermissionAnswer
 from agentcli.wiring.bootstrap import Options, build_engine, engine_startup_notices, make_provider
 from agentcli.wiring.composition import finish_session
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from agentcli.config.hooks import HookEvent
+from agentcli.config.hook_events import HookEvent
 from agentcli.hooks.events import Hooks
 
 IDLE_NOTIFY_S = 60.0

@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from agentcli.frontends.tui.widgets.question_prompt import QuestionPrompt
     from agentcli.frontends.tui.widgets.status import StatusLine
     from agentcli.permissions.question import PermissionQuestion
-    from agentcli.permissions.types import PermissionAnswer
+    from agentcli.permissions.question_models import PermissionAnswer
 
 NOT_SENT = "Interrupted before the message was sent: nothing went to the model."
 

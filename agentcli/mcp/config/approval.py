@@ -24,13 +24,15 @@ import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from agentcli.config.json_store import JsonStoreError, read_json_object, update_json_object
 from agentcli.config.paths import agentcli_home
 from agentcli.config.settings import settings_files
 from agentcli.mcp.config.files import PROJECT_FILE, read_server_file
-from agentcli.mcp.config.specs import ServerSpec
+
+if TYPE_CHECKING:
+    from agentcli.mcp.config.specs import ServerSpec
 
 Approval = Literal["approved", "rejected", "pending"]
 # Places whose settings may approve a project's servers: the person's own files.

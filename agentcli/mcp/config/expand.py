@@ -14,8 +14,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
-from agentcli.mcp.config.specs import HttpServer, SdkServer, ServerSpec, SseServer, StdioServer
+if TYPE_CHECKING:
+    from agentcli.mcp.config.specs import ServerSpec
+
 
 _VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 
@@ -36,6 +39,8 @@ class MissingVariables(ValueError):
 def expand_spec(spec: ServerSpec, environ: Mapping[str, str]) -> ServerSpec:
     """`spec` with its variables filled in from `environ`; raises MissingVariables,
     or ValueError when an expanded url is not an http(s) address."""
+    from agentcli.mcp.config.specs import HttpServer, SdkServer, SseServer, StdioServer
+
     missing: list[str] = []
 
     def text(value: str) -> str:

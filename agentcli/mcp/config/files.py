@@ -13,12 +13,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentcli.config.json_store import JsonStoreError, parse_json_object, read_json_text
 from agentcli.config.key_positions import KeyPositions
 from agentcli.mcp.config.names import server_name_problem
-from agentcli.mcp.config.specs import ServerSpec, SpecError, parse_spec
+
+if TYPE_CHECKING:
+    from agentcli.mcp.config.specs import ServerSpec
 
 KEY = "mcpServers"
 PROJECT_FILE = ".mcp.json"  # a project's shared servers, at its root
@@ -56,6 +58,8 @@ def _servers(path: Path, raw: dict[str, Any], positions: KeyPositions) -> Server
         at = f" (line {where[0]}, column {where[1]})" if where else ""
         reason = f"{KEY}{at} must be an object of servers by name"
         return ServerFile(path, problems=[_skipped_file(path, reason)], found=True)
+    from agentcli.mcp.config.specs import SpecError, parse_spec  # pydantic: servers to read
+
     servers: dict[str, ServerSpec] = {}
     problems: list[str] = []
     for name, entry in entries.items():

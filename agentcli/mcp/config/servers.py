@@ -29,23 +29,21 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from agentcli.mcp.config.approval import ProjectApprovals
 from agentcli.mcp.config.expand import expand_spec
 from agentcli.mcp.config.files import ServerFile, read_server_file, skipped_server
 from agentcli.mcp.config.names import clash_problem, clashes
 from agentcli.mcp.config.scopes import scope_file
-from agentcli.mcp.config.specs import HttpServer, ServerSpec, SseServer, StdioServer
+
+if TYPE_CHECKING:  # the entries' models (pydantic): loaded when there are entries
+    from agentcli.mcp.config.specs import ServerSpec
 
 __all__ = [
     "ConfiguredServer",
-    "HttpServer",
     "McpServers",
     "Scope",
-    "ServerSpec",
-    "SseServer",
-    "StdioServer",
     "load_mcp_servers",
     "pending_approval",
     "server_files",

@@ -23,7 +23,8 @@ from agentcli.tools.background.line_filter import BUDGET_S as FILTER_BUDGET_S
 from agentcli.tools.background.line_filter import FilterTooSlow, LineFilter
 from agentcli.tools.background.output_file import OutputRead
 from agentcli.tools.background.tasks import BackgroundTask, BackgroundTasks
-from agentcli.tools.base import Tool, ToolContext, ToolError, ToolInput, ToolResult, Workspace
+from agentcli.tools.base import Tool, ToolContext, ToolError, ToolResult, Workspace
+from agentcli.tools.inputs import ToolInput
 from agentcli.tools.shell_output import MAX_OUTPUT_CHARS
 
 DEFAULT_WAIT_MS = 30_000

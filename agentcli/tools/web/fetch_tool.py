@@ -26,16 +26,9 @@ from urllib.parse import urlsplit
 from pydantic import Field
 
 from agentcli.providers.base import ModelError
-from agentcli.tools.base import (
-    Tool,
-    ToolContext,
-    ToolError,
-    ToolInput,
-    ToolResult,
-    WebReach,
-    Workspace,
-)
+from agentcli.tools.base import Tool, ToolContext, ToolError, ToolResult, WebReach, Workspace
 from agentcli.tools.display import WebFetchDisplay
+from agentcli.tools.inputs import ToolInput
 from agentcli.tools.web.cache import CachedPage, PageCache
 from agentcli.tools.web.fetching import (
     FetchError,

@@ -11,23 +11,15 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from pydantic import Field
-
-from agentcli.tools.base import ToolInput, Workspace
+from agentcli.tools.base import InputModelAt, Workspace
 from agentcli.tools.server_tool import ServerTool
 
 MAX_USES = 5
 
 
-class WebSearchInput(ToolInput):
-    """What the API's `server_tool_use` of a search holds."""
-
-    query: str = Field(min_length=1)
-
-
 class WebSearchTool(ServerTool):
     name = "WebSearch"
-    input_model = WebSearchInput
+    input_model = InputModelAt("agentcli.tools.web.search_input:WebSearchInput")
     definition: ClassVar[dict[str, Any]] = {
         "type": "web_search_20250305",
         "name": "web_search",

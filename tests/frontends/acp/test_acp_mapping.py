@@ -8,7 +8,7 @@ from pydantic import ValidationError
 
 from agentcli.frontends.acp.permission import answer_of, permission_params
 from agentcli.frontends.acp.updates import plan_update
-from agentcli.permissions.types import PermissionOption, PermissionRequest
+from agentcli.permissions.question_models import PermissionOption, PermissionRequest
 
 
 def test_a_todo_list_is_a_plan_the_library_accepts():

@@ -21,7 +21,7 @@ from agentcli.core.usage import Usage
 from agentcli.engine.events import EndReason, Event, TextDelta, TurnEnded
 from agentcli.frontends.driver import TurnTally, drive
 from agentcli.permissions.question import PermissionQuestion
-from agentcli.permissions.types import PermissionAnswer
+from agentcli.permissions.question_models import PermissionAnswer
 
 
 class RecordingEngine:

@@ -29,7 +29,8 @@ from agentcli.engine.events import (
 from agentcli.engine.query_engine import QueryEngine
 from agentcli.frontends.driver import TurnTally, drive
 from agentcli.permissions.question import PermissionQuestion
-from agentcli.permissions.types import PermissionAnswer, PermissionMode
+from agentcli.permissions.question_models import PermissionAnswer
+from agentcli.permissions.types import PermissionMode
 from agentcli.providers.anthropic import AnthropicProvider
 from agentcli.providers.retry import RetryPolicy
 from agentcli.tools.bash import BashTool

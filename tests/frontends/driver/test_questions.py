@@ -29,7 +29,8 @@ from agentcli.engine.events import (
 from agentcli.engine.query_engine import QueryEngine
 from agentcli.frontends.driver import TurnTally, drive
 from agentcli.permissions.question import PermissionQuestion
-from agentcli.permissions.types import PermissionAnswer, PermissionMode
+from agentcli.permissions.question_models import PermissionAnswer
+from agentcli.permissions.types import PermissionMode
 from tests.engine.harness import make_engine
 from tests.engine.scripted import Probe, Response, ScriptedProvider, make_tool, text, tool_use
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 import socket
 from pathlib import Path
 
-from agentcli.mcp.config.servers import ConfiguredServer, HttpServer, StdioServer
+from agentcli.mcp.config.servers import ConfiguredServer
+from agentcli.mcp.config.specs import HttpServer, StdioServer
 from agentcli.mcp.manager import McpManager, load_sdk
 from tests.engine.scripted import ScriptedProvider
 from tests.frontends.tui.helpers import send, wait_for

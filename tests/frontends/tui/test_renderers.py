@@ -15,9 +15,10 @@ from agentcli.frontends.tui.renderers import register
 from agentcli.frontends.tui.widgets.diff_view import DiffView
 from agentcli.frontends.tui.widgets.tool_pane import summary_line
 from agentcli.permissions.types import PermissionMode
-from agentcli.tools.base import Tool, ToolContext, ToolInput, ToolResult, Workspace
+from agentcli.tools.base import Tool, ToolContext, ToolResult, Workspace
 from agentcli.tools.diff import build_diff
 from agentcli.tools.display import DiffDisplay, ToolDisplay
+from agentcli.tools.inputs import ToolInput
 from tests.engine.scripted import Response, ScriptedProvider, text, tool_use
 from tests.frontends.tui.helpers import idle, make_app, send, wait_for
 

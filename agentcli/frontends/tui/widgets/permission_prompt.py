@@ -45,7 +45,8 @@ from textual.widgets import Input, Static
 from agentcli.core.terminal_text import visible_controls
 from agentcli.frontends.tui.renderers import body_of
 from agentcli.permissions.question import PermissionQuestion
-from agentcli.permissions.types import PermissionAnswer, PermissionRequest, Scope
+from agentcli.permissions.question_models import PermissionAnswer, PermissionRequest
+from agentcli.permissions.types import Scope
 
 GUARD_S = 0.25
 PREVIEW_LINES = 1000  # the region scrolls; a bound keeps a huge write's preview quick to draw

@@ -37,7 +37,7 @@ from textual.widgets import Input, Static
 from agentcli.core.terminal_text import visible_controls
 from agentcli.frontends.driver.person import PersonQuestions, answered, joined
 from agentcli.permissions.question import PermissionQuestion
-from agentcli.permissions.types import PermissionAnswer
+from agentcli.permissions.question_models import PermissionAnswer
 from agentcli.tools.ask_user_question import Question
 
 GUARD_S = 0.25
