@@ -232,7 +232,9 @@ def test_unknown_fields_are_rejected() -> None:
 
 async def test_write_over_an_image_shows_create(run_tool, workspace: Workspace) -> None:
     target = workspace.root / "p.png"
-    target.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+    from tests.tools.test_read import PNG  # a real one: Read refuses what does not decode
+
+    target.write_bytes(PNG)
     await run_tool(ReadTool(), file_path=str(target))
     result = await run_tool(WriteTool(), file_path=str(target), content="text now\n")
     assert result.display == CreatedDisplay(path="p.png", lines=1)
