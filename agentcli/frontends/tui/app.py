@@ -356,6 +356,7 @@ class AgentApp(App[None]):
 
     def on_text_area_changed(self, event: PromptInput.Changed) -> None:
         if event.text_area is self.prompt:
+            self.conversation.person_typed()  # a resumed history fills in after the typing
             self.prompt_flow.update_completion()
             if self.prompt.text:  # typing: a second Esc or Ctrl+C is no longer coming
                 self.keys.disarm()

@@ -18,7 +18,7 @@ by their widget, tool output by its pane.
 from __future__ import annotations
 
 from collections import deque
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -33,6 +33,9 @@ from agentcli.frontends.tui.widgets.answer import make_answer_widget
 from agentcli.frontends.tui.widgets.items import Note, UserMessageView
 from agentcli.frontends.tui.widgets.tool_pane import ToolPane
 
+if TYPE_CHECKING:
+    from textual.timer import Timer
+
 MAX_WIDGETS = 300
 PRUNE_BATCH = 50
 # Screens of items kept mounted above the bottom while the person follows the end;
@@ -43,6 +46,9 @@ KEEP_SCREENS = 3
 # page up), one item at a time with a frame between: a key typed meanwhile echoes
 # after one item's build, not after three screens' (load_history).
 FILL_SCREENS = 3
+# While the person types, that fill waits until they pause this long: each of its steps
+# is a frame's layout and paint, and a key typed meanwhile echoes only after it.
+FILL_PAUSE_S = 0.3
 
 # A live session removes thousands of widgets; without this, Textual keeps the
 # render caches of the last 1024 of them (see textual_private.py).
@@ -68,6 +74,7 @@ class Conversation(VerticalScroll, can_focus=False):
         # Home or End pressed while a batch was moving: done once it has (`_moved`).
         self._wanted: str | None = None
         self._filling = 0  # lines a resumed history still fills in, an item a frame
+        self._fill_timer: Timer | None = None  # the fill waits for a pause in the typing
         self.last_answer_source: str = ""
         self.pruned = 0  # items dropped for good (widgets that cannot be rebuilt)
         self._pruned_label = Static("", classes="pruned")
@@ -141,7 +148,8 @@ class Conversation(VerticalScroll, can_focus=False):
     async def load_history(self, entries: list[Entry]) -> None:
         """Show a conversation's earlier items: the newest is built now, the rest of
         its screen and two screens above (ready for a page up) one item a frame after
-        it (`_fill_step`), the rest when the person scrolls back to them."""
+        it (`_fill_step`) while the person is not typing, the rest when the person
+        scrolls back to them."""
         self._head.extend(self._items)  # what is shown already stays above it
         self._items.clear()
         self._earlier.extend(entries)
@@ -156,14 +164,30 @@ class Conversation(VerticalScroll, can_focus=False):
 
     async def _fill_step(self) -> None:
         """One more item above (load_history), kept in place; the next one after the
-        frame that draws it (`_moved`). A move of the person's goes first."""
+        frame that draws it (`_moved`). A move of the person's goes first, and their
+        typing: the step waits until they pause (`person_typed`)."""
         if self._filling <= 0 or not self._earlier or self._later:
             self._filling = 0
             return
         if self._moving:
             return  # the move's end (`_moved`) comes back here
+        if self._fill_timer is not None:
+            return  # the person is typing: the pause's end comes back here
         self._filling -= self._earlier[-1].lines()
         await self.show_earlier(lines=1)
+
+    async def _fill_after_pause(self) -> None:
+        self._fill_timer = None
+        await self._fill_step()
+
+    def person_typed(self) -> None:
+        """The person typed in the prompt: a resumed history's fill, if it is still
+        going, waits until they pause (FILL_PAUSE_S after their last key)."""
+        if self._filling <= 0:
+            return
+        if self._fill_timer is not None:
+            self._fill_timer.stop()
+        self._fill_timer = self.set_timer(FILL_PAUSE_S, self._fill_after_pause)
 
     async def add_earlier_history(self, entries: list[Entry]) -> None:
         """Items older than every one here (the rest of a resumed transcript, read after
@@ -476,6 +500,9 @@ class Conversation(VerticalScroll, can_focus=False):
         self.panes.clear()
         self.pruned = 0
         self._filling = 0
+        if self._fill_timer is not None:
+            self._fill_timer.stop()
+            self._fill_timer = None
         self._items.clear()
         self._head.clear()
         self._earlier.clear()
