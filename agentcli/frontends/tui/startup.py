@@ -21,6 +21,7 @@ It gets a `StartupHost`: the few things of the app it reads or calls.
 from __future__ import annotations
 
 import gc
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import partial
@@ -43,6 +44,10 @@ if TYPE_CHECKING:
     from agentcli.wiring.bootstrap import Options
 
 
+# How long a thread holds the interpreter before one waiting for it gets it (Python's
+# default is 5 ms). The loader thread's imports and transcript parse are pure Python: each
+# time the loop wakes for a key it waits for that hand-over, and an echo needs a few.
+LOOP_SWITCH_S = 0.001
 # How long the loader waits for the app to draw a resumed session's newest messages
 # before it reads the rest anyway (the app sets the event as soon as they are drawn).
 TAIL_DRAWN_WAIT_S = 3.0
@@ -89,6 +94,7 @@ class Startup:
     def after_first_frame(self) -> None:
         gc.freeze()  # start-up objects stay; later collections need not rescan them
         gc.enable()
+        sys.setswitchinterval(LOOP_SWITCH_S)  # the loop gets the interpreter back sooner
         from agentcli.providers import tls
 
         tls.prepare()  # the certificates load on another core while the engine is built
