@@ -29,7 +29,7 @@ from tests.frontends.tui.test_resume import open_app
 
 # The events the slow modules wait on at import, by module name.
 GATES: dict[str, threading.Event] = {}
-IMPORT_WAIT_S = 20.0  # the longest a slow module waits (the test fails before that)
+IMPORT_WAIT_S = 60.0  # the longest a slow module waits (the test fails before that)
 
 SLOW_MODULE = """
 import threading

@@ -241,19 +241,28 @@ class Conversation(VerticalScroll, can_focus=False):
 
     async def show_earlier(self, then_up: int = 0, lines: int | None = None) -> None:
         """Mount the next two screens above (`lines` lines), keeping what is on screen
-        where it is (`then_up` lines higher: a page up that needed them)."""
+        where it is (`then_up` lines higher: a page up that needed them); at the end
+        if the view was there (what was added below meanwhile comes into view)."""
         if self._moving or not self._earlier:
             return
         self._moving = True
+        at_end = not then_up and self._at_end()
         widgets = self._built(self._take_earlier(self._screenful(2) if lines is None else lines))
         first = self._items[0] if self._items else None
         before = first.virtual_region.y if first is not None else 0
         await self._mount_batch(widgets, before=first)
         self._items.extendleft(reversed(widgets))
-        self.call_after_refresh(self._keep_in_place, first, before, then_up)
+        self.call_after_refresh(self._keep_in_place, first, before, then_up, at_end)
 
-    def _keep_in_place(self, kept: Widget | None, before: int, then_up: int = 0) -> None:
-        if kept is not None and kept.is_mounted:
+    def _keep_in_place(
+        self, kept: Widget | None, before: int, then_up: int = 0, at_end: bool = False
+    ) -> None:
+        if at_end:
+            # Following the end: staying there keeps what was on screen in place, and
+            # shows (and goes on following) a line added below while the batch was built,
+            # which keeping the first item still would leave under the screen.
+            self.scroll_end(animate=False, immediate=True)
+        elif kept is not None and kept.is_mounted:
             shift = kept.virtual_region.y - before
             self.scroll_to(y=max(self.scroll_y + shift - then_up, 0), animate=False, immediate=True)
         self._release_below()
@@ -326,6 +335,10 @@ class Conversation(VerticalScroll, can_focus=False):
         self.anchor()
 
     # -- the window's mechanics -----------------------------------------------------
+
+    def _at_end(self) -> bool:
+        """The view shows the end (or everything fits on screen)."""
+        return self.max_scroll_y <= 0 or self.max_scroll_y - self.scroll_y <= 1
 
     def _near(self) -> int:
         return max(self.size.height // 2, 1)
