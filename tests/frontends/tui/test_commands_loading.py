@@ -123,8 +123,8 @@ async def test_a_command_entered_before_the_commands_are_in_runs_in_its_place(
         await pilot.press("enter")
         assert app.prompt.text == "" and not command_outputs(app)
         slow_module.release()
-        await wait_for(pilot, lambda: command_outputs(app), "the command's output")
-        assert command_outputs(app) == ["slowpoke ran"]
+        ran = ["slowpoke ran"]  # its markdown shows once mounted: wait for the text
+        await wait_for(pilot, lambda: command_outputs(app) == ran, "the command's output")
         await wait_for(pilot, lambda: app.conversation.query(UserMessageView), "the message")
         items = [w for w in app.conversation.children if isinstance(w, Markdown | UserMessageView)]
         assert [type(w) for w in items] == [Markdown, UserMessageView]  # in the order entered
