@@ -48,7 +48,7 @@ KEEP_SCREENS = 3
 FILL_SCREENS = 3
 # While the person types, that fill waits until they pause this long: each of its steps
 # is a frame's layout and paint, and a key typed meanwhile echoes only after it.
-FILL_PAUSE_S = 0.3
+FILL_PAUSE_S = 1.0
 
 # A live session removes thousands of widgets; without this, Textual keeps the
 # render caches of the last 1024 of them (see textual_private.py).
