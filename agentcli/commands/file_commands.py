@@ -49,8 +49,11 @@ class FileCommands:
         self.places = EVERYWHERE
         self._problems: list[str] = []  # the last load's
 
-    def load(self, root: Path) -> list[str]:
-        """Register the commands found for project `root`; returns the problems."""
+    def load(self, root: Path, places: Places | None = None) -> list[str]:
+        """Register the commands found for project `root` (in `places`, from now on, if
+        given); returns the problems."""
+        if places is not None:
+            self.places = places
         self.clear()
         found = load_command_files(
             root, taken=lambda name: name in self.registry, places=self.places

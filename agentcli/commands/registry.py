@@ -28,6 +28,7 @@ agree. Handlers must not block: anything slow goes to
 from __future__ import annotations
 
 import importlib
+import threading
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -107,31 +108,42 @@ class Command:
 
 class CommandRegistry:
     """Commands by name (and alias). Registering a name again replaces it,
-    so user-defined commands can override built-ins deliberately."""
+    so user-defined commands can override built-ins deliberately.
+
+    The app imports the command modules in its loader thread (their `command(...)`
+    registers here) while its loop reads the registry for completion: a change never
+    alters a table in place but swaps in a new one (one lock for the writers), so a
+    reader always sees a whole table, never one changing under its iteration."""
 
     def __init__(self) -> None:
         self._commands: dict[str, Command] = {}
         self._aliases: dict[str, str] = {}
+        self._writing = threading.Lock()
 
     def register(self, cmd: Command) -> Command:
         name = cmd.name.lower().lstrip("/")
         if not name or any(ch.isspace() for ch in name):
             raise ValueError(f"bad command name: {cmd.name!r}")
-        self._commands[name] = cmd
-        for alias in cmd.aliases:
-            self._aliases[alias.lower()] = name
+        with self._writing:
+            aliases = {**self._aliases, **{alias.lower(): name for alias in cmd.aliases}}
+            self._commands = {**self._commands, name: cmd}
+            self._aliases = aliases
         return cmd
 
     def unregister(self, name: str) -> None:
         name = name.lower().lstrip("/")
-        cmd = self._commands.pop(name, None)
-        if cmd is not None:
-            for alias in cmd.aliases:
-                self._aliases.pop(alias.lower(), None)
+        with self._writing:
+            cmd = self._commands.get(name)
+            if cmd is None:
+                return
+            gone = {alias.lower() for alias in cmd.aliases}
+            self._commands = {key: c for key, c in self._commands.items() if key != name}
+            self._aliases = {key: n for key, n in self._aliases.items() if key not in gone}
 
     def get(self, name: str) -> Command | None:
         key = name.lower().lstrip("/")
-        return self._commands.get(key) or self._commands.get(self._aliases.get(key, ""))
+        commands = self._commands
+        return commands.get(key) or commands.get(self._aliases.get(key, ""))
 
     def __contains__(self, name: str) -> bool:
         return self.get(name) is not None
@@ -199,12 +211,13 @@ COMMAND_MODULES = (
 )
 
 
-def load_command_modules(modules: Iterable[str] = COMMAND_MODULES) -> list[str]:
-    """Import the modules that register commands; a missing optional module is skipped.
-    Returns the problems (module and error) for the app to show, so one broken
-    module does not stop the others loading."""
+def load_command_modules(modules: Iterable[str] | None = None) -> list[str]:
+    """Import the modules that register commands (`COMMAND_MODULES` unless told); a
+    missing optional module is skipped. Returns the problems (module and error) for the
+    app to show, so one broken module does not stop the others loading. The app calls
+    it in its loader thread (frontends/tui/startup.py): the imports take a long moment."""
     problems: list[str] = []
-    for module in modules:
+    for module in COMMAND_MODULES if modules is None else modules:
         try:
             importlib.import_module(module)
         except ModuleNotFoundError as exc:

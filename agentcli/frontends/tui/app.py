@@ -250,12 +250,22 @@ class AgentApp(App[None]):
         self.note(message.text, message.level)
 
     @on(messages.CommandsLoaded)
-    def _commands_loaded(self) -> None:
+    async def _commands_loaded(self, message: messages.CommandsLoaded) -> None:
+        """The command modules are in: the command files join them (read from the
+        session's places, if its engine is built), then what waited for them runs."""
+        for problem in message.problems:
+            self.note(f"Could not load commands: {problem}", "warning")
+        places = self.engine.places if self.engine is not None else None
+        for problem in self.file_commands.load(self.state.cwd, places):
+            self.note(f"Custom command: {problem}", "warning")
         self.commands_loaded = True
-        self.prompt_flow.update_completion()  # a `/` typed before the commands were loaded
+        await self.prompt_flow.commands_ready()
 
     @on(messages.HistoryLoaded)
     def _history_loaded(self, message: messages.HistoryLoaded) -> None:
+        """The project's history; what was sent before it was read joins it."""
+        for sent in self.prompt.prompt_history.entries if self.prompt.prompt_history else []:
+            message.history.add(sent)
         self.prompt.prompt_history = message.history
 
     @on(messages.FilesListed)
@@ -266,9 +276,11 @@ class AgentApp(App[None]):
     @on(messages.EngineBuilt)
     def _engine_built(self, message: messages.EngineBuilt) -> None:
         self.sessions.engine_built(message.engine)
-        # The session's setting sources and plugins say which command files there are.
-        for problem in self.file_commands.follow(message.engine.places, self.state.cwd):
-            self.note(f"Custom command: {problem}", "warning")
+        # The session's setting sources and plugins say which command files there are
+        # (read with the command modules, once they are in: `_commands_loaded`).
+        if self.commands_loaded:
+            for problem in self.file_commands.follow(message.engine.places, self.state.cwd):
+                self.note(f"Custom command: {problem}", "warning")
         self._start_editor_mode()  # the settings are known now, before the model is
 
     @on(messages.ResumedTail)
@@ -344,6 +356,7 @@ class AgentApp(App[None]):
 
     def on_text_area_changed(self, event: PromptInput.Changed) -> None:
         if event.text_area is self.prompt:
+            self.conversation.person_typed()  # a resumed history fills in after the typing
             self.prompt_flow.update_completion()
             if self.prompt.text:  # typing: a second Esc or Ctrl+C is no longer coming
                 self.keys.disarm()

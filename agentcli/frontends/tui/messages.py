@@ -31,7 +31,12 @@ class Note(Message):
 
 
 class CommandsLoaded(Message):
-    """The command modules and the project's command files are in the registry."""
+    """The command modules are in the registry (imported in the loader thread);
+    `problems`: those that could not be loaded, a line each."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__()
+        self.problems = problems
 
 
 class HistoryLoaded(Message):

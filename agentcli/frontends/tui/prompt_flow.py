@@ -22,7 +22,7 @@ gets a `PromptHost`, and the turn runner's `run_shell` for `!` lines.
 from __future__ import annotations
 
 from collections.abc import Callable, Coroutine
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from agentcli.commands.host import CommandHost
 from agentcli.commands.registry import CommandContext, parse_command_line
@@ -44,6 +44,16 @@ if TYPE_CHECKING:
     from agentcli.frontends.tui.widgets.prompt_input import PromptInput
 
 COMMAND_PUNCTUATION = str.maketrans("", "", "-_:")  # in a command's name (`/mcp__s__p`)
+
+
+class Submitted(NamedTuple):
+    """A prompt as entered: as typed, expanded, its images, the command it names (its
+    name and expanded arguments)."""
+
+    text: str
+    full: str
+    images: list[Block]
+    command: tuple[str, str] | None
 
 
 class PromptHost(CommandHost, RunsWorkers, Protocol):
@@ -70,13 +80,17 @@ class PromptFlow:
         self.app = app
         self.run_shell = run_shell
         self.files: list[str] | None = None  # the project's, for `@`; None: not listed yet
+        # The command modules are in the registry (they load in the start-up's thread);
+        # until then a command entered waits, and so does what is entered after it.
+        self.commands_in = False
+        self._held: list[Submitted] = []
 
     # -- completion -------------------------------------------------------------------
 
     def update_completion(self) -> None:
         app = self.app
         text = app.prompt.text
-        items = command_completions(text, app.registry)
+        items = command_completions(text, app.registry) if self.commands_in else []
         if not items and "@" in text:
             row, col = app.prompt.cursor_location
             offset = sum(len(line) + 1 for line in text.split("\n")[:row]) + col
@@ -157,9 +171,27 @@ class PromptFlow:
             app.prompt.prompt_history.add(full)
         app.prompt.set_text("")
         self.close_popup()
-        command = parse_command_line(text)
+        parsed = parse_command_line(text)
+        command = (parsed[0], app.prompt.pastes.expand(parsed[1])) if parsed else None
+        if self._held or (command is not None and not self.commands_in):
+            self._held.append(Submitted(text, full, images, command))  # after the modules
+            return
+        await self._route(Submitted(text, full, images, command))
+
+    async def commands_ready(self) -> None:
+        """The command modules are in the registry: what was submitted before runs now,
+        in order, and the completion shows the commands."""
+        self.commands_in = True
+        held, self._held = self._held, []
+        for submitted in held:
+            await self._route(submitted)
+        self.update_completion()  # a `/` typed before the commands were loaded
+
+    async def _route(self, submitted: Submitted) -> None:
+        app = self.app
+        text, full, images, command = submitted
         if command is not None and command[0] in app.registry:
-            await self.run_command(command[0], app.prompt.pastes.expand(command[1]))
+            await self.run_command(*command)
         elif command is not None and command[0].translate(COMMAND_PUNCTUATION).isalnum():
             app.note(f"Unknown command: /{command[0]} · /help lists the commands", "warning")
         elif text.startswith("!") and text[1:].strip():

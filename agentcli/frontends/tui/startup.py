@@ -1,5 +1,5 @@
-"""Start-up after the first frame: commands, history, then the engine, the provider
-and the MCP servers, built off the UI thread.
+"""Start-up after the first frame: the engine, the command modules, the provider
+and the MCP servers, built off the UI thread, and the prompt history read there.
 
 The point is the order. Only textual and our UI modules are imported before
 the first frame; the engine is built and the provider loaded in a thread
@@ -7,8 +7,11 @@ worker after the screen is up (a message sent before then waits in the queue).
 In a folder whose settings would enable something and that the person has
 not trusted yet, the loader first asks (screens/trust_question.py) and builds
 the engine only with the answer, so nothing from those settings takes effect
-before it. The MCP SDK is imported after the provider, and its servers are
-started on the app's loop, where the engine that calls them lives.
+before it. The command modules are imported in the same thread after the engine
+(nothing slow runs on the app's loop, so keys echo while the start goes on;
+the app holds a command entered before they are in: prompt_flow.py). The MCP SDK
+is imported after the provider, and its servers are started on the app's loop,
+where the engine that calls them lives.
 
 Start-up sets nothing on the app: what it finds it posts as a message
 (frontends/tui/messages.py), in order, and the app gives each to its owner.
@@ -18,6 +21,7 @@ It gets a `StartupHost`: the few things of the app it reads or calls.
 from __future__ import annotations
 
 import gc
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import partial
@@ -32,7 +36,6 @@ if TYPE_CHECKING:
 
     from textual.message import Message
 
-    from agentcli.commands.file_commands import FileCommands
     from agentcli.config.untrusted import Withheld
     from agentcli.engine.query_engine import QueryEngine
     from agentcli.frontends.tui.state import AppState
@@ -41,6 +44,10 @@ if TYPE_CHECKING:
     from agentcli.wiring.bootstrap import Options
 
 
+# How long a thread holds the interpreter before one waiting for it gets it (Python's
+# default is 5 ms). The loader thread's imports and transcript parse are pure Python: each
+# time the loop wakes for a key it waits for that hand-over, and an echo needs a few.
+LOOP_SWITCH_S = 0.001
 # How long the loader waits for the app to draw a resumed session's newest messages
 # before it reads the rest anyway (the app sets the event as soon as they are drawn).
 TAIL_DRAWN_WAIT_S = 3.0
@@ -66,8 +73,6 @@ class StartupHost(RunsWorkers, Protocol):
 
     @property
     def state(self) -> AppState: ...
-    @property
-    def file_commands(self) -> FileCommands: ...
     def post_message(self, message: Message) -> bool: ...
     def note(self, text: str, level: str = "info") -> None: ...
     def call_from_thread(self, callback: Callable[..., Any], *args: Any) -> Any: ...
@@ -84,26 +89,17 @@ class Startup:
         self.args = args
         self.load_provider = load_provider
         self.trusted: bool | None = None  # the answer to the trust question; None: not asked
+        self.commands_loading = False  # the command modules are being (or were) imported
 
     def after_first_frame(self) -> None:
         gc.freeze()  # start-up objects stay; later collections need not rescan them
         gc.enable()
+        sys.setswitchinterval(LOOP_SWITCH_S)  # the loop gets the interpreter back sooner
         from agentcli.providers import tls
 
         tls.prepare()  # the certificates load on another core while the engine is built
-        from agentcli.commands.registry import load_command_modules
-
         app = self.app
-        cwd = app.state.cwd
-        for problem in load_command_modules():
-            app.note(f"Could not load commands: {problem}", "warning")
-        for problem in app.file_commands.load(cwd):
-            app.note(f"Custom command: {problem}", "warning")
-        app.post_message(messages.CommandsLoaded())
-        history = PromptHistory.load(cwd)
-        app.post_message(messages.HistoryLoaded(history))
-        if history.problem:
-            app.note(history.problem, "warning")
+        app.run_worker(self._load_history(), group="history", exit_on_error=False)
         engine = app.state.engine
         if engine is not None:
             app.post_message(messages.EngineBuilt(engine))
@@ -111,7 +107,9 @@ class Startup:
             app.run_worker(self._load_in_thread, thread=True, group="load", exit_on_error=False)
         else:
             app.post_message(messages.EngineReady())
-            app.run_worker(self._load_mcp_in_thread, thread=True, group="mcp", exit_on_error=False)
+            app.run_worker(
+                self._load_commands_then_mcp, thread=True, group="mcp", exit_on_error=False
+            )
         app.run_worker(self._load_files(), group="files", exit_on_error=False)
 
     def options(self) -> Options:
@@ -127,29 +125,61 @@ class Startup:
     # -- in the loader thread ---------------------------------------------------------
 
     def _load_in_thread(self) -> None:
-        """Build the engine, then the provider, then start the MCP servers, off the UI
-        thread."""
-        from agentcli.wiring.bootstrap import build_engine
-
+        """Build the engine, then load the command modules, the provider, and start the
+        MCP servers, off the UI thread."""
         app = self.app
         engine = app.state.engine
+        try:
+            if engine is None:
+                engine = self._build_engine()
+        finally:
+            self._load_commands()  # also when the trust question waits, or the build failed
         if engine is None:
-            options = self.options()
-            if self.trusted is None and self._ask_trust(options):
-                return  # the answer starts the loader again
-            resumed = self._resumed_at_start(options)
-            engine = build_engine(options, provider=None, resumed=resumed, carry_totals=True)
-            app.post_message(messages.EngineBuilt(engine))
-            if resumed is not None:  # before any note: what the tail showed may be redrawn
-                app.post_message(messages.ResumedAtStart(resumed))
-            elif getattr(options, "resume", None) == "":  # `--resume` with no id: pick one
-                app.post_message(messages.PickSession())
-            self._show_startup_notices(engine)
+            return  # the trust question's answer starts the loader again
         if self.load_provider:
             self._load_provider(engine)
         else:
             app.post_message(messages.EngineReady())
         self._load_mcp_in_thread(engine)
+
+    def _build_engine(self) -> QueryEngine | None:
+        """The session's engine (None: the folder's trust question is shown first)."""
+        from agentcli.wiring.bootstrap import build_engine
+
+        app = self.app
+        options = self.options()
+        if self.trusted is None and self._ask_trust(options):
+            return None
+        resumed = self._resumed_at_start(options)
+        engine = build_engine(options, provider=None, resumed=resumed, carry_totals=True)
+        app.post_message(messages.EngineBuilt(engine))
+        if resumed is not None:  # before any note: what the tail showed may be redrawn
+            app.post_message(messages.ResumedAtStart(resumed))
+        elif getattr(options, "resume", None) == "":  # `--resume` with no id: pick one
+            app.post_message(messages.PickSession())
+        self._show_startup_notices(engine)
+        return engine
+
+    def _load_commands(self) -> None:
+        """Import the command modules (they register their commands), once, here in the
+        loader thread: the imports take the interpreter for a long moment, which on the
+        app's loop held every key typed meanwhile. After the engine's build, which
+        imports most of what they do. The app reads the project's command files and
+        takes the commands in when it gets CommandsLoaded (app.py)."""
+        from agentcli.commands.registry import load_command_modules
+
+        if self.commands_loading:
+            return
+        self.commands_loading = True
+        problems = load_command_modules()
+        self.app.post_message(messages.CommandsLoaded(problems))
+
+    def _load_commands_then_mcp(self) -> None:
+        """The engine was given (and has what it needs): the commands, then the MCP SDK,
+        one import after the other (two threads importing at once can meet in a
+        package's import lock)."""
+        self._load_commands()
+        self._load_mcp_in_thread()
 
     def _load_provider(self, engine: QueryEngine) -> None:
         """The provider, handed over to the app's thread."""
@@ -268,7 +298,23 @@ class Startup:
         for notice in engine_startup_notices(engine):
             self.app.post_message(messages.Note(notice.text, notice.level))
 
+    async def _load_history(self) -> None:
+        """The project's prompt history (Up in the prompt), read off the loop: the file
+        only grows."""
+        import asyncio
+
+        history = await asyncio.to_thread(PromptHistory.load, self.app.state.cwd)
+        self.app.post_message(messages.HistoryLoaded(history))
+        if history.problem:
+            self.app.note(history.problem, "warning")
+
     async def _load_files(self) -> None:
+        import asyncio
+        import importlib
+
+        # The listing's module, imported off the loop: the loader thread may be importing
+        # the tools' modules it needs, and an import waits for the other thread's.
+        await asyncio.to_thread(importlib.import_module, "agentcli.tools.ripgrep")
         from agentcli.frontends.tui.completers import list_project_files
 
         files = await list_project_files(self.app.state.cwd)

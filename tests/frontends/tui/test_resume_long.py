@@ -13,7 +13,10 @@ import pytest
 from textual import events
 
 from agentcli.frontends.tui.app import AgentApp
+from agentcli.frontends.tui.widgets import conversation as conversation_module
 from agentcli.frontends.tui.widgets.conversation import UserMessageView
+from agentcli.frontends.tui.widgets.items import Note
+from agentcli.frontends.tui.widgets.tool_pane import ToolPane
 from tests.frontends.tui.helpers import type_text, wait_for
 from tests.frontends.tui.test_resume import notes, open_app
 from tests.support.sessions import record_reading_session
@@ -128,3 +131,54 @@ async def test_the_mouse_wheel_scrolls_back_to_the_first_prompt(tmp_path):
             await pilot.pause()
         assert on_screen(app, "prompt number 0")
         assert app.focused is app.prompt
+
+
+def history_items_built(app: AgentApp) -> int:
+    """The history's prompts and tool panes that are widgets now (notes left out)."""
+    return len(app.conversation.query(UserMessageView)) + len(app.conversation.query(ToolPane))
+
+
+async def test_the_history_fills_in_while_the_person_is_not_typing(tmp_path, monkeypatch):
+    """Each item the fill builds is a frame's layout and paint, which a key typed
+    meanwhile would wait for: while the person types, the fill waits."""
+    project = tmp_path / "project"
+    project.mkdir()
+    await record_long_session(project)
+    monkeypatch.setattr(conversation_module, "FILL_PAUSE_S", 600.0)  # no pause ends here
+    app = open_app(project, "--continue")
+    async with app.run_test(size=(100, 60)) as pilot:
+        await wait_for(pilot, lambda: newest_on_screen(app), "the newest prompt on screen")
+        await type_text(pilot, "x")
+        built = history_items_built(app)
+        for _ in range(20):  # frames enough to build an item each
+            await pilot.pause()
+        assert history_items_built(app) == built
+        monkeypatch.setattr(conversation_module, "FILL_PAUSE_S", 0.001)
+        await type_text(pilot, "y")  # a pause that ends at once
+        await wait_for(pilot, lambda: history_items_built(app) > built, "the fill going on")
+        assert app.prompt.text == "xy" and app.focused is app.prompt
+
+
+async def test_what_comes_while_the_history_fills_in_is_shown_at_the_end(tmp_path, monkeypatch):
+    """The fill builds items above the screen and keeps what is on screen in place: a
+    line added at the end meanwhile (the resume's own note) comes into view, as the
+    newest item, and the view goes on following the end."""
+    project = tmp_path / "project"
+    project.mkdir()
+    await record_long_session(project)
+    monkeypatch.setattr(conversation_module, "FILL_PAUSE_S", 600.0)  # the fill stays paused
+    app = open_app(project, "--continue")
+    async with app.run_test(size=(100, 40)) as pilot:
+        await wait_for(pilot, lambda: newest_on_screen(app), "the newest prompt on screen")
+        await type_text(pilot, "x")
+        await resumed(pilot, app)
+        conversation = app.conversation
+        [note] = [n for n in conversation.query(Note) if "Resumed conversation" in n.given]
+        for _ in range(5):
+            await pilot.pause()
+        assert conversation.region.contains_region(note.region)
+        conversation.add_note("one more line")
+        await pilot.pause()
+        await pilot.pause()
+        last = list(conversation.query(Note))[-1]
+        assert conversation.region.contains_region(last.region)

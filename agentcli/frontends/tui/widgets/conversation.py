@@ -18,7 +18,7 @@ by their widget, tool output by its pane.
 from __future__ import annotations
 
 from collections import deque
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -33,6 +33,9 @@ from agentcli.frontends.tui.widgets.answer import make_answer_widget
 from agentcli.frontends.tui.widgets.items import Note, UserMessageView
 from agentcli.frontends.tui.widgets.tool_pane import ToolPane
 
+if TYPE_CHECKING:
+    from textual.timer import Timer
+
 MAX_WIDGETS = 300
 PRUNE_BATCH = 50
 # Screens of items kept mounted above the bottom while the person follows the end;
@@ -43,6 +46,9 @@ KEEP_SCREENS = 3
 # page up), one item at a time with a frame between: a key typed meanwhile echoes
 # after one item's build, not after three screens' (load_history).
 FILL_SCREENS = 3
+# While the person types, that fill waits until they pause this long: each of its steps
+# is a frame's layout and paint, and a key typed meanwhile echoes only after it.
+FILL_PAUSE_S = 1.0
 
 # A live session removes thousands of widgets; without this, Textual keeps the
 # render caches of the last 1024 of them (see textual_private.py).
@@ -68,6 +74,7 @@ class Conversation(VerticalScroll, can_focus=False):
         # Home or End pressed while a batch was moving: done once it has (`_moved`).
         self._wanted: str | None = None
         self._filling = 0  # lines a resumed history still fills in, an item a frame
+        self._fill_timer: Timer | None = None  # the fill waits for a pause in the typing
         self.last_answer_source: str = ""
         self.pruned = 0  # items dropped for good (widgets that cannot be rebuilt)
         self._pruned_label = Static("", classes="pruned")
@@ -141,7 +148,8 @@ class Conversation(VerticalScroll, can_focus=False):
     async def load_history(self, entries: list[Entry]) -> None:
         """Show a conversation's earlier items: the newest is built now, the rest of
         its screen and two screens above (ready for a page up) one item a frame after
-        it (`_fill_step`), the rest when the person scrolls back to them."""
+        it (`_fill_step`) while the person is not typing, the rest when the person
+        scrolls back to them."""
         self._head.extend(self._items)  # what is shown already stays above it
         self._items.clear()
         self._earlier.extend(entries)
@@ -156,14 +164,30 @@ class Conversation(VerticalScroll, can_focus=False):
 
     async def _fill_step(self) -> None:
         """One more item above (load_history), kept in place; the next one after the
-        frame that draws it (`_moved`). A move of the person's goes first."""
+        frame that draws it (`_moved`). A move of the person's goes first, and their
+        typing: the step waits until they pause (`person_typed`)."""
         if self._filling <= 0 or not self._earlier or self._later:
             self._filling = 0
             return
         if self._moving:
             return  # the move's end (`_moved`) comes back here
+        if self._fill_timer is not None:
+            return  # the person is typing: the pause's end comes back here
         self._filling -= self._earlier[-1].lines()
         await self.show_earlier(lines=1)
+
+    async def _fill_after_pause(self) -> None:
+        self._fill_timer = None
+        await self._fill_step()
+
+    def person_typed(self) -> None:
+        """The person typed in the prompt: a resumed history's fill, if it is still
+        going, waits until they pause (FILL_PAUSE_S after their last key)."""
+        if self._filling <= 0:
+            return
+        if self._fill_timer is not None:
+            self._fill_timer.stop()
+        self._fill_timer = self.set_timer(FILL_PAUSE_S, self._fill_after_pause)
 
     async def add_earlier_history(self, entries: list[Entry]) -> None:
         """Items older than every one here (the rest of a resumed transcript, read after
@@ -217,19 +241,28 @@ class Conversation(VerticalScroll, can_focus=False):
 
     async def show_earlier(self, then_up: int = 0, lines: int | None = None) -> None:
         """Mount the next two screens above (`lines` lines), keeping what is on screen
-        where it is (`then_up` lines higher: a page up that needed them)."""
+        where it is (`then_up` lines higher: a page up that needed them); at the end
+        if the view was there (what was added below meanwhile comes into view)."""
         if self._moving or not self._earlier:
             return
         self._moving = True
+        at_end = not then_up and self._at_end()
         widgets = self._built(self._take_earlier(self._screenful(2) if lines is None else lines))
         first = self._items[0] if self._items else None
         before = first.virtual_region.y if first is not None else 0
         await self._mount_batch(widgets, before=first)
         self._items.extendleft(reversed(widgets))
-        self.call_after_refresh(self._keep_in_place, first, before, then_up)
+        self.call_after_refresh(self._keep_in_place, first, before, then_up, at_end)
 
-    def _keep_in_place(self, kept: Widget | None, before: int, then_up: int = 0) -> None:
-        if kept is not None and kept.is_mounted:
+    def _keep_in_place(
+        self, kept: Widget | None, before: int, then_up: int = 0, at_end: bool = False
+    ) -> None:
+        if at_end:
+            # Following the end: staying there keeps what was on screen in place, and
+            # shows (and goes on following) a line added below while the batch was built,
+            # which keeping the first item still would leave under the screen.
+            self.scroll_end(animate=False, immediate=True)
+        elif kept is not None and kept.is_mounted:
             shift = kept.virtual_region.y - before
             self.scroll_to(y=max(self.scroll_y + shift - then_up, 0), animate=False, immediate=True)
         self._release_below()
@@ -302,6 +335,10 @@ class Conversation(VerticalScroll, can_focus=False):
         self.anchor()
 
     # -- the window's mechanics -----------------------------------------------------
+
+    def _at_end(self) -> bool:
+        """The view shows the end (or everything fits on screen)."""
+        return self.max_scroll_y <= 0 or self.max_scroll_y - self.scroll_y <= 1
 
     def _near(self) -> int:
         return max(self.size.height // 2, 1)
@@ -476,6 +513,9 @@ class Conversation(VerticalScroll, can_focus=False):
         self.panes.clear()
         self.pruned = 0
         self._filling = 0
+        if self._fill_timer is not None:
+            self._fill_timer.stop()
+            self._fill_timer = None
         self._items.clear()
         self._head.clear()
         self._earlier.clear()
