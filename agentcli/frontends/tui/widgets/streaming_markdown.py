@@ -406,9 +406,11 @@ class StreamingMarkdown(Widget):
         # off screen makes it lay out every widget there is.
         gutter = body.styles.gutter
         size, inner = body.outer_size, baked.outer_size
+        # The height may differ: Textual can keep the height the answer had while
+        # its last blocks were live (a blank line more); the body's is the right one.
         if (
             not body.is_mounted
-            or size != self.content_size
+            or size.width != self.content_size.width
             or inner.height != baked.line_count
             or inner.width != size.width - gutter.width
             or len(body.children) != 1
