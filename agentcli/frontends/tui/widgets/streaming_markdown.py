@@ -49,7 +49,7 @@ from textual.widgets import Markdown
 from textual.widgets.markdown import MarkdownBlock, MarkdownFence
 
 from agentcli.core.terminal_text import MarkdownCleaner
-from agentcli.frontends.tui.textual_private import blocks_from_tokens, update_block
+from agentcli.frontends.tui.textual_private import blocks_from_tokens, render_lines, update_block
 from agentcli.frontends.tui.widgets.markdown_baked import (
     BakedBlocks,
     BakedLines,
@@ -143,6 +143,7 @@ class StreamingMarkdown(Widget):
         self._bakeable = True
         self._width = 0
         self._flat: _FlatAnswer | None = None
+        self._all_taken = False  # every block has been taken from the closed splitter
         self.frozen_block_count = 0
         """How many finished blocks have been parsed and rendered (each once)."""
         if markdown:
@@ -260,6 +261,8 @@ class StreamingMarkdown(Widget):
         body = self._body
         if not body.is_mounted:
             return
+        if self._all_shown() and await self._flatten():
+            return
         with self.app.batch_update():
             if self._rebuild_needed:
                 progress = await self._rebuild()
@@ -270,13 +273,15 @@ class StreamingMarkdown(Widget):
             # Bake the rest once it has been laid out. (Without progress, e.g.
             # while hidden, wait for the next append rather than spin.)
             self._schedule()
-        elif progress and self._all_baked():
-            # Flatten once the screen has laid out the last baked lines.
+        elif progress and self._all_shown():
+            # Flatten once the screen has laid out what was just mounted or baked.
             self.call_after_refresh(self._flatten_when_laid_out)
 
     async def _show_new_text(self) -> bool:
         """Mount newly finished blocks and re-render the tail; True if a block froze."""
+        closed = self._splitter.closed
         finished = self._splitter.take_finished()
+        self._all_taken = closed  # after close, the splitter gave every block
         tail = self._splitter.tail
         if not finished and tail == self._shown_tail:
             return False
@@ -381,54 +386,78 @@ class StreamingMarkdown(Widget):
 
     # -- a finished answer as one widget ----------------------------------------------
 
-    def _all_baked(self) -> bool:
-        """Is the whole answer in the baked lines (nothing live, nothing to come)?"""
+    def _all_shown(self) -> bool:
+        """Is the whole answer in the body (finished, every block frozen and mounted)?"""
         return (
             self._finished
-            and self._baked is not None
-            and not self._live_frozen
+            and self._all_taken
             and not self._tail_widgets
             and not self._rebuild_needed
-            and not self._splitter.tail
+            and self._body_widget is not None
+            and bool(self._body_widget.children)
         )
 
     async def _flatten_when_laid_out(self) -> None:
         async with self._render_lock:
-            if self._flat is None and self._all_baked():
+            if self._flat is None and self._all_shown():
                 await self._flatten()
 
-    async def _flatten(self) -> None:
-        """Draw the baked lines here and let the body go, if the screen's layout of
-        the body is the current one (otherwise the next bake or resize tries again)."""
-        baked, body = self._baked, self._body
-        assert baked is not None
-        # Sizes, not regions: asking the screen for the region of a widget that is
-        # off screen makes it lay out every widget there is.
+    async def _flatten(self) -> bool:
+        """Draw the body's lines here and let the body go (True), if the screen's layout
+        of the body is the current one; otherwise False (the next bake tries again).
+
+        The lines come from one render of the body (baked blocks and live ones) with
+        Textual's compositor, as the screen draws them; only its content is kept,
+        without the body's padding or the first block's top margin (kept as sizes),
+        so selection and copy see the text alone, as in `BakedBlocks`."""
+        body = self._body
+        children = list(body.children)
         gutter = body.styles.gutter
-        size, inner = body.outer_size, baked.outer_size
-        # The height may differ: Textual can keep the height the answer had while
-        # its last blocks were live (a blank line more); the body's is the right one.
+        size = body.outer_size
+        inner_width = size.width - gutter.width
+        # Sizes, not regions: asking the screen for the region of a widget that is
+        # off screen makes it lay out every widget there is. The height is the
+        # blocks' (as Markdown stacks them), which Textual also gives the answer
+        # once its blocks are baked: while they are live it can be a blank line more.
+        stacked = _stacked_height(children, inner_width)
+        if stacked is None or (self._baked is not None and len(children) > 1):
+            # (The stream layout reads margins from CSS, not the baked blocks' own:
+            # beside live blocks they are drawn without their gap until baked too.)
+            return False
+        height = gutter.height + stacked
         if (
             not body.is_mounted
+            or inner_width <= 0
             or size.width != self.content_size.width
-            or inner.height != baked.line_count
-            or inner.width != size.width - gutter.width
-            or len(body.children) != 1
+            or size.height < height
+            or self._selected(body)
         ):
-            return
+            return False
+        try:
+            strips = render_lines(body, size)
+        except Exception:  # the compositor failed on it: keep the widgets (slower, still right)
+            return False
+        top = gutter.top + children[0].styles.margin.top
+        lines = BakedLines(inner_width)
+        lines.lines = [
+            tuple(strip.crop(gutter.left, gutter.left + inner_width))
+            for strip in strips[top : gutter.top + stacked]
+        ]
         self._flat = _FlatAnswer(
-            baked.baked,
-            height=size.height,
-            top=gutter.top + baked.styles.margin.top,
-            left=gutter.left,
-            inner_width=inner.width,
+            lines, height=height, top=top, left=gutter.left, inner_width=inner_width
         )
         self._baked = None
+        self._live_frozen = []
         self._body_widget = None
         with self.app.batch_update():
             await body.remove()
             self.displayed_children  # noqa: B018  (refreshes the cached list: lets the body go)
             self.refresh(layout=True)
+        return True
+
+    def _selected(self, body: Widget) -> bool:
+        """Is text in the body selected (its lines would keep the highlight)?"""
+        return any(widget is body or body in widget.ancestors for widget in self.screen.selections)
 
     async def _unflatten(self) -> None:
         """Give the answer a body again, for its blocks to be rendered anew."""
@@ -491,6 +520,23 @@ class _FlatAnswer:
         if right > 0:
             parts.append(Strip.blank(right, blank_style))
         return Strip.join(parts) if len(parts) > 1 else inner
+
+
+def _stacked_height(children: Sequence[Widget], width: int) -> int | None:
+    """The height of `children` stacked as the body's stream layout stacks them (the
+    larger of two neighbours' margins between them, the last bottom margin left out),
+    or None if one has not been laid out at `width` less its side margins."""
+    height = 0
+    previous: int | None = None
+    for child in children:
+        top, right, bottom, left = child.styles.margin
+        size = child.outer_size
+        if size.width <= 0 or size.width != width - left - right:
+            return None
+        height += top if previous is None else max(previous, top)
+        height += size.height
+        previous = bottom
+    return height
 
 
 def _same_content(old: MarkdownBlock, new: MarkdownBlock) -> bool:
