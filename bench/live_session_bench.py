@@ -15,6 +15,12 @@ Each figure has a baseline from the same run:
   to warm up), and the mean against the 0.54 s Claude Code spent on the same
   answer on the issue's machine;
 - time per tool round: rounds 250-300 against rounds 20-70 (goal 1.3x).
+
+With AGENTCLI_BENCH_BEFORE naming another checkout of agentcli (e.g. `git archive`
+of main), the answers part measures that one too, the two interleaved (this one,
+that one, this one, that one), and reports its figures after ("before: ...") with
+the ratio of this one's CPU per answer to that one's: a change's before and after
+in the same run.
 """
 
 from __future__ import annotations
@@ -276,14 +282,21 @@ def run_in_fresh(kind: str) -> dict[str, Any]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def child(kind: str) -> dict[str, Any]:
-    """Each measurement in its own process: RSS must not carry the other's."""
+def child(kind: str, checkout: str | None = None) -> dict[str, Any]:
+    """Each measurement in its own process: RSS must not carry the other's. With
+    `checkout`, that agentcli's modules (and its copy of this bench) come first."""
     code = (
         "import json, bench.live_session_bench as b; "
         f"print('RESULT=' + json.dumps(b.run_in_fresh({kind!r})))"
     )
+    env = {**os.environ, "PYTHONPATH": checkout} if checkout else None
     done = subprocess.run(
-        [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=False
+        [sys.executable, "-c", code],
+        cwd=checkout or REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     for line in done.stdout.splitlines():
         if line.startswith("RESULT="):
@@ -301,39 +314,67 @@ def main(parts: list[str] | None = None) -> None:
 
 
 def answers_part() -> None:
-    started = time.perf_counter()
-    answers = child("answers")
+    before = os.environ.get("AGENTCLI_BENCH_BEFORE")
+    if not before:
+        started = time.perf_counter()
+        answers_report(child("answers"), "", time.perf_counter() - started)
+        return
+    runs: dict[str, list[dict[str, Any]]] = {"": [], "before: ": []}
+    for _ in range(2):  # interleaved: the load of the machine falls on both alike
+        runs[""].append(child("answers"))
+        runs["before: "].append(child("answers", before))
+    means = {}
+    for label, results in runs.items():
+        for n, answers in enumerate(results, 1):
+            print(f"   {label}run {n}:")
+            means.setdefault(label, []).append(answers_report(answers, label))
+    after, base = statistics.fmean(means[""]), statistics.fmean(means["before: "])
+    report(
+        "CPU per answer, this one / before",
+        f"{after * 1000:.0f} / {base * 1000:.0f} ms ({after / base:.2f}x)",
+        "-",
+        True,
+    )
+
+
+def answers_report(answers: dict[str, Any], label: str = "", took_s: float | None = None) -> float:
+    """Print one run's figures; its mean CPU per answer."""
     cpu, rss = answers["cpu"], answers["rss"]
     first, last = window(cpu, 5, 25), window(cpu, ANSWERS - 20, ANSWERS)
     mean = window(cpu, 5, ANSWERS)
+    took = f" ({took_s:.0f} s)" if took_s is not None else ""
     print(
-        f"   {ANSWERS} streamed answers of {len(answer_markdown(0))} bytes; "
-        f"{answers['mounted']} items mounted at the end ({time.perf_counter() - started:.0f} s)"
+        f"   {label}{ANSWERS} streamed answers of {len(answer_markdown(0))} bytes; "
+        f"{answers['mounted']} items mounted at the end{took}"
     )
-    report("RSS after the first answer (baseline)", f"{rss[0]:.0f} MB", "-", True)
+    report(f"{label}RSS after the first answer (baseline)", f"{rss[0]:.0f} MB", "-", True)
     growth = rss[-1] / rss[0]
     report(
-        f"RSS after {ANSWERS} answers",
+        f"{label}RSS after {ANSWERS} answers",
         f"{rss[-1]:.0f} MB ({growth:.2f}x, {(rss[-1] - rss[0]) / (ANSWERS - 1) * 1024:.0f} KB/answer)",
         f"<= {RSS_GROWTH_GOAL}x",
         growth <= RSS_GROWTH_GOAL,
     )
     half = ANSWERS // 2
     report(
-        f"RSS: answers {half} -> {ANSWERS}", f"{rss[half - 1]:.0f} -> {rss[-1]:.0f} MB", "-", True
+        f"{label}RSS: answers {half} -> {ANSWERS}",
+        f"{rss[half - 1]:.0f} -> {rss[-1]:.0f} MB",
+        "-",
+        True,
     )
     report(
-        "CPU per answer, 6-25 / last 20",
+        f"{label}CPU per answer, 6-25 / last 20",
         f"{first * 1000:.0f} / {last * 1000:.0f} ms ({last / first:.2f}x)",
         f"<= {ROUND_FLATNESS_GOAL}x",
         last / first <= ROUND_FLATNESS_GOAL,
     )
     report(
-        "CPU per answer, mean",
+        f"{label}CPU per answer, mean",
         f"{mean * 1000:.0f} ms ({mean / CPU_GOAL_S:.2f}x Claude Code's)",
         f"<= {CPU_GOAL_S * 1000:.0f} ms",
         mean <= CPU_GOAL_S,
     )
+    return mean
 
 
 def rounds_part() -> None:

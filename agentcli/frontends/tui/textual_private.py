@@ -30,8 +30,9 @@ The private APIs, why each is worth it, and what to check on an upgrade.
   subtree to lines. `BakedBlocks` keeps the lines of finished blocks instead of
   their widget trees, so a frame's cost stops growing with the answer. Without
   it the stream benchmark above drops from 330-380 to 180-190 chunks/s and the
-  cost per chunk grows 2.6-3.3x over the message. Check: `Compositor()`,
-  `reflow(root, size)`, `render_strips()`.
+  cost per chunk grows 2.6-3.3x over the message. A finished answer is rendered
+  this way once more, whole, to become one widget of lines (streaming_markdown.py).
+  Check: `Compositor()`, `reflow(root, size)`, `render_strips()`.
 - `LinuxDriver._file` (`driver_output`, `set_driver_output`): the stream the
   driver's writer thread writes to, replaced by one that survives the terminal
   going away (see terminal_driver.py); Textual has no public way to give the

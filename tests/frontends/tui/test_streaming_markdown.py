@@ -16,7 +16,7 @@ from textual.widgets.markdown import MarkdownFence
 
 from agentcli.frontends.tui.textual_private import screen_lines
 from agentcli.frontends.tui.widgets.markdown_baked import BakedBlocks
-from agentcli.frontends.tui.widgets.streaming_markdown import StreamingMarkdown
+from agentcli.frontends.tui.widgets.streaming_markdown import MarkdownBody, StreamingMarkdown
 
 SIZE = (70, 120)
 
@@ -87,11 +87,38 @@ def _screen_text(app: App) -> list[str]:
     return [strip.text.rstrip() for strip in screen_lines(app.screen)]
 
 
+def _screen_cells(app: App) -> list[list[tuple[str, str]]]:
+    """Every cell of the screen with its style (colours, bold, links...): what a
+    user sees, exactly. (Meta, e.g. selection offsets, is not drawn: left out.)"""
+    return [
+        [(char, str(segment.style or "")) for segment in strip for char in segment.text]
+        for strip in screen_lines(app.screen)
+    ]
+
+
 async def _stock_render(source: str, size: tuple[int, int] = SIZE) -> list[str]:
     app = _Host(Markdown(source))
     async with app.run_test(size=size) as pilot:
         await pilot.pause()
         return _screen_text(app)
+
+
+async def _stock_cells(
+    source: str, size: tuple[int, int] = SIZE, theme: str | None = None
+) -> list[list[tuple[str, str]]]:
+    app = _Host(Markdown(source))
+    async with app.run_test(size=size) as pilot:
+        if theme:
+            app.theme = theme
+        await pilot.pause()
+        await pilot.pause()
+        return _screen_cells(app)
+
+
+async def _settle(pilot) -> None:
+    """Let the frames happen in which finished blocks are baked and the answer flattened."""
+    for _ in range(4):
+        await pilot.pause()
 
 
 async def _stream(pilot, widget: StreamingMarkdown, source: str, chunk: int) -> None:
@@ -125,14 +152,62 @@ async def test_blocks_are_baked_into_one_widget() -> None:
     widget = StreamingMarkdown()
     app = _Host(widget)
     async with app.run_test(size=SIZE) as pilot:
-        await _stream(pilot, widget, DOC_MIXED, 5)
-        await widget.finish()
-        for _ in range(4):
-            await pilot.pause()
+        await _stream(pilot, widget, DOC_MIXED, 5)  # not finished: the last block is open
+        await _settle(pilot)
         baked = widget.query(BakedBlocks)
         assert len(baked) == 1
-        # Nothing but the baked lines is left: frames no longer grow with the text.
+        # Nothing but the baked lines and the open tail: frames no longer grow with the text.
         assert len(widget.query("MarkdownBody > *")) <= 2
+        assert not widget.flattened
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=["mixed", "loose"])
+async def test_a_finished_answer_is_one_widget_that_looks_the_same(doc: str) -> None:
+    """Issue 25: every frame composes each widget covering a line, so a finished
+    answer is drawn by one widget (no body, no block widgets), cell for cell and
+    style for style what Textual's Markdown shows for the same text."""
+    expected = await _stock_cells(doc)
+    widget = StreamingMarkdown()
+    app = _Host(widget)
+    async with app.run_test(size=SIZE) as pilot:
+        await _stream(pilot, widget, doc, 20)
+        await widget.finish()
+        await _settle(pilot)
+        assert widget.flattened
+        assert list(widget.walk_children()) == []
+        assert _screen_cells(app) == expected
+        assert widget.source == doc
+
+
+async def test_a_flat_answer_follows_a_theme_change() -> None:
+    widget = StreamingMarkdown()
+    app = _Host(widget)
+    async with app.run_test(size=SIZE) as pilot:
+        widget.append(DOC_MIXED)
+        await widget.finish()
+        await _settle(pilot)
+        assert widget.flattened
+        app.theme = "textual-light"
+        await _settle(pilot)
+        assert widget.flattened
+        assert _screen_cells(app) == await _stock_cells(DOC_MIXED, theme="textual-light")
+
+
+async def test_a_link_in_a_flat_answer_opens_on_click() -> None:
+    opened: list[str] = []
+    widget = StreamingMarkdown()
+    app = _Host(widget)
+    app.open_url = lambda url, **_: opened.append(url)  # type: ignore[method-assign]
+    async with app.run_test(size=SIZE) as pilot:
+        widget.append("See [the docs](https://example.com/docs) first.\n")
+        await widget.finish()
+        await _settle(pilot)
+        assert widget.flattened
+        (row,) = [y for y, line in enumerate(_screen_text(app)) if "the docs" in line]
+        column = _screen_text(app)[row].index("the docs")
+        await pilot.click(offset=(column + 2, row))
+        await pilot.pause()
+        assert opened == ["https://example.com/docs"]
 
 
 async def test_finished_blocks_are_parsed_once() -> None:
@@ -229,13 +304,13 @@ async def test_resize_renders_baked_blocks_again_at_the_new_width() -> None:
     async with app.run_test(size=SIZE) as pilot:
         await _stream(pilot, widget, DOC_MIXED, 50)
         await widget.finish()
-        for _ in range(3):
-            await pilot.pause()
-        assert widget.query(BakedBlocks)
+        await _settle(pilot)
+        assert widget.flattened
         await pilot.resize_terminal(50, 140)
-        for _ in range(4):
-            await pilot.pause()
+        await _settle(pilot)
         assert _screen_text(app) == await _stock_render(DOC_MIXED, (50, 140))
+        assert widget.flattened
+        assert _screen_cells(app) == await _stock_cells(DOC_MIXED, (50, 140))
 
 
 async def test_append_after_finish_is_refused() -> None:
@@ -283,26 +358,45 @@ async def test_text_in_baked_blocks_can_be_selected_and_copied() -> None:
             pilot, widget, "First paragraph here.\n\nSecond paragraph follows.\n\nEnd.", 5
         )
         await widget.finish()
-        for _ in range(4):
-            await pilot.pause()
+        await _settle(pilot)
+        assert widget.flattened  # the finished answer's lines, in one widget
+
+        widget.text_select_all()
+        await pilot.pause()
+        selected = app.screen.get_selected_text()
+        assert "First paragraph here." in selected and "Second paragraph follows." in selected
+        assert "\n  " not in selected and not selected.startswith(" ")  # no padding copied
+
+        # A drag with the mouse selects just what it covers.
+        app.screen.clear_selection()
+        text = _screen_text(app)
+        row = next(y for y, line in enumerate(text) if "First" in line)
+        column = text[row].index("First")
+        await pilot.mouse_down(widget, offset=(column, row))
+        await pilot.hover(widget, offset=(column + 4, row))
+        await pilot.mouse_up(widget, offset=(column + 4, row))
+        await pilot.pause()
+        assert app.screen.get_selected_text() == "First"
+
+
+async def test_text_in_baked_blocks_of_a_streaming_answer_can_be_copied() -> None:
+    widget = StreamingMarkdown()
+    app = _Host(widget)
+    async with app.run_test(size=SIZE) as pilot:
+        text = "First paragraph here.\n\nSecond paragraph follows.\n\nThird.\n\nStill stre"
+        await _stream(pilot, widget, text, 5)
+        await _settle(pilot)
         (baked,) = widget.query(BakedBlocks)
         assert baked.line_count >= 3
-
         baked.text_select_all()
         await pilot.pause()
         selected = app.screen.get_selected_text()
         assert "First paragraph here." in selected and "Second paragraph follows." in selected
 
-        # A drag with the mouse selects just what it covers.
-        app.screen.clear_selection()
-        await pilot.mouse_down(baked, offset=(0, 0))
-        await pilot.hover(baked, offset=(4, 0))
-        await pilot.mouse_up(baked, offset=(4, 0))
-        await pilot.pause()
-        assert app.screen.get_selected_text() == "First"
 
-
-async def test_a_finished_answer_still_on_screen_holds_no_removed_block_widgets() -> None:
+async def test_a_finished_answer_still_on_screen_holds_no_removed_block_widgets(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """Issue 25: answers that stay mounted hold only their baked lines. The block
     widgets baked away (and the streamed tail's earlier parses) must leave memory;
     each kept a tree of widgets with their render caches, about 2 MB an answer."""
@@ -311,25 +405,25 @@ async def test_a_finished_answer_still_on_screen_holds_no_removed_block_widgets(
 
     from textual.widgets.markdown import MarkdownBlock
 
+    blocks: list[weakref.ref[MarkdownBlock]] = []
+    original = MarkdownBody.build_blocks
+
+    def tracked(body: MarkdownBody, source: str, first_line: int) -> list[MarkdownBlock]:
+        built = original(body, source, first_line)
+        blocks.extend(weakref.ref(block) for block in built)
+        return built
+
+    monkeypatch.setattr(MarkdownBody, "build_blocks", tracked)
     widget = StreamingMarkdown()
     app = _Host(widget)
     async with app.run_test(size=SIZE) as pilot:
-        blocks: list[weakref.ref[MarkdownBlock]] = []
-        original = widget._body.build_blocks
-
-        def tracked(source: str, first_line: int) -> list[MarkdownBlock]:
-            built = original(source, first_line)
-            blocks.extend(weakref.ref(block) for block in built)
-            return built
-
-        widget._body.build_blocks = tracked  # type: ignore[method-assign]
         await _stream(pilot, widget, DOC_MIXED, 20)
+        body = weakref.ref(widget._body)
         await widget.finish()
-        for _ in range(4):
-            await pilot.pause()
-        assert widget.query(BakedBlocks), "the finished blocks were baked"
-        shown = set(widget.query("MarkdownBody > *"))
+        await _settle(pilot)
+        assert widget.flattened, "the finished blocks were baked and the answer flattened"
         gc.collect()
-        alive = [ref() for ref in blocks if ref() is not None and ref() not in shown]
+        alive = [ref() for ref in blocks if ref() is not None]
         assert alive == []
+        assert body() is None
         assert _screen_text(app) == await _stock_render(DOC_MIXED)

@@ -42,6 +42,57 @@ def render_block_lines(block: MarkdownBlock) -> list[Strip] | None:
         return None
 
 
+class BakedLines:
+    """Rendered lines kept as bare tuples of segments, and how to show and copy them.
+
+    Shared by `BakedBlocks` (finished blocks beside live ones) and a finished
+    `StreamingMarkdown` (the whole answer as one widget's lines), so both draw,
+    select and copy the same way. Each line is a tuple of segments (None: a blank
+    gap line): a Strip per line would carry its caches, many long-lived objects
+    that every full garbage collection has to walk.
+    """
+
+    __slots__ = ("lines", "width")
+
+    def __init__(self, width: int) -> None:
+        self.width = width
+        self.lines: list[tuple[Segment, ...] | None] = []
+
+    def strip(self, owner: Widget, y: int, width: int) -> Strip:
+        """Line `y` at `width` cells, with `owner`'s selection shown and the
+        offsets that tell the screen which character is under the mouse."""
+        line = self.lines[y] if 0 <= y < len(self.lines) else None
+        if line is None:
+            strip = Strip.blank(width, Style(bgcolor=owner.rich_style.bgcolor))
+        else:
+            strip = Strip(line, self.width)
+            if width != self.width:
+                strip = strip.crop_extend(0, width, None)
+            strip = _highlight_selection(owner, strip, y)
+        return strip.apply_offsets(0, y)
+
+    def text(self) -> str:
+        """The plain text of the lines, one per line, as a copy gives it."""
+        return "\n".join(
+            "".join(segment.text for segment in line).rstrip() if line else ""
+            for line in self.lines
+        )
+
+
+def _highlight_selection(owner: Widget, strip: Strip, y: int) -> Strip:
+    selection = owner.text_selection
+    span = selection.get_span(y) if selection is not None else None
+    if span is None:
+        return strip
+    start, end = span
+    end = strip.cell_length if end == -1 else min(end, strip.cell_length)
+    if start >= end:
+        return strip
+    before, chosen, after = strip.divide([start, end, strip.cell_length])[:3]
+    style = owner.screen.get_component_rich_style("screen--selection")
+    return Strip.join([before, chosen.apply_style(style), after])
+
+
 class BakedBlocks(Widget):
     """The rendered lines of many finished blocks, with the gaps between them.
 
@@ -58,65 +109,39 @@ class BakedBlocks(Widget):
 
     def __init__(self, width: int) -> None:
         super().__init__()
-        self.baked_width = width
-        # Each line as a bare tuple of segments (None: a blank gap line). A Strip
-        # per line would carry its caches: many long-lived objects that every
-        # full garbage collection has to walk.
-        self._lines: list[tuple[Segment, ...] | None] = []
+        self.baked = BakedLines(width)
         self._bottom_margin: int | None = None
 
     @property
+    def baked_width(self) -> int:
+        return self.baked.width
+
+    @property
     def line_count(self) -> int:
-        return len(self._lines)
+        return len(self.baked.lines)
 
     def add(self, block: MarkdownBlock, lines: list[Strip]) -> None:
         """Append a block's lines after the previous block's (with the collapsed gap)."""
         top, _, bottom, _ = block.styles.margin
+        kept = self.baked.lines
         if self._bottom_margin is None:
             self.styles.margin = (top, 0, bottom, 0)
         else:
-            self._lines.extend([None] * max(self._bottom_margin, top))
+            kept.extend([None] * max(self._bottom_margin, top))
             self.styles.margin = (self.styles.margin.top, 0, bottom, 0)
         self._bottom_margin = bottom
-        self._lines.extend(tuple(line) for line in lines)
+        kept.extend(tuple(line) for line in lines)
         self.refresh(layout=True)
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
-        return len(self._lines)
+        return len(self.baked.lines)
 
     def render_line(self, y: int) -> Strip:
-        width = self.size.width
-        line = self._lines[y] if 0 <= y < len(self._lines) else None
-        if line is None:
-            strip = Strip.blank(width, Style(bgcolor=self.rich_style.bgcolor))
-        else:
-            strip = Strip(line, self.baked_width)
-            if width != self.baked_width:
-                strip = strip.crop_extend(0, width, None)
-            strip = self._highlight_selection(strip, y)
-        # Offsets tell the screen which character is under the mouse: selection.
-        return strip.apply_offsets(0, y)
-
-    def _highlight_selection(self, strip: Strip, y: int) -> Strip:
-        selection = self.text_selection
-        span = selection.get_span(y) if selection is not None else None
-        if span is None:
-            return strip
-        start, end = span
-        end = strip.cell_length if end == -1 else min(end, strip.cell_length)
-        if start >= end:
-            return strip
-        before, chosen, after = strip.divide([start, end, strip.cell_length])[:3]
-        style = self.screen.get_component_rich_style("screen--selection")
-        return Strip.join([before, chosen.apply_style(style), after])
+        return self.baked.strip(self, y, self.size.width)
 
     def get_selection(self, selection: Selection) -> tuple[str, str] | None:
         """The plain text under a selection, for copying (Ctrl+C / the clipboard)."""
-        text = "\n".join(
-            "".join(segment.text for segment in line).rstrip() if line else ""
-            for line in self._lines
-        )
-        return selection.extract(text), "\n"
+        return selection.extract(self.baked.text()), "\n"
 
     def selection_updated(self, selection: Selection | None) -> None:
         self.refresh()

@@ -12,7 +12,13 @@ before:
 - only the open tail block is re-parsed, at most once per screen refresh
   (`append` only records text and schedules one update);
 - the blocks live in a `Markdown` subclass with `layout: stream`, whose layout
-  reuses the placements of the unchanged blocks in front of the tail.
+  reuses the placements of the unchanged blocks in front of the tail;
+- once laid out, finished blocks are baked into lines (`BakedBlocks`), and a
+  finished answer whose blocks are all baked becomes one widget: the answer
+  draws those lines itself and lets its body (and the baked blocks' widget)
+  go. Every frame composes each widget that covers a line, so a finished
+  answer on screen costs one layer per line instead of three, and the layout
+  has one node per answer to visit.
 
 The rendered blocks are the very widgets `Markdown` builds for the same source,
 so the answer looks the same as a `Markdown` showing the whole text. Building
@@ -32,15 +38,23 @@ from collections.abc import Sequence
 from functools import cache
 
 from markdown_it import MarkdownIt
+from rich.style import Style
 from textual import events
 from textual.app import ComposeResult
+from textual.geometry import Size
+from textual.selection import Selection
+from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Markdown
 from textual.widgets.markdown import MarkdownBlock, MarkdownFence
 
 from agentcli.core.terminal_text import MarkdownCleaner
-from agentcli.frontends.tui.textual_private import blocks_from_tokens, update_block
-from agentcli.frontends.tui.widgets.markdown_baked import BakedBlocks, render_block_lines
+from agentcli.frontends.tui.textual_private import blocks_from_tokens, render_lines, update_block
+from agentcli.frontends.tui.widgets.markdown_baked import (
+    BakedBlocks,
+    BakedLines,
+    render_block_lines,
+)
 from agentcli.frontends.tui.widgets.markdown_blocks import BlockSplitter
 
 # Blocks whose widget can take the content of a newer parse of the same block
@@ -115,7 +129,7 @@ class StreamingMarkdown(Widget):
         self._chunks: list[str] = []
         self._cleaner = MarkdownCleaner()
         self._splitter = BlockSplitter()
-        self._body = MarkdownBody(self)
+        self._body_widget: MarkdownBody | None = MarkdownBody(self)  # None once flat
         self._frozen_sources: list[tuple[str, int]] = []  # (source, first line)
         self._frozen_lines = 0  # lines in frozen blocks: where the tail starts
         self._baked: BakedBlocks | None = None
@@ -128,6 +142,8 @@ class StreamingMarkdown(Widget):
         self._rebuild_needed = False
         self._bakeable = True
         self._width = 0
+        self._flat: _FlatAnswer | None = None
+        self._all_taken = False  # every block has been taken from the closed splitter
         self.frozen_block_count = 0
         """How many finished blocks have been parsed and rendered (each once)."""
         if markdown:
@@ -151,8 +167,15 @@ class StreamingMarkdown(Widget):
         # Height changes all the time while streaming; only a new width
         # makes the baked lines wrong.
         width, self._width = self._width, event.size.width
-        if self._baked is not None and width and event.size.width != width:
+        baked = self._baked is not None or self._flat is not None
+        if baked and width and event.size.width != width:
             self._invalidate_baked()
+
+    @property
+    def _body(self) -> MarkdownBody:
+        """The container of the block widgets (a flat answer has none)."""
+        assert self._body_widget is not None, "a flat answer has no body"
+        return self._body_widget
 
     # -- the public interface ---------------------------------------------------
 
@@ -173,6 +196,11 @@ class StreamingMarkdown(Widget):
         self._chunks.append(text)
         self._splitter.feed(text)
         self._schedule()
+
+    @property
+    def flattened(self) -> bool:
+        """The answer is finished and drawn as one widget's lines (no child widgets)."""
+        return self._flat is not None
 
     @property
     def finished(self) -> bool:
@@ -226,8 +254,14 @@ class StreamingMarkdown(Widget):
     # -- rendering ----------------------------------------------------------------
 
     async def _apply(self) -> None:
+        if self._flat is not None:
+            if not self._rebuild_needed:
+                return
+            await self._unflatten()
         body = self._body
         if not body.is_mounted:
+            return
+        if self._all_shown() and await self._flatten():
             return
         with self.app.batch_update():
             if self._rebuild_needed:
@@ -239,10 +273,15 @@ class StreamingMarkdown(Widget):
             # Bake the rest once it has been laid out. (Without progress, e.g.
             # while hidden, wait for the next append rather than spin.)
             self._schedule()
+        elif progress and self._all_shown():
+            # Flatten once the screen has laid out what was just mounted or baked.
+            self.call_after_refresh(self._flatten_when_laid_out)
 
     async def _show_new_text(self) -> bool:
         """Mount newly finished blocks and re-render the tail; True if a block froze."""
+        closed = self._splitter.closed
         finished = self._splitter.take_finished()
+        self._all_taken = closed  # after close, the splitter gave every block
         tail = self._splitter.tail
         if not finished and tail == self._shown_tail:
             return False
@@ -344,6 +383,160 @@ class StreamingMarkdown(Widget):
         if blocks:
             await self._body.mount_all(blocks, before=0)
         return True
+
+    # -- a finished answer as one widget ----------------------------------------------
+
+    def _all_shown(self) -> bool:
+        """Is the whole answer in the body (finished, every block frozen and mounted)?"""
+        return (
+            self._finished
+            and self._all_taken
+            and not self._tail_widgets
+            and not self._rebuild_needed
+            and self._body_widget is not None
+            and bool(self._body_widget.children)
+        )
+
+    async def _flatten_when_laid_out(self) -> None:
+        async with self._render_lock:
+            if self._flat is None and self._all_shown():
+                await self._flatten()
+
+    async def _flatten(self) -> bool:
+        """Draw the body's lines here and let the body go (True), if the screen's layout
+        of the body is the current one; otherwise False (the next bake tries again).
+
+        The lines come from one render of the body (baked blocks and live ones) with
+        Textual's compositor, as the screen draws them; only its content is kept,
+        without the body's padding or the first block's top margin (kept as sizes),
+        so selection and copy see the text alone, as in `BakedBlocks`."""
+        body = self._body
+        children = list(body.children)
+        gutter = body.styles.gutter
+        size = body.outer_size
+        inner_width = size.width - gutter.width
+        # Sizes, not regions: asking the screen for the region of a widget that is
+        # off screen makes it lay out every widget there is. The height is the
+        # blocks' (as Markdown stacks them), which Textual also gives the answer
+        # once its blocks are baked: while they are live it can be a blank line more.
+        stacked = _stacked_height(children, inner_width)
+        if stacked is None or (self._baked is not None and len(children) > 1):
+            # (The stream layout reads margins from CSS, not the baked blocks' own:
+            # beside live blocks they are drawn without their gap until baked too.)
+            return False
+        height = gutter.height + stacked
+        if (
+            not body.is_mounted
+            or inner_width <= 0
+            or size.width != self.content_size.width
+            or size.height < height
+            or self._selected(body)
+        ):
+            return False
+        try:
+            strips = render_lines(body, size)
+        except Exception:  # the compositor failed on it: keep the widgets (slower, still right)
+            return False
+        top = gutter.top + children[0].styles.margin.top
+        lines = BakedLines(inner_width)
+        lines.lines = [
+            tuple(strip.crop(gutter.left, gutter.left + inner_width))
+            for strip in strips[top : gutter.top + stacked]
+        ]
+        self._flat = _FlatAnswer(
+            lines, height=height, top=top, left=gutter.left, inner_width=inner_width
+        )
+        self._baked = None
+        self._live_frozen = []
+        self._body_widget = None
+        with self.app.batch_update():
+            await body.remove()
+            self.displayed_children  # noqa: B018  (refreshes the cached list: lets the body go)
+            self.refresh(layout=True)
+        return True
+
+    def _selected(self, body: Widget) -> bool:
+        """Is text in the body selected (its lines would keep the highlight)?"""
+        return any(widget is body or body in widget.ancestors for widget in self.screen.selections)
+
+    async def _unflatten(self) -> None:
+        """Give the answer a body again, for its blocks to be rendered anew."""
+        self._flat = None
+        self._body_widget = MarkdownBody(self)
+        await self.mount(self._body_widget)
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        if self._flat is not None:
+            return self._flat.height
+        return super().get_content_height(container, viewport, width)
+
+    def render_line(self, y: int) -> Strip:
+        flat = self._flat
+        if flat is None:
+            return super().render_line(y)
+        return flat.strip(self, y, self.content_size.width)
+
+    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
+        """The plain text under a selection, for copying (once the answer is flat)."""
+        if self._flat is None:
+            return super().get_selection(selection)
+        return selection.extract(self._flat.lines.text()), "\n"
+
+    def selection_updated(self, selection: Selection | None) -> None:
+        if self._flat is not None:
+            self.refresh()
+
+    def action_link(self, href: str) -> None:
+        """A click on a link in a flat answer (the lines keep their click actions)."""
+        self.app.open_url(href)
+
+
+class _FlatAnswer:
+    """A finished answer's baked lines, placed as its body placed them: `top` blank
+    lines (the first block's margin) above, `left` cells (the body's padding) before.
+    Selection and copy work on the baked lines' own coordinates, as in `BakedBlocks`."""
+
+    __slots__ = ("height", "inner_width", "left", "lines", "top")
+
+    def __init__(
+        self, lines: BakedLines, *, height: int, top: int, left: int, inner_width: int
+    ) -> None:
+        self.lines = lines
+        self.height = height
+        self.top = top
+        self.left = left
+        self.inner_width = inner_width
+
+    def strip(self, owner: Widget, y: int, width: int) -> Strip:
+        blank_style = Style(bgcolor=owner.rich_style.bgcolor)
+        inner_y = y - self.top
+        if not 0 <= inner_y < len(self.lines.lines):
+            return Strip.blank(width, blank_style)
+        inner = self.lines.strip(owner, inner_y, self.inner_width)
+        right = width - self.left - self.inner_width
+        parts = [inner]
+        if self.left > 0:
+            parts.insert(0, Strip.blank(self.left, blank_style))
+        if right > 0:
+            parts.append(Strip.blank(right, blank_style))
+        return Strip.join(parts) if len(parts) > 1 else inner
+
+
+def _stacked_height(children: Sequence[Widget], width: int) -> int | None:
+    """The height of `children` stacked as the body's stream layout stacks them (the
+    larger of two neighbours' margins between them, the last bottom margin left out),
+    or None if one has not been laid out at `width` less its side margins."""
+    height = 0
+    previous: int | None = None
+    for child in children:
+        top, right, bottom, left = child.styles.margin
+        size = child.outer_size
+        if size.width <= 0 or size.width != width - left - right:
+            return None
+        height += top if previous is None else max(previous, top)
+        height += size.height
+        previous = bottom
+    return height
 
 
 def _same_content(old: MarkdownBlock, new: MarkdownBlock) -> bool:
