@@ -97,9 +97,12 @@ def test_pruning_waits_until_start_up_is_over(tmp_path, monkeypatch):
     monkeypatch.setattr(checkpoint_prune, "_started", threading.Lock())
     monkeypatch.setattr(checkpoint_prune, "START_DELAY_S", 3600)
 
+    before = set(threading.enumerate())  # an earlier test's engine may have one waiting too
     build_engine(Options(cwd=tmp_path), provider=None)
 
-    (pruning,) = [t for t in threading.enumerate() if t.name == "agentcli-prune-checkpoints"]
+    (pruning,) = [
+        t for t in set(threading.enumerate()) - before if t.name == "agentcli-prune-checkpoints"
+    ]
     assert pruning.is_alive() and asked == []  # still waiting
     assert isinstance(pruning, threading.Timer) and pruning.daemon
     pruning.cancel()
