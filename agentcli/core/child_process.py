@@ -134,28 +134,19 @@ async def run_child(
         "drop": subprocess.DEVNULL,
         "into_stdout": subprocess.STDOUT,
     }[stderr]
-    if isinstance(command, str):
-        transport, _ = await loop.subprocess_shell(
-            lambda: collector,
-            command,
-            stdin=stdin_pipe,
-            stdout=subprocess.PIPE,
-            stderr=stderr_pipe,
-            cwd=cwd,
-            env=env,
-            start_new_session=own_group,
-        )
-    else:
-        transport, _ = await loop.subprocess_exec(
-            lambda: collector,
-            *command,
-            stdin=stdin_pipe,
-            stdout=subprocess.PIPE,
-            stderr=stderr_pipe,
-            cwd=cwd,
-            env=env,
-            start_new_session=own_group,
-        )
+    # A command line goes through the shell; an argv is run as it is.
+    spawn = loop.subprocess_shell if isinstance(command, str) else loop.subprocess_exec
+    words = (command,) if isinstance(command, str) else tuple(command)
+    transport, _ = await spawn(
+        lambda: collector,
+        *words,
+        stdin=stdin_pipe,
+        stdout=subprocess.PIPE,
+        stderr=stderr_pipe,
+        cwd=cwd,
+        env=env,
+        start_new_session=own_group,
+    )
     timed_out = False
     try:
         if stdin is not None:

@@ -12,8 +12,6 @@ import pytest
 
 from agentcli.frontends.tui.textual_private import screen_lines
 from agentcli.frontends.tui.widgets.streaming_markdown import StreamingMarkdown
-from agentcli.providers.anthropic import AnthropicProvider
-from agentcli.providers.retry import RetryPolicy
 from tests.fakeapi import reply, text
 from tests.frontends.tui.helpers import idle, make_app, send, wait_for
 
@@ -44,18 +42,9 @@ def conversation_cells(app) -> list[list[tuple[str, str]]]:
     ]
 
 
-@pytest.fixture
-async def provider(fake_api):
-    made = AnthropicProvider(
-        api_key="test-key", base_url=fake_api.base_url, retry=RetryPolicy(max_retries=0)
-    )
-    yield made
-    await made.aclose()
-
-
-async def play(fake_api, provider, folder, *, flatten: bool) -> list[object]:
+async def play(fake_api, fake_api_provider, folder, *, flatten: bool) -> list[object]:
     """Four prompts answered; what the conversation shows at the end and a page up."""
-    app = make_app(provider, folder)
+    app = make_app(fake_api_provider, folder)
     shown: list[object] = []
     async with app.run_test(size=SIZE) as pilot:
         for n in range(ANSWERS):
@@ -79,14 +68,14 @@ async def play(fake_api, provider, folder, *, flatten: bool) -> list[object]:
 
 
 async def test_each_finished_answer_becomes_one_widget_and_looks_the_same(
-    fake_api, provider, tmp_path, monkeypatch
+    fake_api, fake_api_provider, tmp_path, monkeypatch
 ):
-    flat = await play(fake_api, provider, tmp_path / "flat", flatten=True)
+    flat = await play(fake_api, fake_api_provider, tmp_path / "flat", flatten=True)
 
     async def never(answer: StreamingMarkdown) -> bool:
         return False
 
     monkeypatch.setattr(StreamingMarkdown, "_flatten", never)
-    kept = await play(fake_api, provider, tmp_path / "kept", flatten=False)
+    kept = await play(fake_api, fake_api_provider, tmp_path / "kept", flatten=False)
     # Not a cell, a colour or a line's place differs from the answers kept as widgets.
     assert flat == kept

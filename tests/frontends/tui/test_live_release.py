@@ -12,8 +12,6 @@ import pytest
 from agentcli.frontends.tui.app import AgentApp
 from agentcli.frontends.tui.widgets.conversation import KEEP_SCREENS, UserMessageView
 from agentcli.frontends.tui.widgets.streaming_markdown import StreamingMarkdown
-from agentcli.providers.anthropic import AnthropicProvider
-from agentcli.providers.retry import RetryPolicy
 from agentcli.tools.read import ReadTool
 from tests.fakeapi import reply, text
 from tests.frontends.tui.helpers import idle, make_app, send, wait_for
@@ -30,15 +28,6 @@ def answer(n: int) -> str:
         "- it is read once\n- nothing clears it\n\n"
         f"```python\ndef load_{n}(path):\n    return cache[path]\n```\n\nDone with part {n}.\n"
     )
-
-
-@pytest.fixture
-async def provider(fake_api):
-    made = AnthropicProvider(
-        api_key="test-key", base_url=fake_api.base_url, retry=RetryPolicy(max_retries=0)
-    )
-    yield made
-    await made.aclose()
 
 
 def on_screen(app: AgentApp, wanted: str) -> bool:
@@ -60,9 +49,9 @@ async def play(pilot, app: AgentApp, fake_api) -> None:
 
 
 async def test_items_far_above_the_screen_are_released_and_rebuilt_when_scrolled_to(
-    fake_api, provider, tmp_path
+    fake_api, fake_api_provider, tmp_path
 ):
-    app = make_app(provider, tmp_path, [ReadTool()])
+    app = make_app(fake_api_provider, tmp_path, [ReadTool()])
     async with app.run_test(size=SIZE) as pilot:
         await play(pilot, app, fake_api)
         conv = app.conversation
@@ -85,8 +74,10 @@ async def test_items_far_above_the_screen_are_released_and_rebuilt_when_scrolled
         assert answers_shown(app)[-1] == answer(PROMPTS - 1)
 
 
-async def test_nothing_is_released_while_the_person_reads_further_up(fake_api, provider, tmp_path):
-    app = make_app(provider, tmp_path, [ReadTool()])
+async def test_nothing_is_released_while_the_person_reads_further_up(
+    fake_api, fake_api_provider, tmp_path
+):
+    app = make_app(fake_api_provider, tmp_path, [ReadTool()])
     async with app.run_test(size=SIZE) as pilot:
         await play(pilot, app, fake_api)
         conv = app.conversation
