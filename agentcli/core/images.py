@@ -23,6 +23,7 @@ from __future__ import annotations
 import base64
 import io
 import struct
+import zlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -162,41 +163,89 @@ def fit_image(data: bytes) -> FittedImage:
     if width * height > MAX_SOURCE_PIXELS:
         raise ImageProblem(f"it is {width}×{height} pixels, too large to be scaled down")
     if max(size) <= MAX_EDGE_PX and base64_chars(len(data)) <= MAX_BASE64_CHARS:
-        _check_decodes(data)
-        return FittedImage(media_type, data, width, height)
+        for candidate in _as_is_then_repaired(data, media_type):
+            if _decodes(candidate):
+                return FittedImage(media_type, candidate, width, height)
+        raise ImageProblem(f"it could not be decoded ({_decode_problem(data)})")
     return _scaled(data, media_type, size)
 
 
-def _check_decodes(data: bytes) -> None:
-    """ImageProblem unless the pixels decode: the API rejects an image it cannot
-    decode, and a rejected image stays in the conversation and fails every request
-    after it. (A scaled image is decoded to be scaled, so only this path needs it.)"""
+def _as_is_then_repaired(data: bytes, media_type: str) -> list[bytes]:
+    """The bytes, then (a PNG) the bytes without ancillary chunks whose checksum is
+    wrong: libpng-based decoders pass over those, Pillow refuses them, and the MCP
+    reference server's own sample image has one."""
+    if media_type != "image/png":
+        return [data]
+    repaired = _png_without_bad_ancillary_chunks(data)
+    return [data] if repaired is None else [data, repaired]
+
+
+def _png_without_bad_ancillary_chunks(data: bytes) -> bytes | None:
+    """The PNG with its bad ancillary chunks left out; None when it has none (or its
+    chunks cannot be walked)."""
+    kept = [data[:8]]
+    dropped = False
+    pos = 8
+    while pos + 12 <= len(data):
+        (length,) = struct.unpack(">I", data[pos : pos + 4])
+        end = pos + 12 + length
+        if end > len(data):
+            return None
+        kind, body = data[pos + 4 : pos + 8], data[pos + 8 : end - 4]
+        (crc,) = struct.unpack(">I", data[end - 4 : end])
+        if zlib.crc32(kind + body) & 0xFFFFFFFF != crc and kind[:1].islower():
+            dropped = True
+        else:
+            kept.append(data[pos:end])
+        pos = end
+        if kind == b"IEND":
+            break
+    return b"".join(kept) if dropped else None
+
+
+def _decodes(data: bytes) -> bool:
+    """Whether the pixels decode. The API refuses an image it cannot decode, and a
+    refused image stays in the conversation and fails every request after it."""
+    return _decode_problem(data) is None
+
+
+def _decode_problem(data: bytes) -> str | None:
     try:
         from PIL import Image
     except ImportError:  # an install without Pillow: the header was all that could be read
-        return
+        return None
     try:
         with Image.open(io.BytesIO(data)) as opened:
             opened.load()  # an animation: its first frame
     except Exception as exc:  # Pillow raises many kinds for a broken file
-        raise ImageProblem(f"it could not be decoded ({exc})") from exc
+        return str(exc) or type(exc).__name__
+    return None
+
+
+def _decoded(data: bytes, media_type: str) -> Any:
+    """The first frame as RGB(A), of the bytes or their repair; ImageProblem if neither."""
+    from PIL import Image
+
+    for candidate in _as_is_then_repaired(data, media_type):
+        try:
+            with Image.open(io.BytesIO(candidate)) as opened:
+                opened.seek(0)
+                return opened.convert("RGBA" if _has_alpha(opened) else "RGB")
+        except Exception:  # Pillow raises many kinds for a broken file
+            continue
+    raise ImageProblem(f"it could not be decoded ({_decode_problem(data)})")
 
 
 def _scaled(data: bytes, media_type: str, size: tuple[int, int]) -> FittedImage:
-    """Scaled to MAX_EDGE_PX, in its own format, then as JPEG of falling quality and
-    smaller sizes until the base64 text fits."""
+    """Scaled to MAX_EDGE_PX, in its own format, then as JPEG of falling quality and smaller sizes until
+    the base64 text fits."""
     try:
         from PIL import Image
     except ImportError as exc:  # an install without it: say what is missing
         raise ImageProblem(
             "it is over the API's limits and Pillow, which scales it down, is not installed"
         ) from exc
-    try:
-        with Image.open(io.BytesIO(data)) as opened:
-            opened.seek(0)  # an animation's first frame
-            image = opened.convert("RGBA" if _has_alpha(opened) else "RGB")
-    except Exception as exc:  # Pillow raises many kinds for a broken file
-        raise ImageProblem(f"it could not be decoded to be scaled down ({exc})") from exc
+    image = _decoded(data, media_type)
     edge = MAX_EDGE_PX
     while edge >= 64:
         scaled = _fit_edge(image, edge, Image.Resampling.LANCZOS)

@@ -139,7 +139,7 @@ def _image(data: str, mime: str, what: str) -> Block:
         fitted = fit_image(raw)
     except ImageProblem as problem:
         return _text(f"[{what} ({mime}, {len(raw):,} bytes) not shown: {problem}]")
-    if fitted.resized_from is None and fitted.media_type == mime:
+    if fitted.data is raw and fitted.media_type == mime:  # sent as it came
         return {"type": "image", "source": {"type": "base64", "media_type": mime, "data": data}}
     return fitted.block()
 

@@ -275,8 +275,9 @@ def _read_image(
     except ImageProblem as problem:
         raise ToolError(f"{display} could not be shown as an image: {problem}.") from None
     content: list[ResultPart] = [fitted.block()]
-    if fitted.resized_from is not None:
-        width, height = fitted.resized_from
+    scaled_from = fitted.resized_from  # its size, also when only encoded smaller
+    if scaled_from is not None and scaled_from != (fitted.width, fitted.height):
+        width, height = scaled_from
         content.append(
             {
                 "type": "text",

@@ -13,6 +13,8 @@ import base64
 import io
 import os
 import random
+import struct
+import zlib
 
 import nbformat
 import pytest
@@ -100,15 +102,44 @@ async def test_an_image_past_five_megabytes_is_made_to_fit(run_tool, workspace):
     assert check_images(conversation_of([result])) is None
 
 
-@pytest.mark.parametrize("cut", [0.5, 0.9])
-async def test_an_image_the_api_could_not_decode_is_refused_not_sent(run_tool, workspace, cut):
-    data = picture((300, 200), noise=True)
+async def test_an_image_with_no_pixels_to_decode_is_refused_not_sent(run_tool, workspace):
     path = workspace.root / "broken.png"
-    path.write_bytes(data[: int(len(data) * cut)])  # its header whole, its pixels not
+    path.write_bytes(picture((300, 200), noise=True)[:60])  # its header whole, no pixels
 
     with pytest.raises(
         ToolError, match=r"broken\.png could not be shown as an image: it could not be decoded"
     ):
+        await run_tool(ReadTool(), file_path=str(path))
+
+
+def with_bad_ancillary_checksum(png: bytes) -> bytes:
+    """A tEXt chunk whose CRC is wrong before the pixels: libpng-based decoders let it
+    pass, Pillow does not (the MCP reference server's sample image is such a file)."""
+    chunk = b"tEXt" + b"Comment\x00made here"
+    bad = struct.pack(">I", len(chunk) - 4) + chunk + struct.pack(">I", zlib.crc32(chunk) ^ 1)
+    return png[:33] + bad + png[33:]  # after the signature and IHDR
+
+
+async def test_a_png_with_a_bad_ancillary_chunk_is_sent_without_it(run_tool, workspace):
+    data = picture((300, 200), noise=True)
+    damaged = with_bad_ancillary_checksum(data)
+    path = workspace.root / "damaged.png"
+    path.write_bytes(damaged)
+
+    result = await run_tool(ReadTool(), file_path=str(path))
+
+    [block] = images_of(result)
+    assert size_of(block) == (300, 200)
+    assert base64.b64decode(block["source"]["data"]) == data  # the pixels as they were
+    assert check_images(conversation_of([result])) is None  # as it came, this one fails
+
+
+async def test_an_image_cut_short_is_refused_not_sent(run_tool, workspace):
+    data = picture((300, 200), noise=True)
+    path = workspace.root / "cut.png"
+    path.write_bytes(data[: len(data) * 9 // 10])
+
+    with pytest.raises(ToolError, match="could not be decoded"):
         await run_tool(ReadTool(), file_path=str(path))
 
 
@@ -132,7 +163,7 @@ async def test_a_notebooks_big_figures_are_taken_in_a_long_session(run_tool, wor
 async def test_a_notebook_figure_that_cannot_be_decoded_is_not_sent(run_tool, workspace):
     notebook = nbformat.v4.new_notebook()
     data = picture((300, 200), noise=True)
-    broken = base64.b64encode(data[: len(data) // 2]).decode()
+    broken = base64.b64encode(data[:60]).decode()  # its header, no pixels
     cell = nbformat.v4.new_code_cell("plot()", id="plot")
     cell.outputs = [nbformat.v4.new_output("display_data", data={"image/png": broken})]
     notebook.cells.append(cell)
