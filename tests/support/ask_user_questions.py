@@ -1,4 +1,4 @@
-"""The two questions the SDK and ACP tests of AskUserQuestion ask: a single choice and a
+"""The two questions the app's, the SDK's and ACP's tests of AskUserQuestion ask: a single choice and a
 multiSelect one, so each front end is tried on both kinds."""
 
 from __future__ import annotations

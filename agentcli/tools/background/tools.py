@@ -111,8 +111,7 @@ class BashOutputTool(_TaskTool):
             return ToolResult(report(task, retrieval="success"))
         pattern = LineFilter(inp.filter)
         _board, task = find_task(ctx, inp.bash_id)
-        done = task.done  # read before the output: a task over has all of it in the file
-        new = task.model_cursor.read_new(final=done)
+        new, done = _read_new(task)
         notes: list[str] = []
         try:
             text = await pattern.matching_lines(new.text)
@@ -152,9 +151,14 @@ async def stop_task(ctx: ToolContext, task_id: str) -> ToolResult:
 def report(task: BackgroundTask, retrieval: str) -> str:
     """The task's status and its output new since the last read, as Claude Code lays
     it out (tagged parts)."""
-    done = task.done  # read before the output: a task over has all of it in the file
-    new = task.model_cursor.read_new(final=done)
+    new, done = _read_new(task)
     return layout(task, retrieval, new, new.text, done)
+
+
+def _read_new(task: BackgroundTask) -> tuple[OutputRead, bool]:
+    """The output the model has not read yet, and whether the task is over."""
+    done = task.done  # read before the output: a task over has all of it in the file
+    return task.model_cursor.read_new(final=done), done
 
 
 def layout(

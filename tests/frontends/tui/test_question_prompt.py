@@ -12,25 +12,9 @@ from agentcli.permissions.types import PermissionMode
 from agentcli.tools.ask_user_question import AskUserQuestionTool
 from tests.engine.scripted import Response, ScriptedProvider, text, tool_use
 from tests.frontends.tui.helpers import idle, make_app, send, type_text, wait_for
+from tests.support.ask_user_questions import QUESTIONS
 
-LIBRARY = {
-    "question": "Which library?",
-    "header": "Library",
-    "options": [
-        {"label": "httpx", "description": "async and sync"},
-        {"label": "requests", "description": "the classic"},
-    ],
-}
-CHECKS = {
-    "question": "Which checks?",
-    "header": "Checks",
-    "multiSelect": True,
-    "options": [
-        {"label": "lint", "description": "ruff"},
-        {"label": "types", "description": "mypy"},
-        {"label": "tests", "description": "pytest"},
-    ],
-}
+LIBRARY, CHECKS = QUESTIONS  # a single choice and a multiSelect one
 
 
 def asking_app(tmp_path, *questions: dict[str, Any], guard_s: float = 0.0):
