@@ -15,6 +15,7 @@ from tests.mcp.everything import needs_everything, needs_filesystem  # noqa: F40
 from tests.sandbox_support import needs_bwrap  # noqa: F401  (re-exported fixture)
 from tests.support import tiers
 from tests.support.escaped_children import escaped_children  # noqa: F401  (re-exported fixture)
+from tests.support.pilot_settle import use_fine_settle_step
 from tests.support.projects import project  # noqa: F401  (re-exported fixture)
 
 
@@ -47,6 +48,8 @@ def isolated_home(tmp_path_factory, monkeypatch):
     monkeypatch.setattr(credentials, "_kept", {})
     return home
 
+
+use_fine_settle_step()
 
 _processes = tiers.ProcessGuard()
 _processes.install()

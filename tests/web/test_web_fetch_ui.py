@@ -10,7 +10,7 @@ from agentcli.permissions.types import PermissionMode
 from agentcli.tools.display import WebFetchDisplay
 from agentcli.tools.web.fetch_tool import WebFetchTool
 from tests.engine.scripted import Response, ScriptedProvider, text, tool_use
-from tests.frontends.tui.helpers import idle, make_app, send, wait_for
+from tests.frontends.tui.helpers import idle, make_app, question_ready, send, wait_for
 from tests.frontends.tui.test_terminal_safety import rendered
 from tests.web.site import Site
 
@@ -34,7 +34,7 @@ async def test_a_fetch_is_asked_per_domain_and_drawn_safely(tmp_path, site: Site
     )
     async with app.run_test(size=(120, 40)) as pilot:
         await send(pilot, "fetch it")
-        prompt = await wait_for(pilot, lambda: app.permission_prompt, "the question")
+        prompt = await wait_for(pilot, lambda: question_ready(app), "the question")
         assert str(prompt.query_one(".permission-subject").render()) == url
         shown = rendered(prompt)[0]
         assert "WebFetch(domain:127.0.0.1)" in shown

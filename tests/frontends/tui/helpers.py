@@ -57,6 +57,13 @@ async def wait_for(
         await pilot.pause(0.005)
 
 
+def question_ready(app: AgentApp) -> Any:
+    """The open question once a person could answer it: mounted and holding the focus.
+    Until its `on_mount` focuses it, a key still goes to the (hidden) prompt."""
+    question = app.permission_prompt
+    return question if question is not None and question.has_focus_within else None
+
+
 async def type_text(pilot: Any, text: str) -> None:
     """Type `text` key by key (Pilot names each character's key: " " is "space")."""
     await pilot.press(*text)

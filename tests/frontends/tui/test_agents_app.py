@@ -9,7 +9,6 @@ from typing import Any
 import pytest
 
 from agentcli.agents.definitions import load_agents
-from agentcli.frontends.tui.widgets.permission_prompt import PermissionPrompt
 from agentcli.frontends.tui.widgets.subagent_pane import SubagentProgress
 from agentcli.permissions.types import PermissionMode
 from agentcli.providers.anthropic import AnthropicProvider
@@ -19,7 +18,7 @@ from agentcli.tools.read import ReadTool
 from agentcli.tools.todo_write import TodoWriteTool
 from agentcli.tools.write import WriteTool
 from tests.fakeapi import hang, reply, text, tool_use
-from tests.frontends.tui.helpers import idle, make_app, send, wait_for
+from tests.frontends.tui.helpers import idle, make_app, question_ready, send, wait_for
 
 GUARD_S = 15
 
@@ -154,8 +153,8 @@ async def test_a_subagents_permission_question_says_which_subagent_asks(fake_api
     app = app_for(fake_api, tmp_path, PermissionMode.DEFAULT)
     async with app.run_test(size=(120, 40)) as pilot:
         await send(pilot, "write b")
-        prompt = await wait_for(pilot, lambda: app.query(PermissionPrompt), "the question")
-        title = rendered(prompt.first().query_one(".permission-title"))
+        prompt = await wait_for(pilot, lambda: question_ready(app), "the question")
+        title = rendered(prompt.query_one(".permission-title"))
         assert "(asked by subagent 'write b' (general-purpose))" in title
         await pilot.press("n")
         await idle(pilot, app)

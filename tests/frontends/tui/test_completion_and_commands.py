@@ -179,18 +179,20 @@ async def test_theme_keeps_other_settings_and_reports_a_broken_file(tmp_path):
     app = make_app(ScriptedProvider(), tmp_path, remember_theme=True)
     async with app.run_test() as pilot:
         await send(pilot, "/theme high-contrast")
-        await pilot.pause()
+        await wait_for(pilot, lambda: app.has_class("theme-high-contrast"), "the theme")
     assert json.loads(path.read_text()) == {"model": "keep-me", "theme": "high-contrast"}
     path.write_text("{broken")
     app = make_app(ScriptedProvider(), tmp_path, remember_theme=True)
     async with app.run_test() as pilot:
-        await pilot.pause()
         assert app.has_class("theme-dark")
-        notes = " ".join(str(n.render()) for n in app.conversation.query(".note"))
-        assert "settings.json" in notes and "invalid JSON" in notes
+
+        def notes() -> str:
+            return " ".join(str(n.render()) for n in app.conversation.query(".note"))
+
+        await wait_for(pilot, lambda: "settings.json" in notes(), "the note on the file")
+        assert "invalid JSON" in notes()
         await send(pilot, "/theme light")
-        await pilot.pause()
-        assert "settings.json" in last_output(app)
+        await wait_for(pilot, lambda: "settings.json" in last_output(app), "the file named")
     assert path.read_text() == "{broken"
 
 

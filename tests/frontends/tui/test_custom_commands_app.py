@@ -15,7 +15,7 @@ from agentcli.config.trust import remember
 from agentcli.permissions.types import PermissionMode
 from agentcli.tools.bash import BashTool
 from tests.engine.scripted import Response, ScriptedProvider, text, tool_use
-from tests.frontends.tui.helpers import idle, make_app, send, type_text, wait_for
+from tests.frontends.tui.helpers import idle, make_app, question_ready, send, type_text, wait_for
 from tests.frontends.tui.mcp_support import notes
 
 FIX_ISSUE = """\
@@ -95,7 +95,7 @@ async def test_an_untrusted_folders_command_asks_before_its_shell_line_runs(repo
     async with app.run_test(size=(100, 40)) as pilot:
         await wait_for(pilot, lambda: "fix-issue" in app.registry, "the command files")
         await send(pilot, "/fix-issue 7")
-        question = await wait_for(pilot, lambda: app.permission_prompt, "the question")
+        question = await wait_for(pilot, lambda: question_ready(app), "the question")
         assert question.question.request.input == {"command": "git status --short"}
         assert "not trusted" in question.question.request.reason
         assert provider.requests == []
@@ -112,7 +112,7 @@ async def test_refusing_the_shell_line_sends_nothing_and_says_why(repo):
     async with app.run_test(size=(100, 40)) as pilot:
         await wait_for(pilot, lambda: "fix-issue" in app.registry, "the command files")
         await send(pilot, "/fix-issue 7")
-        await wait_for(pilot, lambda: app.permission_prompt, "the question")
+        await wait_for(pilot, lambda: question_ready(app), "the question")
         await pilot.press("3")
         await pilot.press("enter")  # no feedback
         await idle(pilot, app)
@@ -183,7 +183,7 @@ async def test_an_untrusted_folders_allowed_tools_do_not_apply_and_it_says_so(re
     async with app.run_test(size=(100, 40)) as pilot:
         await wait_for(pilot, lambda: "touch" in app.registry, "the command files")
         await send(pilot, "/touch made.txt")
-        await wait_for(pilot, lambda: app.permission_prompt, "the question about Bash")
+        await wait_for(pilot, lambda: question_ready(app), "the question about Bash")
         await pilot.press("3")
         await pilot.press("enter")
         await idle(pilot, app)

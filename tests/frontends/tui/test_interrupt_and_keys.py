@@ -7,7 +7,7 @@ from agentcli.frontends.tui.events_view import INTERRUPTED_TEXT
 from agentcli.permissions.types import PermissionMode
 from agentcli.tools.registry import builtin_tools
 from tests.engine.scripted import Response, ScriptedProvider, text, tool_use
-from tests.frontends.tui.helpers import idle, make_app, send, type_text, wait_for
+from tests.frontends.tui.helpers import idle, make_app, question_ready, send, type_text, wait_for
 
 
 def notes(app) -> list[str]:
@@ -89,7 +89,7 @@ async def test_escape_at_a_permission_question_interrupts_the_turn(tmp_path):
     )
     async with app.run_test(size=(100, 40)) as pilot:
         await send(pilot, "poke")
-        await wait_for(pilot, lambda: app.permission_prompt, "the prompt")
+        await wait_for(pilot, lambda: question_ready(app), "the prompt")
         await pilot.press("escape")
         await idle(pilot, app)
         assert probe.order == [] and app.permission_prompt is None
@@ -122,7 +122,7 @@ async def test_a_question_the_engine_withdraws_goes_away(tmp_path):
     )
     async with app.run_test(size=(100, 40)) as pilot:
         await send(pilot, "poke")
-        prompt = await wait_for(pilot, lambda: app.permission_prompt, "the prompt")
+        prompt = await wait_for(pilot, lambda: question_ready(app), "the prompt")
         app.engine.interrupt()
         await idle(pilot, app)
         await wait_for(pilot, lambda: not app.query(PermissionPrompt), "the prompt to go")
@@ -145,7 +145,7 @@ async def test_escape_in_the_feedback_field_interrupts_too(tmp_path):
     )
     async with app.run_test(size=(100, 40)) as pilot:
         await send(pilot, "poke")
-        await wait_for(pilot, lambda: app.permission_prompt, "the prompt")
+        await wait_for(pilot, lambda: question_ready(app), "the prompt")
         await pilot.press("tab")
         await type_text(pilot, "half a thought")
         await pilot.press("escape")

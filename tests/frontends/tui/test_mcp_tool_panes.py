@@ -8,7 +8,7 @@ from textual.widgets import Static
 from agentcli.frontends.tui.widgets.tool_pane import ToolPane
 from agentcli.permissions.types import PermissionMode
 from tests.engine.scripted import Response, ScriptedProvider, text, tool_use
-from tests.frontends.tui.helpers import idle, send, wait_for
+from tests.frontends.tui.helpers import idle, question_ready, send, wait_for
 from tests.frontends.tui.mcp_support import mcp_app
 from tests.mcp.support import stdio
 
@@ -24,7 +24,7 @@ async def test_an_mcp_call_is_asked_about_then_shown_in_its_pane(tmp_path, mcp_m
     app = mcp_app(provider, tmp_path, manager, mode=PermissionMode.DEFAULT)
     async with app.run_test(size=(110, 40)) as pilot:
         await send(pilot, "say hi")
-        prompt = await wait_for(pilot, lambda: app.permission_prompt, "the question")
+        prompt = await wait_for(pilot, lambda: question_ready(app), "the question")
         title = str(prompt.query_one(".permission-title", Static).render())
         assert title == "Use mcp__test__echo"
         pane = app.conversation.pane("toolu_echo")

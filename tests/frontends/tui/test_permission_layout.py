@@ -14,7 +14,7 @@ from agentcli.permissions.types import PermissionMode
 from agentcli.tools.bash import BashTool
 from agentcli.tools.registry import builtin_tools
 from tests.engine.scripted import Response, ScriptedProvider, text, tool_use
-from tests.frontends.tui.helpers import make_app, send, wait_for
+from tests.frontends.tui.helpers import make_app, question_ready, send, wait_for
 
 SIZES = [(40, 12), (60, 16), (80, 24), (120, 50)]
 
@@ -58,7 +58,7 @@ def wholly_shown(app, widget: Widget) -> bool:
 
 async def ask(pilot, app) -> PermissionPrompt:
     await send(pilot, "go")
-    prompt = await wait_for(pilot, lambda: app.permission_prompt, "the question")
+    prompt = await wait_for(pilot, lambda: question_ready(app), "the question")
     await pilot.pause()
     await pilot.pause()
     return prompt

@@ -11,7 +11,7 @@ from agentcli.frontends.tui.widgets.tool_pane import ToolPane
 from agentcli.permissions.types import PermissionMode
 from agentcli.tools.ask_user_question import AskUserQuestionTool
 from tests.engine.scripted import Response, ScriptedProvider, text, tool_use
-from tests.frontends.tui.helpers import idle, make_app, send, type_text, wait_for
+from tests.frontends.tui.helpers import idle, make_app, question_ready, send, type_text, wait_for
 from tests.support.ask_user_questions import QUESTIONS
 
 LIBRARY, CHECKS = QUESTIONS  # a single choice and a multiSelect one
@@ -29,7 +29,7 @@ def asking_app(tmp_path, *questions: dict[str, Any], guard_s: float = 0.0):
 
 
 async def the_prompt(pilot, app) -> QuestionPrompt:
-    prompt = await wait_for(pilot, lambda: app.permission_prompt, "the question")
+    prompt = await wait_for(pilot, lambda: question_ready(app), "the question")
     assert isinstance(prompt, QuestionPrompt)
     return prompt
 
@@ -154,7 +154,7 @@ async def test_an_ordinary_permission_question_keeps_its_prompt(tmp_path):
     app = make_app(provider, tmp_path, [tool], mode=PermissionMode.DEFAULT)
     async with app.run_test(size=(100, 40)) as pilot:
         await send(pilot, "poke")
-        prompt = await wait_for(pilot, lambda: app.permission_prompt, "the permission prompt")
+        prompt = await wait_for(pilot, lambda: question_ready(app), "the permission prompt")
         assert isinstance(prompt, PermissionPrompt)
         await pilot.press("y")
         await idle(pilot, app)

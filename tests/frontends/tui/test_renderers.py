@@ -20,7 +20,7 @@ from agentcli.tools.diff import build_diff
 from agentcli.tools.display import DiffDisplay, ToolDisplay
 from agentcli.tools.inputs import ToolInput
 from tests.engine.scripted import Response, ScriptedProvider, text, tool_use
-from tests.frontends.tui.helpers import idle, make_app, send, wait_for
+from tests.frontends.tui.helpers import idle, make_app, question_ready, send, wait_for
 
 
 class DeployInput(ToolInput):
@@ -81,7 +81,7 @@ async def test_a_display_no_renderer_knows_gets_the_generic_view(tmp_path):
     app = deploy_app(tmp_path, lambda inp: DeployDisplay(target=inp.target))
     async with app.run_test(size=(100, 40)) as pilot:
         await send(pilot, "deploy it")
-        prompt = await wait_for(pilot, lambda: app.permission_prompt, "the question")
+        prompt = await wait_for(pilot, lambda: question_ready(app), "the question")
         title = str(prompt.query_one(".permission-title").render())
         subject = str(prompt.query_one(".permission-subject").render())
         assert (title, subject) == ("Use Deploy", "staging")
@@ -98,7 +98,7 @@ async def test_a_registered_renderer_draws_the_summary_the_body_and_the_preview(
     app = deploy_app(tmp_path, lambda inp: ReleaseDisplay(version="1.2", notes=("fast", "safe")))
     async with app.run_test(size=(100, 40)) as pilot:
         await send(pilot, "deploy it")
-        prompt = await wait_for(pilot, lambda: app.permission_prompt, "the question")
+        prompt = await wait_for(pilot, lambda: question_ready(app), "the question")
         preview = prompt.query_one(".permission-preview", Static)
         assert str(preview.content) == "• fast\n• safe"
         await pilot.press("1")
@@ -164,7 +164,7 @@ async def test_the_notebook_edit_question_shows_the_cells_diff(tmp_path):
     app = make_app(provider, tmp_path, tools, mode=PermissionMode.DEFAULT)
     async with app.run_test(size=(100, 40)) as pilot:
         await send(pilot, "change b")
-        prompt = await wait_for(pilot, lambda: app.permission_prompt, "the question")
+        prompt = await wait_for(pilot, lambda: question_ready(app), "the question")
         assert str(prompt.query_one(".permission-title").render()) == "Edit notebook"
         [view] = prompt.query(DiffView)
         assert str(view.render()).splitlines() == ["1   a = 1", "2 - b = 2", "2 + b = 3"]

@@ -13,7 +13,7 @@ import pytest
 from agentcli.permissions.types import PermissionMode
 from agentcli.tools.registry import builtin_tools
 from tests.engine.scripted import Response, ScriptedProvider, text, tool_use
-from tests.frontends.tui.helpers import idle, make_app, send, wait_for
+from tests.frontends.tui.helpers import idle, make_app, question_ready, send, wait_for
 
 SIZE = (90, 32)
 # Every app here is built with cursor_blink=False: a blinking cursor is in one
@@ -78,7 +78,7 @@ def test_permission_prompt_for_an_edit(snap_compare, tmp_path):
 
     async def run_before(pilot):
         await send(pilot, "Change value to 2")
-        await wait_for(pilot, lambda: app.permission_prompt, "the permission prompt")
+        await wait_for(pilot, lambda: question_ready(app), "the permission prompt")
         quiet_status(app)
         await settle(pilot, app)
 
@@ -95,7 +95,7 @@ def test_permission_prompt_with_a_long_diff_keeps_its_answers_in_view(snap_compa
 
     async def run_before(pilot):
         await send(pilot, "Change every line")
-        await wait_for(pilot, lambda: app.permission_prompt, "the permission prompt")
+        await wait_for(pilot, lambda: question_ready(app), "the permission prompt")
         quiet_status(app)
         await settle(pilot, app)
 

@@ -18,7 +18,7 @@ from agentcli.config.trust import remember
 from agentcli.frontends.tui.app import AgentApp
 from agentcli.frontends.tui.widgets.conversation import Note
 from tests.engine.scripted import Response, ScriptedProvider, text, tool_use
-from tests.frontends.tui.helpers import idle, send, wait_for
+from tests.frontends.tui.helpers import idle, question_ready, send, wait_for
 
 BROKEN = '{"permissions": {"deny": ["Bash(rm:*)"],}}'
 
@@ -153,7 +153,7 @@ async def test_while_protection_is_uncertain_even_a_read_asks(project):
         await wait_for(pilot, lambda: app.engine is not None, "the engine")
         app.engine.connect(provider)
         await send(pilot, "read it")
-        prompt = await wait_for(pilot, lambda: app.permission_prompt, "the permission prompt")
+        prompt = await wait_for(pilot, lambda: question_ready(app), "the permission prompt")
         assert prompt.request.reason.startswith("protection uncertain")
         assert str(settings) in prompt.request.reason
         await pilot.press("n")

@@ -18,7 +18,7 @@ from tests.engine.scripted import Probe, Response, ScriptedProvider, make_tool, 
 from tests.fakeapi import hang, reply
 from tests.fakeapi import text as api_text
 from tests.fakeapi import tool_use as api_tool_use
-from tests.frontends.tui.helpers import idle, make_app, send, wait_for
+from tests.frontends.tui.helpers import idle, make_app, question_ready, send, wait_for
 from tests.frontends.tui.test_agents_app import GUARD_S, task
 
 WAITING = "Waiting for permission"
@@ -45,7 +45,7 @@ async def test_a_refused_call_leaves_the_one_still_running_named(tmp_path):
     )
     async with app.run_test(size=(100, 40)) as pilot:
         await send(pilot, "look and peek")
-        await wait_for(pilot, lambda: app.permission_prompt, "the question about Peek")
+        await wait_for(pilot, lambda: question_ready(app), "the question about Peek")
         await wait_for(pilot, lambda: not app.status_line.display, "the line to give way")
         await pilot.press("n")
         await wait_for(pilot, lambda: app.permission_prompt is None, "the question to go")
@@ -74,7 +74,7 @@ async def test_after_a_subagents_question_the_line_names_the_running_task(fake_a
     try:
         async with app.run_test(size=(120, 40)) as pilot:
             await send(pilot, "write b")
-            await wait_for(pilot, lambda: app.permission_prompt, "the subagent's question")
+            await wait_for(pilot, lambda: question_ready(app), "the subagent's question")
             await wait_for(pilot, lambda: not app.status_line.display, "the line to give way")
             await pilot.press("1")
             await asyncio.to_thread(held.reached.wait, GUARD_S)  # the subagent works on
@@ -101,7 +101,7 @@ async def test_after_a_commands_shell_line_is_allowed_the_line_stops_waiting(tmp
     async with app.run_test(size=(100, 40)) as pilot:
         await wait_for(pilot, lambda: "slow" in app.registry, "the command files")
         await send(pilot, "/slow")
-        await wait_for(pilot, lambda: app.permission_prompt, "the question about the line")
+        await wait_for(pilot, lambda: question_ready(app), "the question about the line")
         await wait_for(pilot, lambda: not app.status_line.display, "the line to give way")
         await pilot.press("1")
         await wait_for(pilot, lambda: app.permission_prompt is None, "the question to go")

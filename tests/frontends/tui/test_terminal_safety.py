@@ -31,7 +31,7 @@ from agentcli.tools.bash import BashTool
 from agentcli.tools.diff import build_diff
 from agentcli.tools.display import CreatedDisplay
 from tests.engine.scripted import Response, ScriptedProvider, text, tool_use
-from tests.frontends.tui.helpers import idle, make_app, send, type_text, wait_for
+from tests.frontends.tui.helpers import idle, make_app, question_ready, send, type_text, wait_for
 
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
@@ -169,7 +169,7 @@ async def test_permission_question_shows_the_command_controls_instead_of_obeying
     app = make_app(provider, tmp_path, [BashTool()], mode=PermissionMode.DEFAULT)
     async with app.run_test(size=(100, 40)) as pilot:
         await send(pilot, "go")
-        prompt: PermissionPrompt = await wait_for(pilot, lambda: app.permission_prompt, "question")
+        prompt: PermissionPrompt = await wait_for(pilot, lambda: question_ready(app), "question")
         await pilot.pause()
         shown = rendered(prompt)[0]
         assert CONTROL.search(shown) is None

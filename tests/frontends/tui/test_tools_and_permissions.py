@@ -7,7 +7,7 @@ from agentcli.frontends.tui.widgets.permission_prompt import PermissionPrompt
 from agentcli.frontends.tui.widgets.tool_pane import ToolPane
 from agentcli.permissions.types import PermissionMode
 from tests.engine.scripted import Probe, Response, ScriptedProvider, make_tool, text, tool_use
-from tests.frontends.tui.helpers import idle, make_app, send, type_text, wait_for
+from tests.frontends.tui.helpers import idle, make_app, question_ready, send, type_text, wait_for
 
 
 def note_texts(app) -> list[str]:
@@ -95,7 +95,7 @@ def asking_app(tmp_path, *responses, guard_s=0.0):
 
 async def open_prompt(pilot, app) -> PermissionPrompt:
     await send(pilot, "poke it")
-    return await wait_for(pilot, lambda: app.permission_prompt, "the permission prompt")
+    return await wait_for(pilot, lambda: question_ready(app), "the permission prompt")
 
 
 async def test_allow_once_runs_the_tool_and_asks_again_next_time(tmp_path):
