@@ -47,9 +47,9 @@ async def test_a_fetch_is_asked_per_domain_and_drawn_safely(tmp_path, site: Site
         size = len(HOSTILE.encode())
         assert pane.summary == f"{url} · HTTP 200 · {size} bytes · text/html"
         await pilot.click(pane)
-        await pilot.pause()
+        await wait_for(pilot, lambda: "title" in rendered(pane)[0], "the result to expand")
         shown = rendered(pane)[0]
-        assert "title" in shown and "clipboard" in shown
+        assert "clipboard" in shown
         assert CONTROL.search(shown) is None, shown
 
 
