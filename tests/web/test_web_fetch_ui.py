@@ -10,7 +10,7 @@ from agentcli.permissions.types import PermissionMode
 from agentcli.tools.display import WebFetchDisplay
 from agentcli.tools.web.fetch_tool import WebFetchTool
 from tests.engine.scripted import Response, ScriptedProvider, text, tool_use
-from tests.frontends.tui.helpers import idle, make_app, question_ready, send, wait_for
+from tests.frontends.tui.helpers import click, idle, make_app, question_ready, send, wait_for
 from tests.frontends.tui.test_terminal_safety import rendered
 from tests.web.site import Site
 
@@ -46,7 +46,7 @@ async def test_a_fetch_is_asked_per_domain_and_drawn_safely(tmp_path, site: Site
         assert pane.state == "done"
         size = len(HOSTILE.encode())
         assert pane.summary == f"{url} · HTTP 200 · {size} bytes · text/html"
-        await pilot.click(pane)
+        await click(pilot, pane)
         await wait_for(pilot, lambda: "title" in rendered(pane)[0], "the result to expand")
         shown = rendered(pane)[0]
         assert "clipboard" in shown

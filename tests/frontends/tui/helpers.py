@@ -58,10 +58,27 @@ async def wait_for(
 
 
 def question_ready(app: AgentApp) -> Any:
-    """The open question once a person could answer it: mounted and holding the focus.
-    Until its `on_mount` focuses it, a key still goes to the (hidden) prompt."""
+    """The open question once a person could see and answer it: laid out on the screen
+    and holding the focus. Until its `on_mount` focuses it, a key still goes to the
+    (hidden) prompt; until its first layout it has no size, so nothing is drawn."""
     question = app.permission_prompt
-    return question if question is not None and question.has_focus_within else None
+    if question is None or not question.has_focus_within or not question.size.area:
+        return None
+    return question
+
+
+async def click(pilot: Any, widget: Any) -> None:
+    """Click `widget` where it is drawn once its place holds still, as a person would:
+    right after a turn the conversation may still move it (the last answer's layout),
+    and a click at its old place lands on something else."""
+    places = [None]
+
+    def held_still() -> bool:
+        places.append(widget.region)
+        return places[-1] == places[-2] and places[-1].area > 0
+
+    await wait_for(pilot, held_still, "the widget to be drawn in one place")
+    await pilot.click(widget)
 
 
 async def type_text(pilot: Any, text: str) -> None:

@@ -31,7 +31,15 @@ from agentcli.tools.bash import BashTool
 from agentcli.tools.diff import build_diff
 from agentcli.tools.display import CreatedDisplay
 from tests.engine.scripted import Response, ScriptedProvider, text, tool_use
-from tests.frontends.tui.helpers import idle, make_app, question_ready, send, type_text, wait_for
+from tests.frontends.tui.helpers import (
+    click,
+    idle,
+    make_app,
+    question_ready,
+    send,
+    type_text,
+    wait_for,
+)
 
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
@@ -96,7 +104,7 @@ async def test_hostile_bash_output_is_shown_safely_live_and_finished(tmp_path):
         assert_safe(live)
         assert all(line in live for line in VISIBLE), live
         assert_red(segments, "red words")
-        await pilot.click(pane)  # expanded while running
+        await click(pilot, pane)  # expanded while running
         await pilot.pause()
         assert_safe(rendered(pane._body)[0])
         (tmp_path / "go").touch()
@@ -106,7 +114,7 @@ async def test_hostile_bash_output_is_shown_safely_live_and_finished(tmp_path):
         assert_safe(expanded)
         assert all(line in expanded for line in (*VISIBLE, "finished")), expanded
         assert_red(segments, "red words")
-        await pilot.click(pane)  # collapsed: the summary line
+        await click(pilot, pane)  # collapsed: the summary line
         await pilot.pause()
         collapsed = rendered(pane._body)[0]
         assert_safe(collapsed)
@@ -125,7 +133,7 @@ async def test_shell_mode_output_is_shown_safely(tmp_path):
             lambda: next((p for p in app.conversation.query(ToolPane) if p.state == "done"), None),
             "the shell pane to finish",
         )
-        await pilot.click(pane)
+        await click(pilot, pane)
         await pilot.pause()
         shown = rendered(pane._body)[0]
         assert_safe(shown)
@@ -206,7 +214,7 @@ async def test_resumed_history_is_shown_safely(tmp_path):
     async with app.run_test(size=(100, 40)) as pilot:
         await render_history(app.conversation, history, {}, app.engine.tools, app.engine.workspace)
         pane = app.conversation.pane("toolu_old")
-        await pilot.click(pane)
+        await click(pilot, pane)
         await pilot.pause()
         shown = "\n".join(
             rendered(widget)[0]

@@ -7,7 +7,15 @@ from agentcli.frontends.tui.widgets.permission_prompt import PermissionPrompt
 from agentcli.frontends.tui.widgets.tool_pane import ToolPane
 from agentcli.permissions.types import PermissionMode
 from tests.engine.scripted import Probe, Response, ScriptedProvider, make_tool, text, tool_use
-from tests.frontends.tui.helpers import idle, make_app, question_ready, send, type_text, wait_for
+from tests.frontends.tui.helpers import (
+    click,
+    idle,
+    make_app,
+    question_ready,
+    send,
+    type_text,
+    wait_for,
+)
 
 
 def note_texts(app) -> list[str]:
@@ -62,7 +70,7 @@ async def test_running_tool_shows_live_output_then_the_summary_expands(tmp_path)
         await idle(pilot, app)
         assert pane.state == "done"
         collapsed = str(pane._body.render())
-        await pilot.click(pane)
+        await click(pilot, pane)
         assert pane.expanded and "Slow did x" in str(pane._body.render())
         assert "⎿" in collapsed
 
