@@ -7,9 +7,12 @@ worker after the screen is up (a message sent before then waits in the queue).
 In a folder whose settings would enable something and that the person has
 not trusted yet, the loader first asks (screens/trust_question.py) and builds
 the engine only with the answer, so nothing from those settings takes effect
-before it. The command modules are imported in the same thread after the engine
-(nothing slow runs on the app's loop, so keys echo while the start goes on;
-the app holds a command entered before they are in: prompt_flow.py). The MCP SDK
+before it. A resumed session (`--continue`, `--resume ID`) comes first of all:
+its newest messages are read from the transcript's end and drawn before the
+engine's modules are imported (and before that question). The command modules
+are imported in the same thread after the engine (nothing slow runs on the app's
+loop, so keys echo while the start goes on; the app holds a command entered
+before they are in: prompt_flow.py). The MCP SDK
 is imported after the provider, and its servers are started on the app's loop,
 where the engine that calls them lives.
 
@@ -41,6 +44,7 @@ if TYPE_CHECKING:
     from agentcli.frontends.tui.state import AppState
     from agentcli.mcp.manager import McpManager
     from agentcli.session.loader import LoadedSession
+    from agentcli.session.tail_first import TailFirst
     from agentcli.wiring.bootstrap import Options
 
 
@@ -90,6 +94,10 @@ class Startup:
         self.load_provider = load_provider
         self.trusted: bool | None = None  # the answer to the trust question; None: not asked
         self.commands_loading = False  # the command modules are being (or were) imported
+        # `--continue` / `--resume ID`: the session claimed and its tail drawn before the
+        # engine's modules load (`_open_resumed`), its whole read when the engine is built.
+        self.resume_opened = False
+        self.opened: TailFirst | LoadedSession | None = None
 
     def after_first_frame(self) -> None:
         gc.freeze()  # start-up objects stay; later collections need not rescan them
@@ -131,6 +139,7 @@ class Startup:
         engine = app.state.engine
         try:
             if engine is None:
+                self._open_resumed()  # its newest messages first, then the engine's modules
                 engine = self._build_engine()
         finally:
             self._load_commands()  # also when the trust question waits, or the build failed
@@ -150,7 +159,7 @@ class Startup:
         options = self.options()
         if self.trusted is None and self._ask_trust(options):
             return None
-        resumed = self._resumed_at_start(options)
+        resumed = self._resumed_at_start()
         engine = build_engine(options, provider=None, resumed=resumed, carry_totals=True)
         app.post_message(messages.EngineBuilt(engine))
         if resumed is not None:  # before any note: what the tail showed may be redrawn
@@ -225,32 +234,55 @@ class Startup:
             self.app.post_message(messages.Note(problem, "warning"))
         self._load_in_thread()
 
-    def _resumed_at_start(self, options: Options) -> LoadedSession | None:
-        """`--continue` / `--resume ID`: the session to open. Its newest messages are
-        shown first, from the transcript's tail; the rest is read once they are on
-        screen (session/tail_first.py), and the engine is built on the whole."""
+    def _open_resumed(self) -> None:
+        """`--continue` / `--resume ID`: claim the session and have its newest messages
+        drawn from the transcript's tail (session/tail_first.py), once, before the
+        engine's modules are imported: importing them is a fifth of a second that a
+        plain start spends after its first frame too. A transcript is the person's own
+        record, so it is shown before a folder's trust question, if one comes; nothing
+        from the project's settings takes part in drawing it."""
         from agentcli.session.loader import TranscriptError
         from agentcli.session.resume import SessionNotFound, resumed_path
         from agentcli.session.tail_first import TailFirst, open_tail_first
 
-        app = self.app
-        resume_id = getattr(options, "resume", None) or None
-        continue_latest = bool(getattr(options, "continue_session", False))
+        if self.resume_opened:
+            return
+        self.resume_opened = True
+        resume_id = getattr(self.args, "resume", None) or None
+        continue_latest = bool(getattr(self.args, "continue_session", False))
         if not (resume_id or continue_latest):
-            return None
+            return
         try:
-            path = resumed_path(app.state.cwd, continue_latest=continue_latest, resume_id=resume_id)
-            opened = open_tail_first(path) if path is not None else None
-            if not isinstance(opened, TailFirst):
-                return opened
-            self._show_tail(opened.tail)
+            path = resumed_path(
+                self.app.state.cwd, continue_latest=continue_latest, resume_id=resume_id
+            )
+            self.opened = open_tail_first(path) if path is not None else None
+        except (SessionNotFound, TranscriptError) as problem:
+            self._not_resumed(problem)
+            return
+        if isinstance(self.opened, TailFirst):
+            self._show_tail(self.opened.tail)
+
+    def _resumed_at_start(self) -> LoadedSession | None:
+        """The session `_open_resumed` opened, whole: the bytes in front of its tail read
+        now, the engine built on it (None: not resuming, or it could not be read)."""
+        from agentcli.session.loader import TranscriptError
+        from agentcli.session.tail_first import TailFirst
+
+        opened, self.opened = self.opened, None
+        if not isinstance(opened, TailFirst):
+            return opened  # None, or a fork of a session another process holds, loaded
+        try:
             with collection_paused():
                 loaded = opened.complete()
-            gc.freeze()  # the session's history lives on: later collections skip it
-            return loaded
-        except (SessionNotFound, TranscriptError) as problem:
-            app.post_message(messages.Note(f"{problem}; starting a new conversation", "warning"))
+        except TranscriptError as problem:
+            self._not_resumed(problem)
             return None
+        gc.freeze()  # the session's history lives on: later collections skip it
+        return loaded
+
+    def _not_resumed(self, problem: Exception) -> None:
+        self.app.post_message(messages.Note(f"{problem}; starting a new conversation", "warning"))
 
     def _show_tail(self, tail: LoadedSession) -> None:
         """Have the app draw the newest messages, prepared here (history_view.py

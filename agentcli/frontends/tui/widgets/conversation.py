@@ -18,6 +18,7 @@ by their widget, tool output by its pane.
 from __future__ import annotations
 
 from collections import deque
+from time import monotonic
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
@@ -75,6 +76,7 @@ class Conversation(VerticalScroll, can_focus=False):
         self._wanted: str | None = None
         self._filling = 0  # lines a resumed history still fills in, an item a frame
         self._fill_timer: Timer | None = None  # the fill waits for a pause in the typing
+        self._typed_at: float | None = None  # when the person last typed (monotonic)
         self.last_answer_source: str = ""
         self.pruned = 0  # items dropped for good (widgets that cannot be rebuilt)
         self._pruned_label = Static("", classes="pruned")
@@ -159,7 +161,12 @@ class Conversation(VerticalScroll, can_focus=False):
             self._items.extend(widgets)
         self.anchor()
         self._filling = self._screenful(FILL_SCREENS) - sum(e.lines() for e in entries[-1:])
-        if self._earlier:
+        if not self._earlier:
+            return
+        typing = None if self._typed_at is None else monotonic() - self._typed_at
+        if typing is not None and typing < FILL_PAUSE_S:  # typing since before the history came
+            self._pause_fill(FILL_PAUSE_S - typing)
+        else:
             self.call_after_refresh(self._fill_step)
 
     async def _fill_step(self) -> None:
@@ -182,12 +189,17 @@ class Conversation(VerticalScroll, can_focus=False):
 
     def person_typed(self) -> None:
         """The person typed in the prompt: a resumed history's fill, if it is still
-        going, waits until they pause (FILL_PAUSE_S after their last key)."""
-        if self._filling <= 0:
-            return
+        going (or once it starts), waits until they pause (FILL_PAUSE_S after their
+        last key). A resume is typed into from its first frame on, before the history
+        is there to fill in."""
+        self._typed_at = monotonic()
+        if self._filling > 0:
+            self._pause_fill(FILL_PAUSE_S)
+
+    def _pause_fill(self, seconds: float) -> None:
         if self._fill_timer is not None:
             self._fill_timer.stop()
-        self._fill_timer = self.set_timer(FILL_PAUSE_S, self._fill_after_pause)
+        self._fill_timer = self.set_timer(seconds, self._fill_after_pause)
 
     async def add_earlier_history(self, entries: list[Entry]) -> None:
         """Items older than every one here (the rest of a resumed transcript, read after
