@@ -287,16 +287,18 @@ class Startup:
     def _show_tail(self, tail: LoadedSession) -> None:
         """Have the app draw the newest messages, prepared here (history_view.py
         `prepare_tail`), and wait (a while at most) until it has: reading the rest
-        meanwhile would only slow that frame down."""
+        meanwhile would only slow that frame down. What the frame did not need comes
+        right after it (`finish_tail`)."""
         import threading
 
         import agentcli.frontends.tui.widgets.streaming_markdown  # noqa: F401  (answers need it)
-        from agentcli.frontends.tui.history_view import prepare_tail
+        from agentcli.frontends.tui.history_view import finish_tail, prepare_tail
 
         drawn = threading.Event()
         prepared = prepare_tail(tail, self.app.state.cwd)
         self.app.post_message(messages.ResumedTail(prepared, drawn))
         drawn.wait(TAIL_DRAWN_WAIT_S)
+        finish_tail(prepared)
 
     def _load_mcp_in_thread(self, engine: QueryEngine | None = None) -> None:
         """Import the MCP SDK off the UI thread, then start the servers on the app's loop
