@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import gc
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import partial
@@ -55,6 +56,8 @@ LOOP_SWITCH_S = 0.001
 # How long the loader waits for the app to draw a resumed session's newest messages
 # before it reads the rest anyway (the app sets the event as soon as they are drawn).
 TAIL_DRAWN_WAIT_S = 3.0
+# How long the listing of the project's files waits for a resumed session to be read.
+RESUME_FIRST_S = 30.0
 
 
 @contextmanager
@@ -98,6 +101,9 @@ class Startup:
         # engine's modules load (`_open_resumed`), its whole read when the engine is built.
         self.resume_opened = False
         self.opened: TailFirst | LoadedSession | None = None
+        # Set once a resumed session is read whole (or the engine's build gave up): the
+        # folder's listing for `@` waits for it (`_load_files`).
+        self.resume_read = threading.Event()
 
     def after_first_frame(self) -> None:
         gc.freeze()  # start-up objects stay; later collections need not rescan them
@@ -118,7 +124,15 @@ class Startup:
             app.run_worker(
                 self._load_commands_then_mcp, thread=True, group="mcp", exit_on_error=False
             )
-        app.run_worker(self._load_files(), group="files", exit_on_error=False)
+        resuming = engine is None and self._resuming()
+        listed = self._load_files(after=self.resume_read if resuming else None)
+        app.run_worker(listed, group="files", exit_on_error=False)
+
+    def _resuming(self) -> bool:
+        """`--continue` or `--resume ID` (not the picker's `--resume`)."""
+        return bool(
+            getattr(self.args, "resume", None) or getattr(self.args, "continue_session", False)
+        )
 
     def options(self) -> Options:
         """The bootstrap Options of this run: its arguments, folder and trust answer."""
@@ -140,7 +154,10 @@ class Startup:
         try:
             if engine is None:
                 self._open_resumed()  # its newest messages first, then the engine's modules
-                engine = self._build_engine()
+                try:
+                    engine = self._build_engine()
+                finally:
+                    self.resume_read.set()
         finally:
             self._load_commands()  # also when the trust question waits, or the build failed
         if engine is None:
@@ -289,8 +306,6 @@ class Startup:
         `prepare_tail`), and wait (a while at most) until it has: reading the rest
         meanwhile would only slow that frame down. What the frame did not need comes
         right after it (`finish_tail`)."""
-        import threading
-
         import agentcli.frontends.tui.widgets.streaming_markdown  # noqa: F401  (answers need it)
         from agentcli.frontends.tui.history_view import finish_tail, prepare_tail
 
@@ -342,10 +357,16 @@ class Startup:
         if history.problem:
             self.app.note(history.problem, "warning")
 
-    async def _load_files(self) -> None:
+    async def _load_files(self, after: threading.Event | None = None) -> None:
+        """The project's files, for `@` completion; after a resumed session is read
+        (`after`): listing them runs ripgrep, whose start holds the loop for a moment
+        and whose run takes a core, while the person types and the newest messages are
+        drawn."""
         import asyncio
         import importlib
 
+        if after is not None:
+            await asyncio.to_thread(after.wait, RESUME_FIRST_S)
         # The listing's module, imported off the loop: the loader thread may be importing
         # the tools' modules it needs, and an import waits for the other thread's.
         await asyncio.to_thread(importlib.import_module, "agentcli.tools.ripgrep")

@@ -164,6 +164,35 @@ async def test_a_prompt_typed_before_the_rest_is_read_goes_with_the_whole_contex
         assert len(sent) == PROMPTS * 4 + 1
 
 
+async def test_the_folders_files_are_listed_once_the_session_is_read(tmp_path, monkeypatch):
+    """Listing the folder for `@` runs ripgrep (a core, and a moment of the loop to
+    start it): a resume lists it once its transcript is read, not while its newest
+    messages are drawn."""
+    project = tmp_path / "project"
+    project.mkdir()
+    await record(project)
+    read = threading.Event()
+    complete = tail_first.TailFirst.complete
+
+    def complete_when_told(self):
+        assert read.wait(60), "the rest was never let through"
+        return complete(self)
+
+    monkeypatch.setattr(tail_first.TailFirst, "complete", complete_when_told)
+    app = app_on(project, "--continue")
+    async with app.run_test(size=(100, 30)) as pilot:
+        try:
+            await wait_for(pilot, lambda: on_screen(app, f"prompt number {PROMPTS - 1}"))
+            for _ in range(10):
+                await pilot.pause()
+            assert app.prompt_flow.files is None  # not listed while the rest waits
+        finally:
+            read.set()
+        await resumed(pilot, app)
+        await wait_for(pilot, lambda: app.prompt_flow.files is not None, "the files listed")
+        assert "config.py" in app.prompt_flow.files
+
+
 async def test_a_torn_last_line_and_bad_bytes_resume(tmp_path):
     project = tmp_path / "project"
     project.mkdir()
