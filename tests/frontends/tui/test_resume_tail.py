@@ -18,6 +18,7 @@ import pytest
 from agentcli.cli.main import build_parser
 from agentcli.frontends.tui.app import AgentApp
 from agentcli.frontends.tui.widgets.conversation import UserMessageView
+from agentcli.frontends.tui.widgets.streaming_markdown import StreamingMarkdown
 from agentcli.session import records, tail_first
 from agentcli.session.loader import load_session
 from agentcli.session.store import latest_session_path
@@ -162,6 +163,29 @@ async def test_a_prompt_typed_before_the_rest_is_read_goes_with_the_whole_contex
         ]
         assert prompts == [f"prompt number {n}" for n in range(PROMPTS)] + ["and now the next part"]
         assert len(sent) == PROMPTS * 4 + 1
+
+
+async def test_the_rest_is_read_once_the_newest_answer_is_drawn_as_it_stays(
+    tmp_path, monkeypatch
+):
+    """A finished answer is drawn as its blocks, then as one widget of their lines (a
+    frame later): the loader reads the rest of the transcript (and imports the engine's
+    modules) after both frames, not beside the second."""
+    project = tmp_path / "project"
+    project.mkdir()
+    await record(project)
+    seen: list[bool] = []
+    complete = tail_first.TailFirst.complete
+    app = app_on(project, "--continue")
+
+    def complete_and_look(self):
+        seen.extend(answer.flattened for answer in app.conversation.query(StreamingMarkdown))
+        return complete(self)
+
+    monkeypatch.setattr(tail_first.TailFirst, "complete", complete_and_look)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await resumed(pilot, app)
+    assert seen == [True]  # the newest answer, the one item drawn before the rest is read
 
 
 async def test_the_folders_files_are_listed_once_the_session_is_read(tmp_path, monkeypatch):

@@ -18,6 +18,7 @@ by their widget, tool output by its pane.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 from time import monotonic
 from typing import TYPE_CHECKING, Any
 
@@ -47,6 +48,8 @@ KEEP_SCREENS = 3
 # page up), one item at a time with a frame between: a key typed meanwhile echoes
 # after one item's build, not after three screens' (load_history).
 FILL_SCREENS = 3
+# Frames a resume's loader waits at most for the newest items to be drawn as they stay.
+DRAWN_FRAMES = 6
 # While the person types, that fill waits until they pause this long: each of its steps
 # is a frame's layout and paint, and a key typed meanwhile echoes only after it.
 FILL_PAUSE_S = 1.0
@@ -168,6 +171,21 @@ class Conversation(VerticalScroll, can_focus=False):
             self._pause_fill(FILL_PAUSE_S - typing)
         else:
             self.call_after_refresh(self._fill_step)
+
+    def after_drawn(self, callback: Callable[[], object], frames: int = DRAWN_FRAMES) -> None:
+        """Call `callback` once the items mounted are drawn as they stay: a finished
+        answer is drawn as its block widgets first, then as one widget of their lines
+        a frame later (streaming_markdown.py `flattened`); after `frames` refreshes at
+        most. A resume's loader waits for this before its own heavy work (the engine's
+        imports), which would share the interpreter with those frames."""
+
+        def check(left: int) -> None:
+            if left <= 0 or all(getattr(item, "flattened", True) for item in self._items):
+                callback()
+            else:
+                self.call_after_refresh(check, left - 1)
+
+        self.call_after_refresh(check, frames)
 
     async def _fill_step(self) -> None:
         """One more item above (load_history), kept in place; the next one after the
