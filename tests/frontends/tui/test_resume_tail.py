@@ -165,9 +165,7 @@ async def test_a_prompt_typed_before_the_rest_is_read_goes_with_the_whole_contex
         assert len(sent) == PROMPTS * 4 + 1
 
 
-async def test_the_rest_is_read_once_the_newest_answer_is_drawn_as_it_stays(
-    tmp_path, monkeypatch
-):
+async def test_the_rest_is_read_once_the_newest_answer_is_drawn_as_it_stays(tmp_path, monkeypatch):
     """A finished answer is drawn as its blocks, then as one widget of their lines (a
     frame later): the loader reads the rest of the transcript (and imports the engine's
     modules) after both frames, not beside the second."""
