@@ -50,6 +50,7 @@ from agentcli.core.messages import (
 from agentcli.frontends.tui.history_entries import (
     AnswerEntry,
     Entry,
+    LazyDisplay,
     NoteEntry,
     ToolEntry,
     UserEntry,
@@ -94,7 +95,10 @@ def prepare_tail(tail: LoadedSession, cwd: Path) -> PreparedHistory:
     from agentcli.tools.todo_write import latest_todos
 
     context = ToolContext(builtin_tools(), Workspace(cwd))
-    entries = history_entries(tail.history, tail.displays, context)
+    entries = history_entries(tail.history, tail.displays, context, recorded=tail.raw_displays)
+    for entry in entries[-1:]:  # the one the first frame builds: its display too
+        if isinstance(entry, ToolEntry):
+            entry.shown_display()
     warm_up(entries[-1:])
     return PreparedHistory(tail, entries, context, latest_todos(tail.history))
 
@@ -108,8 +112,10 @@ def finish_tail(prepared: PreparedHistory) -> None:
     built-in tools do not have (an MCP server's) waits for the engine's tools."""
     tools = prepared.context.tools
     for entry in prepared.entries:
-        if isinstance(entry, ToolEntry) and callable(entry.summary) and tools.get(entry.name):
-            entry.summary()
+        if isinstance(entry, ToolEntry):
+            entry.shown_display()  # the recorded display validated (its model built)
+            if callable(entry.summary) and tools.get(entry.name):
+                entry.summary()
     warm_up(prepared.entries)
 
 
@@ -177,9 +183,11 @@ def history_entries(
     context: ToolContext,
     *,
     later: list[Message] | None = None,
+    recorded: dict[str, object] | None = None,
 ) -> list[Entry]:
     """One entry per item the live turn showed, oldest first; no widget is built.
-    `later`: the messages that follow these (a call's result may be there)."""
+    `later`: the messages that follow these (a call's result may be there).
+    `recorded`: displays as the transcript has them, validated when drawn."""
     results = _results_by_id(messages + (later or []))
     entries: list[Entry] = []
     for message in messages:
@@ -194,7 +202,7 @@ def history_entries(
                 if block.get("text", "").strip():
                     entries.append(AnswerEntry(block.get("text", "")))
             elif is_tool_use(block) and isinstance(block.get("id"), str):
-                entries.append(_tool_entry(block, results, displays, context))
+                entries.append(_tool_entry(block, results, displays, context, recorded or {}))
     return entries
 
 
@@ -203,11 +211,15 @@ def _tool_entry(
     results: dict[str, ToolResultBlock],
     displays: dict[str, ToolDisplay],
     context: ToolContext,
+    recorded: dict[str, object],
 ) -> ToolEntry:
-    name, inp = str(block.get("name", "?")), block.get("input") or {}
-    status, result = _outcome(block["id"], results.get(block["id"]))
+    name, inp, use_id = str(block.get("name", "?")), block.get("input") or {}, block["id"]
+    status, result = _outcome(use_id, results.get(use_id))
     summary = Summary(partial(_summary, context, name, inp))  # validated only when asked
-    return ToolEntry(block["id"], name, inp, summary, status, result, displays.get(block["id"]))
+    display: ToolDisplay | LazyDisplay | None = displays.get(use_id)
+    if display is None and use_id in recorded:
+        display = LazyDisplay(recorded[use_id])
+    return ToolEntry(use_id, name, inp, summary, status, result, display)
 
 
 def _outcome(

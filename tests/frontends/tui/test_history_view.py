@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agentcli.frontends.tui.history_entries import AnswerEntry, ToolEntry
+from agentcli.frontends.tui.history_entries import AnswerEntry, LazyDisplay, ToolEntry
 from agentcli.frontends.tui.history_view import (
     PreparedHistory,
     ToolContext,
@@ -15,6 +15,7 @@ from agentcli.frontends.tui.history_view import (
 )
 from agentcli.session.loader import LoadedSession
 from agentcli.tools.base import Workspace
+from agentcli.tools.display import ReadDisplay
 from agentcli.tools.registry import ToolRegistry
 from tests.engine.scripted import Probe, make_tool
 
@@ -98,3 +99,23 @@ def test_the_tails_summaries_are_worked_out_after_its_first_frame(tmp_path: Path
     echo_entry = next(e for e in entries if isinstance(e, ToolEntry) and e.name == "Echo")
     assert pane_summary(echo_entry) == "v"
     assert echo.asked == 1
+
+
+def test_a_recorded_display_is_validated_when_the_pane_shows_it(tmp_path: Path):
+    """A resume's tail keeps its displays as recorded (session/loader.py `parse_tail`):
+    the entry validates its display once, when its pane is built or `finish_tail` asks."""
+    context = ToolContext(ToolRegistry([Counted("Echo").tool]), Workspace(tmp_path))
+    recorded = {"toolu_1": {"type": "read", "path": "a.py", "lines": 3}}
+    messages = a_call("Echo", "v")
+    entry = tool_entry(history_entries(messages, {}, context, recorded=recorded))
+    assert isinstance(entry.display, LazyDisplay)
+    shown = entry.shown_display()
+    assert shown == ReadDisplay(path="a.py", lines=3)
+    assert entry.shown_display() is shown  # validated once
+    entries = history_entries(messages, {}, context, recorded=recorded)
+    loaded = LoadedSession(path=tmp_path / "s.jsonl", session_id="s", history=messages)
+    finish_tail(PreparedHistory(loaded, entries, context, ()))
+    display = tool_entry(entries).display
+    assert isinstance(display, LazyDisplay) and display() == shown
+    odd = {"toolu_1": {"type": "read", "path": 7}}  # a display this version cannot read
+    assert tool_entry(history_entries(messages, {}, context, recorded=odd)).shown_display() is None
