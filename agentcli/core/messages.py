@@ -191,6 +191,9 @@ def is_image(block: Block) -> TypeGuard[ImageBlock]:
 # The result of a call stopped by an interruption: in the live loop, and for a call
 # a transcript recorded without its result (the process died while it ran).
 INTERRUPTED_MESSAGE = "Interrupted by the user: this tool call was stopped before it finished."
+# The user text that ends an interrupted answer in the conversation (the live loop
+# adds it; a resumed history shows it as an "Interrupted" note).
+INTERRUPT_MARKER = "[Request interrupted by user]"
 
 
 def user_message(content: str | list[Block]) -> Message:

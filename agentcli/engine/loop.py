@@ -35,6 +35,7 @@ from typing import Any, TypeVar
 
 from agentcli.core.abort import AbortSignal
 from agentcli.core.messages import (
+    INTERRUPT_MARKER,
     INTERRUPTED_MESSAGE,
     Block,
     Message,
@@ -83,7 +84,6 @@ from agentcli.tools.base import Workspace
 from agentcli.tools.model_access import Accounting, ModelAccess, small_model_for
 from agentcli.tools.registry import ToolRegistry
 
-INTERRUPT_MARKER = "[Request interrupted by user]"
 # The API stopped a long turn of its server tools (web search) to be sent back as is.
 PAUSE_TURN = "pause_turn"
 MODEL_ERROR_RESULT = "Not run: the model's response failed before this turn could continue."

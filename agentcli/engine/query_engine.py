@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 
 from agentcli.core.abort import AbortSignal
 from agentcli.core.messages import (
+    INTERRUPT_MARKER,
     INTERRUPTED_MESSAGE,
     Block,
     Message,
@@ -52,7 +53,7 @@ from agentcli.engine.events import (
     TurnEnded,
     UserMessage,
 )
-from agentcli.engine.loop import INTERRUPT_MARKER, QueryParams, query
+from agentcli.engine.loop import QueryParams, query
 from agentcli.engine.parts import Checkpoints, EngineConfig, EngineParts, SessionStart, Transcript
 from agentcli.engine.server_tools import offered
 from agentcli.engine.windows import context_usage

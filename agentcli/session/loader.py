@@ -61,6 +61,9 @@ class LoadedSession:
     messages: list[Message] = field(default_factory=list)
     history: list[Message] = field(default_factory=list)
     displays: dict[str, ToolDisplay] = field(default_factory=dict)
+    # A tail's displays as recorded, not validated (`parse_tail`): whoever draws one
+    # validates it then (`tools.display.load_display`).
+    raw_displays: dict[str, object] = field(default_factory=dict)
     notices: list[str] = field(default_factory=list)
     meta: dict[str, Any] = field(default_factory=dict)
     last_uuid: str | None = None
@@ -116,12 +119,14 @@ def parse_transcript(
 
 def parse_tail(raw: bytes, path: Path) -> LoadedSession:
     """The newest lines of a transcript (session/tail.py), for showing them before the
-    whole file is read: their `history` and `displays` only. Nothing is repaired or
+    whole file is read: their `history`, and their displays as recorded
+    (`raw_displays`: validating them builds each display model, tens of milliseconds
+    before the first of them could be drawn). Nothing is repaired or
     reported (the whole file's parse does both), and a rewind to a prompt before
     these lines cannot be applied: whoever shows them checks them against the whole
     file's history once it is read (`tail_agrees`)."""
     loaded = LoadedSession(path=path, session_id=path.stem)
-    _Parser(loaded).parse(raw)
+    _Parser(loaded, raw_displays=True).parse(raw)
     loaded.notices.clear()
     return loaded
 
@@ -136,9 +141,12 @@ def tail_agrees(tail: LoadedSession, whole: LoadedSession) -> bool:
 
 
 class _Parser:
-    def __init__(self, loaded: LoadedSession, *, context_only: bool = False) -> None:
+    def __init__(
+        self, loaded: LoadedSession, *, context_only: bool = False, raw_displays: bool = False
+    ) -> None:
         self.loaded = loaded
         self.context_only = context_only
+        self.raw_displays = raw_displays
         self.bad_lines: list[int] = []
         self.acknowledged: set[int] = set()
         self.unknown: dict[str, int] = {}
@@ -245,6 +253,9 @@ class _Parser:
 
     def displays(self, recorded: object) -> None:
         if not isinstance(recorded, dict):
+            return
+        if self.raw_displays:
+            self.loaded.raw_displays.update((str(key), data) for key, data in recorded.items())
             return
         from agentcli.tools.display import load_display  # pydantic: a transcript with displays
 

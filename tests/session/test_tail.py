@@ -120,3 +120,16 @@ async def test_a_tail_that_a_rewind_before_it_changes_does_not_agree(tmp_path):
     assert tail.history  # the tail alone cannot tell what the rewind took away
     rewound = load_session(path)
     assert not tail_agrees(tail, rewound)
+
+
+async def test_a_tails_displays_are_kept_as_recorded_and_validate_as_a_whole_loads(tmp_path):
+    """The tail is drawn before any display model is built: its displays are the
+    recorded data, the same models once validated."""
+    from agentcli.tools.display import load_display
+
+    path = await record(tmp_path, 3)
+    whole = load_session(path)
+    tail = parse_tail(path.read_bytes(), path)
+    assert tail.displays == {} and set(tail.raw_displays) == set(whole.displays)
+    assert {k: load_display(v) for k, v in tail.raw_displays.items()} == whole.displays
+    assert whole.raw_displays == {}

@@ -87,6 +87,27 @@ class AnswerEntry:
         return 2 + self.source.count("\n")
 
 
+class LazyDisplay:
+    """A display as a transcript recorded it, validated when first asked (by the
+    pane's build, or ahead of it in a resume's loader thread) and kept: a resume draws
+    its newest answer before any display model is built."""
+
+    __slots__ = ("_data", "_done", "_value")
+
+    def __init__(self, data: object) -> None:
+        self._data = data
+        self._value: ToolDisplay | None = None
+        self._done = False
+
+    def __call__(self) -> ToolDisplay | None:
+        if not self._done:
+            from agentcli.tools.display import load_display
+
+            self._value = load_display(self._data)  # two threads may both: the same model
+            self._done = True
+        return self._value
+
+
 @dataclass(frozen=True, slots=True)
 class ToolEntry:
     """A finished tool call: the pane as it was left."""
@@ -97,15 +118,19 @@ class ToolEntry:
     summary: str | Callable[[], str]  # a function: worked out when the pane is built
     status: ToolStatus
     result: Mapping[str, Any]
-    display: ToolDisplay | None = field(default=None)
+    display: ToolDisplay | LazyDisplay | None = field(default=None)
 
     def build(self) -> Widget:
         from agentcli.frontends.tui.widgets.tool_pane import ToolPane
 
         summary = self.summary() if callable(self.summary) else self.summary
         pane = ToolPane(self.tool_use_id, self.name, self.input, summary)
-        pane.finish(self.status, self.result, self.display)
+        pane.finish(self.status, self.result, self.shown_display())
         return pane
+
+    def shown_display(self) -> ToolDisplay | None:
+        """The display the pane shows (a recorded one validated now, once)."""
+        return self.display() if isinstance(self.display, LazyDisplay) else self.display
 
     def lines(self) -> int:
         return 2 if self.display is None else 8

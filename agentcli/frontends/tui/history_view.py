@@ -19,22 +19,26 @@ their context is then the built-in tools in the project folder, and becomes the
 engine's own once it is built, for every pane built after that.
 
 Whatever a resume can work out before it draws is worked out off the app's loop
-(`prepare_tail`, `prepare_rest`: in the loader's thread or `asyncio.to_thread`):
-the entries, the summaries of the tail's panes of built-in tools (importing the
-tools' modules as it goes), the todo list. The loop only builds and mounts
-widgets, an item at a time (widgets/conversation.py `load_history`).
+(`prepare_tail`, `finish_tail`, `prepare_rest`: in the loader's thread or
+`asyncio.to_thread`): the entries, the todo list, the newest answer's markdown
+before the first frame; the summaries of the tail's panes of built-in tools
+(importing the tools' modules as it goes) and the other answers' highlighters
+right after it. The loop only builds and mounts widgets, an item at a time
+(widgets/conversation.py `load_history`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import re
-from dataclasses import dataclass, replace
+from collections.abc import Callable
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agentcli.core.messages import (
+    INTERRUPT_MARKER,
     Block,
     Message,
     ToolResultBlock,
@@ -43,22 +47,22 @@ from agentcli.core.messages import (
     is_tool_result,
     is_tool_use,
 )
-from agentcli.engine.events import ToolStatus
-from agentcli.engine.loop import INTERRUPT_MARKER
 from agentcli.frontends.tui.history_entries import (
     AnswerEntry,
     Entry,
+    LazyDisplay,
     NoteEntry,
     ToolEntry,
     UserEntry,
 )
-from agentcli.frontends.tui.widgets.conversation import Conversation
-from agentcli.tools.base import Workspace
-from agentcli.tools.display import ToolDisplay
-from agentcli.tools.registry import ToolRegistry
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the engine's and the tools' modules: not on the way to a resume's first draw
+    from agentcli.engine.events import ToolStatus
+    from agentcli.frontends.tui.widgets.conversation import Conversation
     from agentcli.session.loader import LoadedSession
+    from agentcli.tools.base import Workspace
+    from agentcli.tools.display import ToolDisplay
+    from agentcli.tools.registry import ToolRegistry
     from agentcli.tools.todo_write import TodoItem
 
 
@@ -81,19 +85,38 @@ class PreparedHistory:
 
 
 def prepare_tail(tail: LoadedSession, cwd: Path) -> PreparedHistory:
-    """A transcript's newest messages ready to draw, before the engine exists: the
-    panes' summaries worked out now with the built-in tools (a tool they do not know,
-    an MCP server's, waits for the engine's tools, when its pane is built)."""
+    """A transcript's newest messages ready to draw, before the engine exists. Only
+    what the first frame shows is worked out now: the app builds the newest item at
+    once and the rest an item a frame after it (widgets/conversation.py
+    `load_history`), so the panes' summaries and the other answers' highlighters wait
+    for `finish_tail`, after that frame."""
+    from agentcli.tools.base import Workspace
     from agentcli.tools.registry import builtin_tools
     from agentcli.tools.todo_write import latest_todos
 
     context = ToolContext(builtin_tools(), Workspace(cwd))
-    entries = [
-        _summarised(entry, context)
-        for entry in history_entries(tail.history, tail.displays, context)
-    ]
-    warm_up(entries)
+    entries = history_entries(tail.history, tail.displays, context, recorded=tail.raw_displays)
+    for entry in entries[-1:]:  # the one the first frame builds: its display too
+        if isinstance(entry, ToolEntry):
+            entry.shown_display()
+    warm_up(entries[-1:])
     return PreparedHistory(tail, entries, context, latest_todos(tail.history))
+
+
+def finish_tail(prepared: PreparedHistory) -> None:
+    """What the tail's first frame did not need, worked out in the loader's thread
+    once it is drawn, ahead of the fill that builds the rest an item a frame: the
+    summaries of the panes of built-in tools (importing each tool's module and
+    building its input model), and the highlighters of the other answers' code. A
+    pane the fill builds first works its summary out itself; one of a tool the
+    built-in tools do not have (an MCP server's) waits for the engine's tools."""
+    tools = prepared.context.tools
+    for entry in prepared.entries:
+        if isinstance(entry, ToolEntry):
+            entry.shown_display()  # the recorded display validated (its model built)
+            if callable(entry.summary) and tools.get(entry.name):
+                entry.summary()
+    warm_up(prepared.entries)
 
 
 # A fenced code block's language, as markdown-it reads the info string's first word.
@@ -139,12 +162,6 @@ def prepare_rest(
     return earlier, latest_todos(loaded.history)
 
 
-def _summarised(entry: Entry, context: ToolContext) -> Entry:
-    if isinstance(entry, ToolEntry) and callable(entry.summary) and context.tools.get(entry.name):
-        return replace(entry, summary=entry.summary())
-    return entry
-
-
 async def render_history(
     conversation: Conversation,
     messages: list[Message],
@@ -166,9 +183,11 @@ def history_entries(
     context: ToolContext,
     *,
     later: list[Message] | None = None,
+    recorded: dict[str, object] | None = None,
 ) -> list[Entry]:
     """One entry per item the live turn showed, oldest first; no widget is built.
-    `later`: the messages that follow these (a call's result may be there)."""
+    `later`: the messages that follow these (a call's result may be there).
+    `recorded`: displays as the transcript has them, validated when drawn."""
     results = _results_by_id(messages + (later or []))
     entries: list[Entry] = []
     for message in messages:
@@ -183,7 +202,7 @@ def history_entries(
                 if block.get("text", "").strip():
                     entries.append(AnswerEntry(block.get("text", "")))
             elif is_tool_use(block) and isinstance(block.get("id"), str):
-                entries.append(_tool_entry(block, results, displays, context))
+                entries.append(_tool_entry(block, results, displays, context, recorded or {}))
     return entries
 
 
@@ -192,11 +211,15 @@ def _tool_entry(
     results: dict[str, ToolResultBlock],
     displays: dict[str, ToolDisplay],
     context: ToolContext,
+    recorded: dict[str, object],
 ) -> ToolEntry:
-    name, inp = str(block.get("name", "?")), block.get("input") or {}
-    status, result = _outcome(block["id"], results.get(block["id"]))
-    summary = partial(_summary, context, name, inp)  # validated only when built
-    return ToolEntry(block["id"], name, inp, summary, status, result, displays.get(block["id"]))
+    name, inp, use_id = str(block.get("name", "?")), block.get("input") or {}, block["id"]
+    status, result = _outcome(use_id, results.get(use_id))
+    summary = Summary(partial(_summary, context, name, inp))  # validated only when asked
+    display: ToolDisplay | LazyDisplay | None = displays.get(use_id)
+    if display is None and use_id in recorded:
+        display = LazyDisplay(recorded[use_id])
+    return ToolEntry(use_id, name, inp, summary, status, result, display)
 
 
 def _outcome(
@@ -208,10 +231,28 @@ def _outcome(
     return ("failed" if result.get("is_error") else "done"), result
 
 
-def _summary(context: ToolContext, name: str, inp: dict[str, Any]) -> str:
+class Summary:
+    """A pane's summary, worked out when first asked (by the pane's build, or ahead of
+    it in the loader's thread: `finish_tail`) and kept; not kept while the context's
+    tools do not know the tool (the engine's may: an MCP server's)."""
+
+    __slots__ = ("_value", "_work")
+
+    def __init__(self, work: Callable[[], str | None]) -> None:
+        self._work = work
+        self._value: str | None = None
+
+    def __call__(self) -> str:
+        if self._value is None:
+            self._value = self._work()  # two threads may both work it out: the same text
+        return self._value or ""
+
+
+def _summary(context: ToolContext, name: str, inp: dict[str, Any]) -> str | None:
+    """The line after the tool's name; None while the context's tools lack the tool."""
     tool = context.tools.get(name)
     if tool is None:
-        return ""
+        return None
     try:
         return tool.summary(tool.input_model.model_validate(inp), context.workspace)
     except Exception:  # an old or odd input still gets a pane, just without a summary

@@ -231,15 +231,18 @@ class Sessions:
         """A resumed session's newest messages, prepared by the loader
         (history_view.py `prepare_tail`), before the rest of its transcript is read and
         its engine built (session/tail_first.py); `drawn` is set once they are on
-        screen. Their panes' summaries use the built-in tools until the engine has its
-        own."""
+        screen as they stay (widgets/conversation.py `after_drawn`). Their panes'
+        summaries use the built-in tools until the engine has its own."""
         app = self.app
         try:
             self.tail_shown = tail
+            # What is queued goes first, a key typed meanwhile and its echo: the frame
+            # that draws the tail is a long one, and an echo in it waits for all of it.
+            await _after_refresh(app)
             await app.conversation.load_history(tail.entries)
             app.todo_panel.show_list(tail.todos)
         finally:
-            app.call_after_refresh(drawn.set)
+            app.conversation.after_drawn(drawn.set)
 
     async def show_resumed(self, loaded: LoadedSession) -> None:
         """The resumed session, whole: what its tail did not show goes above it (or,
@@ -268,6 +271,14 @@ class Sessions:
             app.note(notice, "warning")
         app.note(f"Resumed conversation {loaded.session_id} · {len(loaded.history)} messages")
         app.refresh_status()
+
+
+async def _after_refresh(app: SessionHost) -> None:
+    """Once the messages queued now are handled and the screen is refreshed (from a
+    worker: never on the app's own message pump, which is what gets there)."""
+    refreshed = asyncio.Event()
+    app.call_after_refresh(refreshed.set)
+    await refreshed.wait()
 
 
 async def _finished(worker: Worker[None] | None) -> None:

@@ -7,9 +7,12 @@ worker after the screen is up (a message sent before then waits in the queue).
 In a folder whose settings would enable something and that the person has
 not trusted yet, the loader first asks (screens/trust_question.py) and builds
 the engine only with the answer, so nothing from those settings takes effect
-before it. The command modules are imported in the same thread after the engine
-(nothing slow runs on the app's loop, so keys echo while the start goes on;
-the app holds a command entered before they are in: prompt_flow.py). The MCP SDK
+before it. A resumed session (`--continue`, `--resume ID`) comes first of all:
+its newest messages are read from the transcript's end and drawn before the
+engine's modules are imported (and before that question). The command modules
+are imported in the same thread after the engine (nothing slow runs on the app's
+loop, so keys echo while the start goes on; the app holds a command entered
+before they are in: prompt_flow.py). The MCP SDK
 is imported after the provider, and its servers are started on the app's loop,
 where the engine that calls them lives.
 
@@ -22,6 +25,7 @@ from __future__ import annotations
 
 import gc
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import partial
@@ -41,6 +45,7 @@ if TYPE_CHECKING:
     from agentcli.frontends.tui.state import AppState
     from agentcli.mcp.manager import McpManager
     from agentcli.session.loader import LoadedSession
+    from agentcli.session.tail_first import TailFirst
     from agentcli.wiring.bootstrap import Options
 
 
@@ -51,6 +56,8 @@ LOOP_SWITCH_S = 0.001
 # How long the loader waits for the app to draw a resumed session's newest messages
 # before it reads the rest anyway (the app sets the event as soon as they are drawn).
 TAIL_DRAWN_WAIT_S = 3.0
+# How long the listing of the project's files waits for a resumed session to be read.
+RESUME_FIRST_S = 30.0
 
 
 @contextmanager
@@ -90,6 +97,13 @@ class Startup:
         self.load_provider = load_provider
         self.trusted: bool | None = None  # the answer to the trust question; None: not asked
         self.commands_loading = False  # the command modules are being (or were) imported
+        # `--continue` / `--resume ID`: the session claimed and its tail drawn before the
+        # engine's modules load (`_open_resumed`), its whole read when the engine is built.
+        self.resume_opened = False
+        self.opened: TailFirst | LoadedSession | None = None
+        # Set once a resumed session is read whole (or the engine's build gave up): the
+        # folder's listing for `@` waits for it (`_load_files`).
+        self.resume_read = threading.Event()
 
     def after_first_frame(self) -> None:
         gc.freeze()  # start-up objects stay; later collections need not rescan them
@@ -110,7 +124,15 @@ class Startup:
             app.run_worker(
                 self._load_commands_then_mcp, thread=True, group="mcp", exit_on_error=False
             )
-        app.run_worker(self._load_files(), group="files", exit_on_error=False)
+        resuming = engine is None and self._resuming()
+        listed = self._load_files(after=self.resume_read if resuming else None)
+        app.run_worker(listed, group="files", exit_on_error=False)
+
+    def _resuming(self) -> bool:
+        """`--continue` or `--resume ID` (not the picker's `--resume`)."""
+        return bool(
+            getattr(self.args, "resume", None) or getattr(self.args, "continue_session", False)
+        )
 
     def options(self) -> Options:
         """The bootstrap Options of this run: its arguments, folder and trust answer."""
@@ -131,7 +153,11 @@ class Startup:
         engine = app.state.engine
         try:
             if engine is None:
-                engine = self._build_engine()
+                self._open_resumed()  # its newest messages first, then the engine's modules
+                try:
+                    engine = self._build_engine()
+                finally:
+                    self.resume_read.set()
         finally:
             self._load_commands()  # also when the trust question waits, or the build failed
         if engine is None:
@@ -150,7 +176,7 @@ class Startup:
         options = self.options()
         if self.trusted is None and self._ask_trust(options):
             return None
-        resumed = self._resumed_at_start(options)
+        resumed = self._resumed_at_start()
         engine = build_engine(options, provider=None, resumed=resumed, carry_totals=True)
         app.post_message(messages.EngineBuilt(engine))
         if resumed is not None:  # before any note: what the tail showed may be redrawn
@@ -225,46 +251,69 @@ class Startup:
             self.app.post_message(messages.Note(problem, "warning"))
         self._load_in_thread()
 
-    def _resumed_at_start(self, options: Options) -> LoadedSession | None:
-        """`--continue` / `--resume ID`: the session to open. Its newest messages are
-        shown first, from the transcript's tail; the rest is read once they are on
-        screen (session/tail_first.py), and the engine is built on the whole."""
+    def _open_resumed(self) -> None:
+        """`--continue` / `--resume ID`: claim the session and have its newest messages
+        drawn from the transcript's tail (session/tail_first.py), once, before the
+        engine's modules are imported: importing them is a fifth of a second that a
+        plain start spends after its first frame too. A transcript is the person's own
+        record, so it is shown before a folder's trust question, if one comes; nothing
+        from the project's settings takes part in drawing it."""
         from agentcli.session.loader import TranscriptError
         from agentcli.session.resume import SessionNotFound, resumed_path
         from agentcli.session.tail_first import TailFirst, open_tail_first
 
-        app = self.app
-        resume_id = getattr(options, "resume", None) or None
-        continue_latest = bool(getattr(options, "continue_session", False))
+        if self.resume_opened:
+            return
+        self.resume_opened = True
+        resume_id = getattr(self.args, "resume", None) or None
+        continue_latest = bool(getattr(self.args, "continue_session", False))
         if not (resume_id or continue_latest):
-            return None
+            return
         try:
-            path = resumed_path(app.state.cwd, continue_latest=continue_latest, resume_id=resume_id)
-            opened = open_tail_first(path) if path is not None else None
-            if not isinstance(opened, TailFirst):
-                return opened
-            self._show_tail(opened.tail)
+            path = resumed_path(
+                self.app.state.cwd, continue_latest=continue_latest, resume_id=resume_id
+            )
+            self.opened = open_tail_first(path) if path is not None else None
+        except (SessionNotFound, TranscriptError) as problem:
+            self._not_resumed(problem)
+            return
+        if isinstance(self.opened, TailFirst):
+            self._show_tail(self.opened.tail)
+
+    def _resumed_at_start(self) -> LoadedSession | None:
+        """The session `_open_resumed` opened, whole: the bytes in front of its tail read
+        now, the engine built on it (None: not resuming, or it could not be read)."""
+        from agentcli.session.loader import TranscriptError
+        from agentcli.session.tail_first import TailFirst
+
+        opened, self.opened = self.opened, None
+        if not isinstance(opened, TailFirst):
+            return opened  # None, or a fork of a session another process holds, loaded
+        try:
             with collection_paused():
                 loaded = opened.complete()
-            gc.freeze()  # the session's history lives on: later collections skip it
-            return loaded
-        except (SessionNotFound, TranscriptError) as problem:
-            app.post_message(messages.Note(f"{problem}; starting a new conversation", "warning"))
+        except TranscriptError as problem:
+            self._not_resumed(problem)
             return None
+        gc.freeze()  # the session's history lives on: later collections skip it
+        return loaded
+
+    def _not_resumed(self, problem: Exception) -> None:
+        self.app.post_message(messages.Note(f"{problem}; starting a new conversation", "warning"))
 
     def _show_tail(self, tail: LoadedSession) -> None:
         """Have the app draw the newest messages, prepared here (history_view.py
         `prepare_tail`), and wait (a while at most) until it has: reading the rest
-        meanwhile would only slow that frame down."""
-        import threading
-
+        meanwhile would only slow that frame down. What the frame did not need comes
+        right after it (`finish_tail`)."""
         import agentcli.frontends.tui.widgets.streaming_markdown  # noqa: F401  (answers need it)
-        from agentcli.frontends.tui.history_view import prepare_tail
+        from agentcli.frontends.tui.history_view import finish_tail, prepare_tail
 
         drawn = threading.Event()
         prepared = prepare_tail(tail, self.app.state.cwd)
         self.app.post_message(messages.ResumedTail(prepared, drawn))
         drawn.wait(TAIL_DRAWN_WAIT_S)
+        finish_tail(prepared)
 
     def _load_mcp_in_thread(self, engine: QueryEngine | None = None) -> None:
         """Import the MCP SDK off the UI thread, then start the servers on the app's loop
@@ -308,10 +357,16 @@ class Startup:
         if history.problem:
             self.app.note(history.problem, "warning")
 
-    async def _load_files(self) -> None:
+    async def _load_files(self, after: threading.Event | None = None) -> None:
+        """The project's files, for `@` completion; after a resumed session is read
+        (`after`): listing them runs ripgrep, whose start holds the loop for a moment
+        and whose run takes a core, while the person types and the newest messages are
+        drawn."""
         import asyncio
         import importlib
 
+        if after is not None:
+            await asyncio.to_thread(after.wait, RESUME_FIRST_S)
         # The listing's module, imported off the loop: the loader thread may be importing
         # the tools' modules it needs, and an import waits for the other thread's.
         await asyncio.to_thread(importlib.import_module, "agentcli.tools.ripgrep")

@@ -15,13 +15,16 @@ from types import SimpleNamespace
 
 import pytest
 
+from agentcli.cli.main import build_parser
 from agentcli.config.trust import remember, trust_file
 from agentcli.frontends.tui.app import AgentApp
 from agentcli.frontends.tui.screens.trust_question import TrustQuestion
 from agentcli.frontends.tui.widgets.conversation import Note
+from agentcli.frontends.tui.widgets.streaming_markdown import StreamingMarkdown
 from agentcli.permissions.types import PermissionMode
 from tests.fakeapi import reply, text, tool_use
 from tests.frontends.tui.helpers import idle, send, wait_for
+from tests.support.sessions import record_reading_session
 
 
 @pytest.fixture
@@ -92,6 +95,10 @@ def _asking(app: AgentApp):
     return prompt if prompt is not None and app.focused is prompt else None
 
 
+def _answers(app: AgentApp) -> list[str]:
+    return [answer.source for answer in app.conversation.query(StreamingMarkdown)]
+
+
 def _remembered() -> dict:
     return json.loads(trust_file().read_text())["folders"]
 
@@ -133,6 +140,26 @@ async def test_nothing_from_the_project_runs_before_the_answer_and_no_keeps_it_t
     assert not (cloned / "prompt-hook").exists() and not (cloned / "tool-hook").exists()
     assert not (cloned / "allowed.txt").exists()
     assert _remembered()[str(cloned.resolve())]["trusted"] is False
+
+
+async def test_a_resumed_conversation_shows_while_the_question_waits(cloned, api):
+    """`--continue` in a folder that asks: the session's newest messages are drawn from
+    its transcript (the person's own record, drawn with nothing of the project's
+    settings) while the question waits; the answer opens the whole session."""
+    await record_reading_session(cloned, 3)
+    args = build_parser().parse_args(["--continue"])
+    app = AgentApp(
+        args, cwd=cloned, load_provider=False, remember_theme=False, permission_guard_s=0
+    )
+    async with app.run_test(size=(120, 50)) as pilot:
+        await wait_for(pilot, lambda: _question(app), "the trust question")
+        await wait_for(pilot, lambda: "Answer 2." in _answers(app), "the newest answer drawn")
+        assert app.engine is None and not (cloned / "prompt-hook").exists()
+        await pilot.press("n")
+        await wait_for(pilot, lambda: _noted(app, "Resumed conversation"), "the session resumed")
+        assert len(app.engine.messages) == 12  # 3 prompts, each a Read and an answer
+        assert app.engine.messages[0]["content"][0]["text"] == "prompt number 0"
+    assert not (cloned / "prompt-hook").exists()
 
 
 async def test_escape_means_no(cloned, api):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agentcli.engine.loop import INTERRUPT_MARKER
+from agentcli.core.messages import INTERRUPT_MARKER
 from agentcli.frontends.tui.events_view import INTERRUPTED_TEXT
 from agentcli.permissions.types import PermissionMode
 from agentcli.tools.registry import builtin_tools

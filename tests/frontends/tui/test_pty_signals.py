@@ -17,7 +17,7 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from agentcli.engine.loop import INTERRUPT_MARKER
+from agentcli.core.messages import INTERRUPT_MARKER
 from tests.fakeapi import reply, tool_use
 from tests.frontends.tui.pty_support import BINARY, terminal_env
 from tests.tools.test_bash import _is_gone

@@ -7,6 +7,7 @@ transcript writer, a scripted provider), then opened with `--continue`.
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,7 @@ from agentcli.frontends.tui.widgets import conversation as conversation_module
 from agentcli.frontends.tui.widgets.conversation import UserMessageView
 from agentcli.frontends.tui.widgets.items import Note
 from agentcli.frontends.tui.widgets.tool_pane import ToolPane
+from agentcli.session import tail_first
 from tests.frontends.tui.helpers import type_text, wait_for
 from tests.frontends.tui.test_resume import notes, open_app
 from tests.support.sessions import record_reading_session
@@ -156,6 +158,35 @@ async def test_the_history_fills_in_while_the_person_is_not_typing(tmp_path, mon
         monkeypatch.setattr(conversation_module, "FILL_PAUSE_S", 0.001)
         await type_text(pilot, "y")  # a pause that ends at once
         await wait_for(pilot, lambda: history_items_built(app) > built, "the fill going on")
+        assert app.prompt.text == "xy" and app.focused is app.prompt
+
+
+async def test_typing_from_the_first_frame_on_holds_the_fill_off_too(tmp_path, monkeypatch):
+    """A resume is typed into before its history is there: keys typed before the
+    newest item was drawn hold the fill off as keys typed after it do."""
+    project = tmp_path / "project"
+    project.mkdir()
+    await record_long_session(project)
+    monkeypatch.setattr(conversation_module, "FILL_PAUSE_S", 600.0)  # no pause ends here
+    typed = threading.Event()
+    opened = tail_first.open_tail_first
+
+    def after_typing(path: Path, lines: int | None = None):
+        typed.wait(30)
+        return opened(path, lines)
+
+    monkeypatch.setattr(tail_first, "open_tail_first", after_typing)
+    app = open_app(project, "--continue")
+    async with app.run_test(size=(100, 60)) as pilot:
+        await type_text(pilot, "x")  # the transcript is not read yet
+        typed.set()
+        await wait_for(pilot, lambda: app.conversation.hidden_count()[0] > 0, "the tail drawn")
+        for _ in range(20):  # frames enough to build an item each
+            await pilot.pause()
+        assert history_items_built(app) == 0  # the newest answer only
+        monkeypatch.setattr(conversation_module, "FILL_PAUSE_S", 0.001)
+        await type_text(pilot, "y")  # a pause that ends at once
+        await wait_for(pilot, lambda: history_items_built(app) > 0, "the fill going on")
         assert app.prompt.text == "xy" and app.focused is app.prompt
 
 

@@ -18,6 +18,7 @@ import pytest
 from agentcli.cli.main import build_parser
 from agentcli.frontends.tui.app import AgentApp
 from agentcli.frontends.tui.widgets.conversation import UserMessageView
+from agentcli.frontends.tui.widgets.streaming_markdown import StreamingMarkdown
 from agentcli.session import records, tail_first
 from agentcli.session.loader import load_session
 from agentcli.session.store import latest_session_path
@@ -162,6 +163,57 @@ async def test_a_prompt_typed_before_the_rest_is_read_goes_with_the_whole_contex
         ]
         assert prompts == [f"prompt number {n}" for n in range(PROMPTS)] + ["and now the next part"]
         assert len(sent) == PROMPTS * 4 + 1
+
+
+async def test_the_rest_is_read_once_the_newest_answer_is_drawn_as_it_stays(tmp_path, monkeypatch):
+    """A finished answer is drawn as its blocks, then as one widget of their lines (a
+    frame later): the loader reads the rest of the transcript (and imports the engine's
+    modules) after both frames, not beside the second."""
+    project = tmp_path / "project"
+    project.mkdir()
+    await record(project)
+    seen: list[bool] = []
+    complete = tail_first.TailFirst.complete
+    app = app_on(project, "--continue")
+
+    def complete_and_look(self):
+        answers = list(app.conversation.query(StreamingMarkdown))  # the fill adds above it
+        seen.append(answers[-1].flattened if answers else False)
+        return complete(self)
+
+    monkeypatch.setattr(tail_first.TailFirst, "complete", complete_and_look)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await resumed(pilot, app)
+    assert seen == [True]  # the newest answer, drawn as it stays before the rest is read
+
+
+async def test_the_folders_files_are_listed_once_the_session_is_read(tmp_path, monkeypatch):
+    """Listing the folder for `@` runs ripgrep (a core, and a moment of the loop to
+    start it): a resume lists it once its transcript is read, not while its newest
+    messages are drawn."""
+    project = tmp_path / "project"
+    project.mkdir()
+    await record(project)
+    read = threading.Event()
+    complete = tail_first.TailFirst.complete
+
+    def complete_when_told(self):
+        assert read.wait(60), "the rest was never let through"
+        return complete(self)
+
+    monkeypatch.setattr(tail_first.TailFirst, "complete", complete_when_told)
+    app = app_on(project, "--continue")
+    async with app.run_test(size=(100, 30)) as pilot:
+        try:
+            await wait_for(pilot, lambda: on_screen(app, f"prompt number {PROMPTS - 1}"))
+            for _ in range(10):
+                await pilot.pause()
+            assert app.prompt_flow.files is None  # not listed while the rest waits
+        finally:
+            read.set()
+        await resumed(pilot, app)
+        await wait_for(pilot, lambda: app.prompt_flow.files is not None, "the files listed")
+        assert "config.py" in app.prompt_flow.files
 
 
 async def test_a_torn_last_line_and_bad_bytes_resume(tmp_path):

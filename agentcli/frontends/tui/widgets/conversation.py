@@ -18,6 +18,8 @@ by their widget, tool output by its pane.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
+from time import monotonic
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
@@ -46,6 +48,8 @@ KEEP_SCREENS = 3
 # page up), one item at a time with a frame between: a key typed meanwhile echoes
 # after one item's build, not after three screens' (load_history).
 FILL_SCREENS = 3
+# Frames a resume's loader waits at most for the newest items to be drawn as they stay.
+DRAWN_FRAMES = 6
 # While the person types, that fill waits until they pause this long: each of its steps
 # is a frame's layout and paint, and a key typed meanwhile echoes only after it.
 FILL_PAUSE_S = 1.0
@@ -75,6 +79,7 @@ class Conversation(VerticalScroll, can_focus=False):
         self._wanted: str | None = None
         self._filling = 0  # lines a resumed history still fills in, an item a frame
         self._fill_timer: Timer | None = None  # the fill waits for a pause in the typing
+        self._typed_at: float | None = None  # when the person last typed (monotonic)
         self.last_answer_source: str = ""
         self.pruned = 0  # items dropped for good (widgets that cannot be rebuilt)
         self._pruned_label = Static("", classes="pruned")
@@ -159,8 +164,28 @@ class Conversation(VerticalScroll, can_focus=False):
             self._items.extend(widgets)
         self.anchor()
         self._filling = self._screenful(FILL_SCREENS) - sum(e.lines() for e in entries[-1:])
-        if self._earlier:
+        if not self._earlier:
+            return
+        typing = None if self._typed_at is None else monotonic() - self._typed_at
+        if typing is not None and typing < FILL_PAUSE_S:  # typing since before the history came
+            self._pause_fill(FILL_PAUSE_S - typing)
+        else:
             self.call_after_refresh(self._fill_step)
+
+    def after_drawn(self, callback: Callable[[], object], frames: int = DRAWN_FRAMES) -> None:
+        """Call `callback` once the items mounted are drawn as they stay: a finished
+        answer is drawn as its block widgets first, then as one widget of their lines
+        a frame later (streaming_markdown.py `flattened`); after `frames` refreshes at
+        most. A resume's loader waits for this before its own heavy work (the engine's
+        imports), which would share the interpreter with those frames."""
+
+        def check(left: int) -> None:
+            if left <= 0 or all(getattr(item, "flattened", True) for item in self._items):
+                callback()
+            else:
+                self.call_after_refresh(check, left - 1)
+
+        self.call_after_refresh(check, frames)
 
     async def _fill_step(self) -> None:
         """One more item above (load_history), kept in place; the next one after the
@@ -182,12 +207,17 @@ class Conversation(VerticalScroll, can_focus=False):
 
     def person_typed(self) -> None:
         """The person typed in the prompt: a resumed history's fill, if it is still
-        going, waits until they pause (FILL_PAUSE_S after their last key)."""
-        if self._filling <= 0:
-            return
+        going (or once it starts), waits until they pause (FILL_PAUSE_S after their
+        last key). A resume is typed into from its first frame on, before the history
+        is there to fill in."""
+        self._typed_at = monotonic()
+        if self._filling > 0:
+            self._pause_fill(FILL_PAUSE_S)
+
+    def _pause_fill(self, seconds: float) -> None:
         if self._fill_timer is not None:
             self._fill_timer.stop()
-        self._fill_timer = self.set_timer(FILL_PAUSE_S, self._fill_after_pause)
+        self._fill_timer = self.set_timer(seconds, self._fill_after_pause)
 
     async def add_earlier_history(self, entries: list[Entry]) -> None:
         """Items older than every one here (the rest of a resumed transcript, read after
