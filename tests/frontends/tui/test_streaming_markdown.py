@@ -445,3 +445,24 @@ async def test_a_finished_answer_still_on_screen_holds_no_removed_block_widgets(
         assert alive == []
         assert body() is None
         assert _screen_text(app) == await _stock_render(DOC_MIXED)
+
+
+async def test_a_block_the_compositor_fails_on_shows_its_text(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """No traceback reaches a person: a block Textual cannot render shows as plain text."""
+    from agentcli.frontends.tui.widgets import streaming_markdown
+
+    def failing(root: Widget, size: object) -> list[object]:
+        raise RuntimeError("the compositor failed")
+
+    monkeypatch.setattr(streaming_markdown, "render_detached", failing)
+    widget = StreamingMarkdown()
+    app = _Host(widget)
+    async with app.run_test(size=SIZE) as pilot:
+        widget.append("# Title\n\nSome **bold** words.\n")
+        await widget.finish()
+        await _settle(pilot)
+        text = _screen_text(app)
+        assert "  # Title" in text and "  Some **bold** words." in text
+        assert widget.flattened

@@ -37,6 +37,7 @@ from collections.abc import Sequence
 from functools import cache
 
 from markdown_it import MarkdownIt
+from rich.segment import Segment
 from rich.style import Style
 from textual import events
 from textual.css.styles import RenderStyles
@@ -250,9 +251,12 @@ class StreamingMarkdown(Widget):
         if width <= 0:
             return  # not laid out yet: on_resize comes back
         height = self._drawing.height if self._drawing is not None else 0
-        if self._drawing is None or self._drawing.outer_width != width or self._rebuild_needed:
+        redrawn = (
+            self._drawing is None or self._drawing.outer_width != width or self._rebuild_needed
+        )
+        if redrawn:
             await self._redraw(width)
-        changed = await self._show_new_text()
+        changed = await self._show_new_text() or redrawn
         if self._finished and self._all_taken and not self._tail_widgets:
             await self._release_bench()
         drawing = self._drawing
@@ -502,7 +506,15 @@ def _block_lines(block: MarkdownBlock, width: int) -> tuple[list[Strip], int, in
     height = _within(height, styles)
     if height <= 0:
         return [], top, bottom
-    return render_detached(block, Size(block_width, height)), top, bottom
+    try:
+        return render_detached(block, Size(block_width, height)), top, bottom
+    except Exception:  # the compositor failed on it: its text, plain, rather than a crash
+        return _plain_lines(block, block_width), top, bottom
+
+
+def _plain_lines(block: MarkdownBlock, width: int) -> list[Strip]:
+    """A block's source lines as plain text cut to `width` (the fallback rendering)."""
+    return [Strip([Segment(line)]).crop(0, width) for line in (block.source or "").splitlines()]
 
 
 def _within(height: int, styles: RenderStyles) -> int:
