@@ -466,3 +466,34 @@ async def test_a_block_the_compositor_fails_on_shows_its_text(
         text = _screen_text(app)
         assert "  # Title" in text and "  Some **bold** words." in text
         assert widget.flattened
+
+
+async def test_an_answer_removed_while_its_blocks_mount_draws_nothing_and_raises_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The conversation releases items while a resumed history fills in: an answer
+    (its children first) can leave the screen while its blocks are being mounted."""
+    widget = StreamingMarkdown()
+    app = _Host(widget)
+    async with app.run_test(size=SIZE) as pilot:
+        widget.append("First paragraph.\n\n")
+        await widget.flush()
+        original = MarkdownBody.mount_all
+
+        def removed_meanwhile(body: MarkdownBody, widgets, **kwargs):
+            async def mount() -> None:
+                await body.remove()
+                await original(body, widgets, **kwargs)
+
+            return mount()
+
+        monkeypatch.setattr(MarkdownBody, "mount_all", removed_meanwhile)
+        widget.append("Second paragraph.\n\nThird")
+        await widget.flush()  # no MountError
+        assert widget._bench is None
+        monkeypatch.undo()
+        await widget.finish()  # drawn anew, whole
+        await _settle(pilot)
+        assert _screen_text(app) == await _stock_render(
+            "First paragraph.\n\nSecond paragraph.\n\nThird"
+        )

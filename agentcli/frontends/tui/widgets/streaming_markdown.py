@@ -44,7 +44,7 @@ from textual.css.styles import RenderStyles
 from textual.geometry import Size, Spacing
 from textual.selection import Selection
 from textual.strip import Strip
-from textual.widget import Widget
+from textual.widget import MountError, Widget
 from textual.widgets import Markdown
 from textual.widgets.markdown import MarkdownBlock, MarkdownFence
 
@@ -206,7 +206,18 @@ class StreamingMarkdown(Widget):
     async def flush(self) -> None:
         """Render what has been appended so far now (normally done per refresh)."""
         async with self._render_lock:
-            await self._apply()
+            try:
+                await self._apply()
+            except (MountError, _Removed):
+                self._removed_while_drawing()
+
+    def _removed_while_drawing(self) -> None:
+        """The answer left the screen (released, pruned) while its blocks were being
+        mounted: nothing to draw now; should it come back, it is drawn anew."""
+        self._bench = None
+        self._tail_widgets = []
+        self._shown_tail = ""
+        self._rebuild_needed = True
 
     # -- scheduling ----------------------------------------------------------------
 
@@ -268,7 +279,16 @@ class StreamingMarkdown(Widget):
         if self._bench is None:
             self._bench = MarkdownBody(self)
             await self.mount(self._bench)
+            if not self._bench.is_mounted:
+                raise _Removed
         return self._bench
+
+    async def _mount_blocks(self, blocks: list[MarkdownBlock]) -> None:
+        """Mount block widgets in the hidden container (_Removed if it is going away:
+        Textual then mounts nothing, or refuses with a MountError)."""
+        await (await self._bench_body()).mount_all(blocks)
+        if not all(block.is_mounted for block in blocks):
+            raise _Removed
 
     async def _release_bench(self) -> None:
         """A finished answer keeps its lines only: let the container go."""
@@ -314,7 +334,7 @@ class StreamingMarkdown(Widget):
             self._tail_widgets = []
             await self._draw_frozen(frozen)
             if new_tail:
-                await (await self._bench_body()).mount_all(new_tail)
+                await self._mount_blocks(new_tail)
             self._tail_widgets = new_tail
         else:
             await self._update_tail(new_tail)
@@ -339,7 +359,7 @@ class StreamingMarkdown(Widget):
             return
         drawing = self._drawing
         assert drawing is not None
-        await (await self._bench_body()).mount_all(blocks)
+        await self._mount_blocks(blocks)
         for block in blocks:
             drawing.add_frozen(*_block_lines(block, drawing.inner_width))
         await self._remove_blocks(blocks)
@@ -364,7 +384,7 @@ class StreamingMarkdown(Widget):
         if stale:
             await self._remove_blocks(stale)
         if new_tail[kept:]:
-            await (await self._bench_body()).mount_all(new_tail[kept:])
+            await self._mount_blocks(new_tail[kept:])
         self._tail_widgets = old_tail[:kept] + new_tail[kept:]
 
     async def _remove_blocks(self, widgets: Sequence[Widget]) -> None:
@@ -402,6 +422,10 @@ class StreamingMarkdown(Widget):
     def action_link(self, href: str) -> None:
         """A click on a link in the answer (the lines keep their click actions)."""
         self.app.open_url(href)
+
+
+class _Removed(Exception):
+    """The answer (or its hidden container) left the DOM while blocks were mounted."""
 
 
 class _Drawing:
