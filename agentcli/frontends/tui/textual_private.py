@@ -160,3 +160,39 @@ def set_driver_output(driver: LinuxDriver, stream: IO[str]) -> None:
 def screen_lines(screen: Screen[Any]) -> list[Strip]:
     """The lines of the frame `screen` last composed: what a person sees (for tests)."""
     return screen._compositor.render_strips()
+
+
+def render_detached(root: Widget, size: Size) -> list[Strip]:
+    """The lines `root` and its children show at `size`, laid out here, not by the screen.
+
+    `StreamingMarkdown` mounts its block widgets in a container that is not displayed
+    (so the screen never lays them out or paints them) and draws their lines itself.
+    Textual's widgets read their size (`_size`, set by the screen's layout through
+    `Widget._size_updated`) and their region (`screen.find_widget`, the screen's
+    `_compositor`) to render: both are given from this compositor's own layout, the
+    second by standing in for the screen's compositor during this synchronous render
+    (no other code runs meanwhile). Check on an upgrade: `Compositor.layers` yields
+    `(widget, MapGeometry)` with `region`, `virtual_size`, `container_size`;
+    `Widget._size_updated(size, virtual_size, container_size, layout=False)`; widgets
+    find their region through `Screen._compositor.find_widget`.
+
+    Args:
+        root: A mounted widget (in a container with `display: none` or anywhere else).
+        size: The size to lay it out and render it at (its margins left out).
+
+    Returns:
+        One strip per line, `size.height` of them.
+    """
+    compositor = Compositor()
+    compositor.reflow(root, size)
+    for widget, geometry in compositor.layers:
+        widget._size_updated(
+            geometry.region.size, geometry.virtual_size, geometry.container_size, layout=False
+        )
+    screen = root.screen
+    shown = screen._compositor
+    screen._compositor = compositor
+    try:
+        return compositor.render_strips()
+    finally:
+        screen._compositor = shown

@@ -1,16 +1,22 @@
-"""A finished answer in the app becomes one widget, and nothing on screen changes when
-it does (issue 25: streaming an answer costs no more CPU than it must).
+"""An answer in the app is one widget, and looks as Textual's Markdown shows it
+(issue 25: streaming an answer costs no more CPU than it must).
 
-Every frame composes each widget that covers a line, so a finished answer is drawn by
-one widget (no body, no block widgets). The session is played for real: the app's
-engine and Anthropic provider against the fake Messages API, answer after answer.
+Every frame composes each widget that covers a line, so an answer is drawn by one
+widget (a finished one has no child at all). The session is played for real: the
+app's engine and Anthropic provider against the fake Messages API, answer after
+answer; the reference is the same session with each answer shown by a stock
+`Markdown` given the whole text.
 """
 
 from __future__ import annotations
 
 import pytest
+from textual.app import ComposeResult
+from textual.widget import Widget
+from textual.widgets import Markdown
 
 from agentcli.frontends.tui.textual_private import screen_lines
+from agentcli.frontends.tui.widgets import conversation
 from agentcli.frontends.tui.widgets.streaming_markdown import StreamingMarkdown
 from tests.fakeapi import reply, text
 from tests.frontends.tui.helpers import idle, make_app, send, wait_for
@@ -31,6 +37,32 @@ def answer(n: int) -> str:
     )
 
 
+class WholeMarkdown(Widget):
+    """The reference answer: Textual's own Markdown, given the whole text at the end.
+    An answer ends at its last line: no blank line for the last block's bottom margin
+    (the next item's top margin sets the gap)."""
+
+    DEFAULT_CSS = """
+    WholeMarkdown { width: 1fr; height: auto; }
+    WholeMarkdown > Markdown > *:last-child { margin-bottom: 0; }
+    """
+
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.source = ""
+        self.finished = False
+
+    def compose(self) -> ComposeResult:
+        yield Markdown()
+
+    def append(self, text: str) -> None:
+        self.source += text
+
+    async def finish(self) -> None:
+        self.finished = True
+        await self.query_one(Markdown).update(self.source)
+
+
 def conversation_cells(app) -> list[list[tuple[str, str]]]:
     """Every cell of the conversation with its style: what a person sees there."""
     region = app.conversation.region
@@ -42,7 +74,11 @@ def conversation_cells(app) -> list[list[tuple[str, str]]]:
     ]
 
 
-async def play(fake_api, fake_api_provider, folder, *, flatten: bool) -> list[object]:
+def text_of(cells: list[list[tuple[str, str]]]) -> list[str]:
+    return ["".join(char for char, _ in row).rstrip() for row in cells]
+
+
+async def play(fake_api, fake_api_provider, folder, *, reference: bool) -> list[object]:
     """Four prompts answered; what the conversation shows at the end and a page up."""
     app = make_app(fake_api_provider, folder)
     shown: list[object] = []
@@ -51,9 +87,10 @@ async def play(fake_api, fake_api_provider, folder, *, flatten: bool) -> list[ob
             fake_api.enqueue(reply(text(answer(n))))
             await send(pilot, f"prompt number {n}")
             await idle(pilot, app)
-        answers = list(app.conversation.query(StreamingMarkdown))
+        kind = WholeMarkdown if reference else StreamingMarkdown
+        answers = list(app.conversation.query(kind))
         assert [a.source for a in answers] == [answer(n) for n in range(ANSWERS)]
-        if flatten:
+        if not reference:
             await wait_for(pilot, lambda: all(a.flattened for a in answers), "flat answers")
             for each in answers:
                 assert list(each.walk_children()) == []  # one widget, nothing inside
@@ -67,15 +104,12 @@ async def play(fake_api, fake_api_provider, folder, *, flatten: bool) -> list[ob
     return shown
 
 
-async def test_each_finished_answer_becomes_one_widget_and_looks_the_same(
+async def test_each_answer_is_one_widget_and_looks_as_markdown_shows_it(
     fake_api, fake_api_provider, tmp_path, monkeypatch
 ):
-    flat = await play(fake_api, fake_api_provider, tmp_path / "flat", flatten=True)
-
-    async def never(answer: StreamingMarkdown) -> bool:
-        return False
-
-    monkeypatch.setattr(StreamingMarkdown, "_flatten", never)
-    kept = await play(fake_api, fake_api_provider, tmp_path / "kept", flatten=False)
-    # Not a cell, a colour or a line's place differs from the answers kept as widgets.
-    assert flat == kept
+    flat = await play(fake_api, fake_api_provider, tmp_path / "flat", reference=False)
+    monkeypatch.setattr(conversation, "make_answer_widget", WholeMarkdown)
+    stock = await play(fake_api, fake_api_provider, tmp_path / "stock", reference=True)
+    # Not a line's place, a cell or a colour differs from Textual's own Markdown.
+    assert [text_of(screen) for screen in flat] == [text_of(screen) for screen in stock]
+    assert flat == stock

@@ -12,10 +12,8 @@ import pytest
 from textual.app import App, ComposeResult
 from textual.widget import Widget
 from textual.widgets import Markdown
-from textual.widgets.markdown import MarkdownFence
 
 from agentcli.frontends.tui.textual_private import screen_lines
-from agentcli.frontends.tui.widgets.markdown_baked import BakedBlocks
 from agentcli.frontends.tui.widgets.streaming_markdown import MarkdownBody, StreamingMarkdown
 
 SIZE = (70, 120)
@@ -116,7 +114,7 @@ async def _stock_cells(
 
 
 async def _settle(pilot) -> None:
-    """Let the frames happen in which finished blocks are baked and the answer flattened."""
+    """Let the frames happen in which the answer's lines are drawn and its widgets let go."""
     for _ in range(4):
         await pilot.pause()
 
@@ -127,7 +125,7 @@ async def _stream(pilot, widget: StreamingMarkdown, source: str, chunk: int) -> 
         if index % 7 == 0:
             await widget.flush()
         if index % 23 == 0:
-            await pilot.pause()  # let frames happen, so finished blocks get baked
+            await pilot.pause()  # let frames happen between chunks
 
 
 @pytest.mark.parametrize("doc", DOCS, ids=["mixed", "loose"])
@@ -142,23 +140,45 @@ async def test_streamed_render_matches_markdown(doc: str, chunk: int) -> None:
         await pilot.pause()
         assert _screen_text(app) == expected
         assert widget.source == doc
-        # After a few refreshes the finished blocks are baked, still the same.
+        # A few refreshes later, still the same.
         await pilot.pause()
         await pilot.pause()
         assert _screen_text(app) == expected
 
 
-async def test_blocks_are_baked_into_one_widget() -> None:
+async def test_a_streaming_answer_shows_the_screen_one_widget() -> None:
+    """Issue 25: the screen lays out and paints the answer alone, never its blocks:
+    they are rendered to lines in a container that is not displayed, and only the
+    open tail's widgets stay there."""
     widget = StreamingMarkdown()
     app = _Host(widget)
     async with app.run_test(size=SIZE) as pilot:
         await _stream(pilot, widget, DOC_MIXED, 5)  # not finished: the last block is open
         await _settle(pilot)
-        baked = widget.query(BakedBlocks)
-        assert len(baked) == 1
-        # Nothing but the baked lines and the open tail: frames no longer grow with the text.
-        assert len(widget.query("MarkdownBody > *")) <= 2
+        (bench,) = widget.children
+        assert isinstance(bench, MarkdownBody) and not bench.display
+        assert len(bench.children) == 1  # the open tail ("Closing words.")
         assert not widget.flattened
+        # Not one of them has a place on the screen (the screen never laid them out).
+        assert widget.region and not any(w.region for w in bench.walk_children(with_self=True))
+
+
+async def test_the_gaps_between_blocks_are_there_in_every_frame_of_a_stream() -> None:
+    """While finished blocks and the open tail are shown side by side, each frame
+    has the gaps Markdown has between them (an earlier version drew finished
+    blocks without their gap for a frame or two, until the next ones finished)."""
+    boundaries = [i for i in range(2, len(DOC_MIXED)) if DOC_MIXED[i - 2 : i] == "\n\n"]
+    widget = StreamingMarkdown()
+    app = _Host(widget)
+    async with app.run_test(size=SIZE) as pilot:
+        shown = 0
+        for boundary in boundaries:
+            prefix = DOC_MIXED[: boundary + 3]  # a few characters of the next block
+            widget.append(prefix[shown:])
+            shown = len(prefix)
+            await widget.flush()
+            await pilot.pause()
+            assert _screen_cells(app) == await _stock_cells(prefix), prefix
 
 
 @pytest.mark.parametrize("doc", DOCS, ids=["mixed", "loose"])
@@ -241,18 +261,19 @@ async def test_frozen_widgets_are_not_touched_by_later_chunks() -> None:
     async with app.run_test(size=SIZE) as pilot:
         widget.append("# Title\n\nFirst paragraph.\n\nSecond paragraph\n")
         await widget.flush()
-        heading, first = widget._live_frozen[:2]
-        content = first.content
         assert widget.frozen_block_count == 2
+        drawing = widget._drawing
+        assert drawing is not None
+        frozen = drawing.lines.lines[: drawing._frozen_end]
         for word in ["is", "streamed", "in,", "word", "by", "word,", "for", "a", "while."]:
             widget.append(word + " ")
             await widget.flush()
             await pilot.pause()
-        # No new block finished: nothing frozen was parsed again or changed;
-        # the frozen widgets are still shown, or were baked as they were.
+        # No new block finished: nothing frozen was parsed or rendered again.
         assert widget.frozen_block_count == 2
-        assert first.content == content
-        assert widget._live_frozen[:2] == [heading, first] or widget.query(BakedBlocks)
+        assert widget._drawing is drawing
+        kept = drawing.lines.lines[: drawing._frozen_end]
+        assert len(kept) == len(frozen) and all(a is b for a, b in zip(kept, frozen, strict=True))
         assert "Second paragraph is streamed in, word by word, for a while." in "\n".join(
             _screen_text(app)
         )
@@ -266,8 +287,6 @@ async def test_unclosed_fence_at_the_end_renders_as_code() -> None:
     async with app.run_test(size=SIZE) as pilot:
         await _stream(pilot, widget, doc, 4)
         await widget.finish()
-        fences = widget.query(MarkdownFence)
-        assert len(fences) == 1 and fences.first().code == "def f():\n    return 1"
         await pilot.pause()
         assert _screen_text(app) == expected
 
@@ -298,7 +317,7 @@ async def test_crlf_input_renders_like_lf() -> None:
         assert widget.source == doc
 
 
-async def test_resize_renders_baked_blocks_again_at_the_new_width() -> None:
+async def test_resize_renders_the_blocks_again_at_the_new_width() -> None:
     widget = StreamingMarkdown()
     app = _Host(widget)
     async with app.run_test(size=SIZE) as pilot:
@@ -349,7 +368,7 @@ async def test_removed_answers_are_freed():
         assert alive <= 2
 
 
-async def test_text_in_baked_blocks_can_be_selected_and_copied() -> None:
+async def test_text_of_an_answer_can_be_selected_and_copied() -> None:
     """A person drags over an old part of an answer and copies it."""
     widget = StreamingMarkdown()
     app = _Host(widget)
@@ -379,16 +398,15 @@ async def test_text_in_baked_blocks_can_be_selected_and_copied() -> None:
         assert app.screen.get_selected_text() == "First"
 
 
-async def test_text_in_baked_blocks_of_a_streaming_answer_can_be_copied() -> None:
+async def test_text_of_a_streaming_answer_can_be_copied() -> None:
     widget = StreamingMarkdown()
     app = _Host(widget)
     async with app.run_test(size=SIZE) as pilot:
         text = "First paragraph here.\n\nSecond paragraph follows.\n\nThird.\n\nStill stre"
         await _stream(pilot, widget, text, 5)
         await _settle(pilot)
-        (baked,) = widget.query(BakedBlocks)
-        assert baked.line_count >= 3
-        baked.text_select_all()
+        assert not widget.flattened
+        widget.text_select_all()
         await pilot.pause()
         selected = app.screen.get_selected_text()
         assert "First paragraph here." in selected and "Second paragraph follows." in selected
@@ -397,8 +415,8 @@ async def test_text_in_baked_blocks_of_a_streaming_answer_can_be_copied() -> Non
 async def test_a_finished_answer_still_on_screen_holds_no_removed_block_widgets(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Issue 25: answers that stay mounted hold only their baked lines. The block
-    widgets baked away (and the streamed tail's earlier parses) must leave memory;
+    """Issue 25: answers that stay mounted hold only their lines. The block
+    widgets rendered to lines (and the streamed tail's earlier parses) must leave memory;
     each kept a tree of widgets with their render caches, about 2 MB an answer."""
     import gc
     import weakref
@@ -418,12 +436,64 @@ async def test_a_finished_answer_still_on_screen_holds_no_removed_block_widgets(
     app = _Host(widget)
     async with app.run_test(size=SIZE) as pilot:
         await _stream(pilot, widget, DOC_MIXED, 20)
-        body = weakref.ref(widget._body)
+        body = weakref.ref(widget._bench)
         await widget.finish()
         await _settle(pilot)
-        assert widget.flattened, "the finished blocks were baked and the answer flattened"
+        assert widget.flattened, "the finished answer keeps its lines only"
         gc.collect()
         alive = [ref() for ref in blocks if ref() is not None]
         assert alive == []
         assert body() is None
         assert _screen_text(app) == await _stock_render(DOC_MIXED)
+
+
+async def test_a_block_the_compositor_fails_on_shows_its_text(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """No traceback reaches a person: a block Textual cannot render shows as plain text."""
+    from agentcli.frontends.tui.widgets import streaming_markdown
+
+    def failing(root: Widget, size: object) -> list[object]:
+        raise RuntimeError("the compositor failed")
+
+    monkeypatch.setattr(streaming_markdown, "render_detached", failing)
+    widget = StreamingMarkdown()
+    app = _Host(widget)
+    async with app.run_test(size=SIZE) as pilot:
+        widget.append("# Title\n\nSome **bold** words.\n")
+        await widget.finish()
+        await _settle(pilot)
+        text = _screen_text(app)
+        assert "  # Title" in text and "  Some **bold** words." in text
+        assert widget.flattened
+
+
+async def test_an_answer_removed_while_its_blocks_mount_draws_nothing_and_raises_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The conversation releases items while a resumed history fills in: an answer
+    (its children first) can leave the screen while its blocks are being mounted."""
+    widget = StreamingMarkdown()
+    app = _Host(widget)
+    async with app.run_test(size=SIZE) as pilot:
+        widget.append("First paragraph.\n\n")
+        await widget.flush()
+        original = MarkdownBody.mount_all
+
+        def removed_meanwhile(body: MarkdownBody, widgets, **kwargs):
+            async def mount() -> None:
+                await body.remove()
+                await original(body, widgets, **kwargs)
+
+            return mount()
+
+        monkeypatch.setattr(MarkdownBody, "mount_all", removed_meanwhile)
+        widget.append("Second paragraph.\n\nThird")
+        await widget.flush()  # no MountError
+        assert widget._bench is None
+        monkeypatch.undo()
+        await widget.finish()  # drawn anew, whole
+        await _settle(pilot)
+        assert _screen_text(app) == await _stock_render(
+            "First paragraph.\n\nSecond paragraph.\n\nThird"
+        )

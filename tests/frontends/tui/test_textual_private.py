@@ -28,6 +28,7 @@ from agentcli.frontends.tui.terminal_driver import TerminalStream
 from agentcli.frontends.tui.textual_private import (
     blocks_from_tokens,
     driver_output,
+    render_detached,
     render_lines,
     screen_lines,
     set_driver_output,
@@ -115,6 +116,39 @@ async def test_render_lines_renders_a_widget_alone_as_the_screen_shows_it():
                 screen[y].crop(region.x, region.right).text for y in range(region.y, region.bottom)
             ]
             assert [line.text for line in lines] == on_screen
+
+
+async def test_render_detached_renders_widgets_the_screen_never_laid_out():
+    """StreamingMarkdown's blocks sit in a container that is not displayed: laid out
+    and rendered by render_detached, they show what the same blocks show on screen."""
+
+    class Both(App[None]):
+        def compose(self) -> ComposeResult:
+            yield Markdown(id="shown")
+            yield Markdown(id="hidden")
+
+    source = (
+        "Intro with `code` and a [link](https://example.com).\n\n- one\n- two\n\n```\ncode\n```\n"
+    )
+    app = Both()
+    async with app.run_test(size=(60, 20)) as pilot:
+        shown, hidden = app.query_one("#shown", Markdown), app.query_one("#hidden", Markdown)
+        hidden.display = False
+        await shown.mount_all(blocks_from_tokens(shown, parse(source)))
+        detached = blocks_from_tokens(hidden, parse(source))
+        await hidden.mount_all(detached)
+        await pilot.pause()
+        screen = screen_lines(app.screen)
+        for block, twin in zip(shown.children, detached, strict=True):
+            region = block.region
+            assert not twin.region  # the screen has no place for it
+            lines = render_detached(twin, region.size)
+            assert len(lines) == region.height > 0
+            on_screen = [
+                screen[y].crop(region.x, region.right) for y in range(region.y, region.bottom)
+            ]
+            assert [list(line) for line in lines] == [list(line) for line in on_screen]
+        assert not any(twin.region for twin in detached)  # the screen's map is untouched
 
 
 # -- LinuxDriver._file -------------------------------------------------------------

@@ -3,26 +3,25 @@
 Textual's `Markdown.append` re-joins and re-splits the whole source on every
 call and lays out every block again, so a long answer slows down chunk after
 chunk. `StreamingMarkdown` keeps the cost per chunk independent of what came
-before:
+before, and the cost per answer close to one render of its blocks:
 
 - `BlockSplitter` cuts the text into top-level blocks as it arrives;
-- a finished block is parsed once and mounted as Textual's own markdown block
-  widgets (headings, lists, tables, highlighted code), which are never touched
-  again;
+- a finished block is parsed once into Textual's own markdown block widgets
+  (headings, lists, tables, highlighted code), rendered once to lines, and its
+  widgets are let go;
 - only the open tail block is re-parsed, at most once per screen refresh
-  (`append` only records text and schedules one update);
-- the blocks live in a `Markdown` subclass with `layout: stream`, whose layout
-  reuses the placements of the unchanged blocks in front of the tail;
-- once laid out, finished blocks are baked into lines (`BakedBlocks`), and a
-  finished answer whose blocks are all baked becomes one widget: the answer
-  draws those lines itself and lets its body (and the baked blocks' widget)
-  go. Every frame composes each widget that covers a line, so a finished
-  answer on screen costs one layer per line instead of three, and the layout
-  has one node per answer to visit.
+  (`append` only records text and schedules one update), and updated in place;
+- the answer is one widget that draws those lines itself (`_Drawing`), with the
+  gaps between blocks as `Markdown` stacks them. The block widgets live in a
+  `MarkdownBody` that is never displayed: the screen's layout and paint never
+  visit them (a widget tree of ~100 nodes for a ~2 KB answer), and every frame
+  composes one layer per line of the answer. A finished answer holds no child
+  widget at all.
 
-The rendered blocks are the very widgets `Markdown` builds for the same source,
-so the answer looks the same as a `Markdown` showing the whole text. Building
-and updating them uses Textual internals, through `agentcli.frontends.tui.textual_private`.
+The lines are what Textual's compositor renders for the very widgets `Markdown`
+builds for the same source, laid out at the answer's width, so the answer looks
+the same as a `Markdown` showing the whole text. Building, updating and rendering
+them uses Textual internals, through `agentcli.frontends.tui.textual_private`.
 
 The model's text is untrusted: each chunk goes through a `MarkdownCleaner`
 before anything else sees it, so no escape sequence or control character
@@ -38,23 +37,24 @@ from collections.abc import Sequence
 from functools import cache
 
 from markdown_it import MarkdownIt
+from rich.segment import Segment
 from rich.style import Style
 from textual import events
-from textual.app import ComposeResult
-from textual.geometry import Size
+from textual.css.styles import RenderStyles
+from textual.geometry import Size, Spacing
 from textual.selection import Selection
 from textual.strip import Strip
-from textual.widget import Widget
+from textual.widget import MountError, Widget
 from textual.widgets import Markdown
 from textual.widgets.markdown import MarkdownBlock, MarkdownFence
 
 from agentcli.core.terminal_text import MarkdownCleaner
-from agentcli.frontends.tui.textual_private import blocks_from_tokens, render_lines, update_block
-from agentcli.frontends.tui.widgets.markdown_baked import (
-    BakedBlocks,
-    BakedLines,
-    render_block_lines,
+from agentcli.frontends.tui.textual_private import (
+    blocks_from_tokens,
+    render_detached,
+    update_block,
 )
+from agentcli.frontends.tui.widgets.markdown_baked import BakedLines
 from agentcli.frontends.tui.widgets.markdown_blocks import BlockSplitter
 
 # Blocks whose widget can take the content of a newer parse of the same block
@@ -70,22 +70,18 @@ def _parser() -> MarkdownIt:
 
 
 class MarkdownBody(Markdown):
-    """The container of the rendered blocks.
+    """The (never displayed) container of the block widgets being rendered.
 
     A `Markdown` so that Textual's block widgets, which expect one as their
-    document, and its CSS (`Markdown > MarkdownParagraph`...) work unchanged.
-    It never parses on its own: `StreamingMarkdown` hands it blocks.
-    """
-
-    DEFAULT_CSS = """
-    MarkdownBody {
-        layout: stream;
-    }
+    document, and its CSS (`Markdown > MarkdownParagraph`...) work unchanged; its
+    padding is the answer's. It never parses on its own: `StreamingMarkdown`
+    hands it blocks, and draws their lines itself.
     """
 
     def __init__(self, owner: StreamingMarkdown) -> None:
         super().__init__()
         self._owner_ref = weakref.ref(owner)
+        self.display = False  # laid out and painted by StreamingMarkdown, not the screen
 
     @property
     def source(self) -> str:
@@ -129,28 +125,21 @@ class StreamingMarkdown(Widget):
         self._chunks: list[str] = []
         self._cleaner = MarkdownCleaner()
         self._splitter = BlockSplitter()
-        self._body_widget: MarkdownBody | None = MarkdownBody(self)  # None once flat
+        self._bench: MarkdownBody | None = None  # holds the block widgets while rendering
         self._frozen_sources: list[tuple[str, int]] = []  # (source, first line)
         self._frozen_lines = 0  # lines in frozen blocks: where the tail starts
-        self._baked: BakedBlocks | None = None
-        self._live_frozen: list[MarkdownBlock] = []  # frozen, not baked yet
         self._tail_widgets: list[MarkdownBlock] = []
         self._shown_tail = ""  # the tail text the tail widgets show
+        self._drawing: _Drawing | None = None  # the lines, at one width and theme
         self._render_lock = asyncio.Lock()
         self._scheduled = False
         self._finished = False
         self._rebuild_needed = False
-        self._bakeable = True
-        self._width = 0
-        self._flat: _FlatAnswer | None = None
         self._all_taken = False  # every block has been taken from the closed splitter
         self.frozen_block_count = 0
         """How many finished blocks have been parsed and rendered (each once)."""
         if markdown:
             self.append(markdown)
-
-    def compose(self) -> ComposeResult:
-        yield self._body
 
     def on_mount(self) -> None:
         self.app.theme_changed_signal.subscribe(self, self._theme_changed)
@@ -165,17 +154,11 @@ class StreamingMarkdown(Widget):
 
     def on_resize(self, event: events.Resize) -> None:
         # Height changes all the time while streaming; only a new width
-        # makes the baked lines wrong.
-        width, self._width = self._width, event.size.width
-        baked = self._baked is not None or self._flat is not None
-        if baked and width and event.size.width != width:
-            self._invalidate_baked()
-
-    @property
-    def _body(self) -> MarkdownBody:
-        """The container of the block widgets (a flat answer has none)."""
-        assert self._body_widget is not None, "a flat answer has no body"
-        return self._body_widget
+        # makes the lines wrong (or lets the first ones be drawn).
+        drawing = self._drawing
+        if drawing is None or drawing.outer_width != self.content_size.width:
+            self._scheduled = False
+            self._schedule()
 
     # -- the public interface ---------------------------------------------------
 
@@ -199,8 +182,8 @@ class StreamingMarkdown(Widget):
 
     @property
     def flattened(self) -> bool:
-        """The answer is finished and drawn as one widget's lines (no child widgets)."""
-        return self._flat is not None
+        """The answer is finished and drawn from its lines alone (no child widgets)."""
+        return self._finished and self._drawing is not None and self._bench is None
 
     @property
     def finished(self) -> bool:
@@ -223,7 +206,18 @@ class StreamingMarkdown(Widget):
     async def flush(self) -> None:
         """Render what has been appended so far now (normally done per refresh)."""
         async with self._render_lock:
-            await self._apply()
+            try:
+                await self._apply()
+            except (MountError, _Removed):
+                self._removed_while_drawing()
+
+    def _removed_while_drawing(self) -> None:
+        """The answer left the screen (released, pruned) while its blocks were being
+        mounted: nothing to draw now; should it come back, it is drawn anew."""
+        self._bench = None
+        self._tail_widgets = []
+        self._shown_tail = ""
+        self._rebuild_needed = True
 
     # -- scheduling ----------------------------------------------------------------
 
@@ -243,48 +237,90 @@ class StreamingMarkdown(Widget):
         await self.flush()
 
     def _theme_changed(self, _theme: object) -> None:
-        self._invalidate_baked()
-
-    def _invalidate_baked(self) -> None:
-        """Baked lines are for one width and theme: render the blocks again."""
         self._rebuild_needed = True
         self._scheduled = False
         self._schedule()
 
     # -- rendering ----------------------------------------------------------------
 
+    def _outer_width(self) -> int:
+        """The width the answer's lines are for: its own once laid out, before that
+        the one its parent's layout will give it (so a resumed answer shows in the
+        frame it is mounted in)."""
+        if self.size.width > 0:
+            return self.content_size.width
+        parent = self.parent
+        if not isinstance(parent, Widget):
+            return 0
+        styles = self.styles
+        return parent.scrollable_content_region.width - styles.margin.width - styles.gutter.width
+
     async def _apply(self) -> None:
-        if self._flat is not None:
-            if not self._rebuild_needed:
-                return
-            await self._unflatten()
-        body = self._body
-        if not body.is_mounted:
+        if not self.is_mounted:
             return
-        if self._all_shown() and await self._flatten():
-            return
-        with self.app.batch_update():
-            if self._rebuild_needed:
-                progress = await self._rebuild()
-            else:
-                progress = await self._bake_laid_out()
-            progress = await self._show_new_text() or progress
-        if progress and self._live_frozen and self._bakeable:
-            # Bake the rest once it has been laid out. (Without progress, e.g.
-            # while hidden, wait for the next append rather than spin.)
-            self._schedule()
-        elif progress and self._all_shown():
-            # Flatten once the screen has laid out what was just mounted or baked.
-            self.call_after_refresh(self._flatten_when_laid_out)
+        width = self._outer_width()
+        if width <= 0:
+            return  # not laid out yet: on_resize comes back
+        height = self._drawing.height if self._drawing is not None else 0
+        redrawn = (
+            self._drawing is None or self._drawing.outer_width != width or self._rebuild_needed
+        )
+        if redrawn:
+            await self._redraw(width)
+        changed = await self._show_new_text() or redrawn
+        if self._finished and self._all_taken and not self._tail_widgets:
+            await self._release_bench()
+        drawing = self._drawing
+        if drawing is not None and (changed or drawing.height != height):
+            self.refresh(layout=drawing.height != height)
+
+    async def _bench_body(self) -> MarkdownBody:
+        """The hidden container the block widgets are mounted in (made when needed)."""
+        if self._bench is None:
+            self._bench = MarkdownBody(self)
+            await self.mount(self._bench)
+            if not self._bench.is_mounted:
+                raise _Removed
+        return self._bench
+
+    async def _mount_blocks(self, blocks: list[MarkdownBlock]) -> None:
+        """Mount block widgets in the hidden container (_Removed if it is going away:
+        Textual then mounts nothing, or refuses with a MountError)."""
+        await (await self._bench_body()).mount_all(blocks)
+        if not all(block.is_mounted for block in blocks):
+            raise _Removed
+
+    async def _release_bench(self) -> None:
+        """A finished answer keeps its lines only: let the container go."""
+        bench, self._bench = self._bench, None
+        if bench is not None:
+            await bench.remove()
+            self.displayed_children  # noqa: B018  (refreshes the cached list: lets it go)
+
+    async def _redraw(self, width: int) -> None:
+        """Render every frozen block again from its source, at `width` (the first
+        time, or after a resize or theme change); the tail is parsed again after."""
+        self._rebuild_needed = False
+        bench = await self._bench_body()
+        if self._tail_widgets:
+            await self._remove_blocks(self._tail_widgets)
+        self._tail_widgets = []
+        self._shown_tail = ""
+        self._drawing = _Drawing(width, bench.styles.gutter)
+        blocks: list[MarkdownBlock] = []
+        for source, first_line in self._frozen_sources:
+            blocks.extend(bench.build_blocks(source, first_line))
+        await self._draw_frozen(blocks)
 
     async def _show_new_text(self) -> bool:
-        """Mount newly finished blocks and re-render the tail; True if a block froze."""
+        """Render newly finished blocks and the changed tail; True if anything changed."""
         closed = self._splitter.closed
         finished = self._splitter.take_finished()
         self._all_taken = closed  # after close, the splitter gave every block
         tail = self._splitter.tail
         if not finished and tail == self._shown_tail:
             return False
+        await self._bench_body()
         frozen: list[MarkdownBlock] = []
         for block_source in finished:
             frozen.extend(self._render_frozen(block_source, self._frozen_lines))
@@ -292,24 +328,46 @@ class StreamingMarkdown(Widget):
             self._frozen_lines += block_source.count("\n")
         new_tail = self._render_tail(tail, self._frozen_lines) if tail else []
         if finished:
-            # The tail widgets showed (part of) the first finished block:
-            # the frozen widgets take their place.
-            await self._replace_tail(0, frozen + new_tail)
-            self._live_frozen.extend(frozen)
+            # The tail widgets showed (part of) the first finished block: gone.
+            if self._tail_widgets:
+                await self._remove_blocks(self._tail_widgets)
+            self._tail_widgets = []
+            await self._draw_frozen(frozen)
+            if new_tail:
+                await self._mount_blocks(new_tail)
             self._tail_widgets = new_tail
         else:
             await self._update_tail(new_tail)
         self._shown_tail = tail
-        return bool(finished)
+        self._draw_tail()
+        return True
 
     def _render_frozen(self, source: str, first_line: int) -> list[MarkdownBlock]:
-        """Parse a finished block, once: its widgets are never updated again."""
+        """Parse a finished block, once: its lines are never rendered again (at a width)."""
         self.frozen_block_count += 1
-        return self._body.build_blocks(source, first_line)
+        assert self._bench is not None
+        return self._bench.build_blocks(source, first_line)
 
     def _render_tail(self, source: str, first_line: int) -> list[MarkdownBlock]:
         """Parse the open tail block (again): the only per-update parsing."""
-        return self._body.build_blocks(source, first_line)
+        assert self._bench is not None
+        return self._bench.build_blocks(source, first_line)
+
+    async def _draw_frozen(self, blocks: list[MarkdownBlock]) -> None:
+        """Mount finished blocks, keep their lines, and let their widgets go."""
+        if not blocks:
+            return
+        drawing = self._drawing
+        assert drawing is not None
+        await self._mount_blocks(blocks)
+        for block in blocks:
+            drawing.add_frozen(*_block_lines(block, drawing.inner_width))
+        await self._remove_blocks(blocks)
+
+    def _draw_tail(self) -> None:
+        drawing = self._drawing
+        assert drawing is not None
+        drawing.set_tail([_block_lines(block, drawing.inner_width) for block in self._tail_widgets])
 
     async def _update_tail(self, new_tail: list[MarkdownBlock]) -> None:
         """Show a new parse of the tail, updating widgets in place where possible."""
@@ -322,190 +380,120 @@ class StreamingMarkdown(Widget):
             if not _same_content(old, new):
                 await update_block(old, new)
             kept += 1
-        await self._replace_tail(kept, new_tail[kept:])
+        stale = old_tail[kept:]
+        if stale:
+            await self._remove_blocks(stale)
+        if new_tail[kept:]:
+            await self._mount_blocks(new_tail[kept:])
         self._tail_widgets = old_tail[:kept] + new_tail[kept:]
 
-    async def _replace_tail(self, keep: int, widgets: list[MarkdownBlock]) -> None:
-        """Remove the tail widgets after the first `keep`, then mount `widgets`."""
-        stale = self._tail_widgets[keep:]
-        if stale:
-            await self._remove_blocks(stale)
-        if widgets:
-            await self._body.mount_all(widgets)
-
     async def _remove_blocks(self, widgets: Sequence[Widget]) -> None:
-        """Remove block widgets from the body, and let them leave memory.
+        """Remove block widgets from the container, and let them leave memory.
 
         Textual's child list caches its last list of displayed children until it is
-        asked again, and nothing asks a finished answer's body again: without the
-        fresh look below, every answer on screen would keep all the block widgets it
-        ever showed (with their render caches, about 2 MB a ~2 KB answer)."""
-        await self._body.remove_children(widgets)
-        self._body.displayed_children  # noqa: B018  (refreshes the cached list)
+        asked again: without the fresh look below, the container would keep the block
+        widgets it last showed (with their render caches)."""
+        bench = self._bench
+        if bench is None:
+            return
+        await bench.remove_children(widgets)
+        bench.displayed_children  # noqa: B018  (refreshes the cached list)
 
-    async def _bake_laid_out(self) -> bool:
-        """Swap frozen block widgets that have been laid out for their lines."""
-        live = self._live_frozen
-        if not live:
-            return False
-        width = self._baked.baked_width if self._baked is not None else live[0].outer_size.width
-        baked: list[MarkdownBlock] = []
-        for block in live:
-            if block.outer_size.width != width or width <= 0:
-                break  # not laid out yet (or at another width): later
-            lines = render_block_lines(block)
-            if lines is None:
-                self._bakeable = False  # keep live widgets rather than retry forever
-                break
-            if self._baked is None:
-                self._baked = BakedBlocks(width)
-                await self._body.mount(self._baked, before=0)
-            self._baked.add(block, lines)
-            baked.append(block)
-        if baked:
-            del live[: len(baked)]
-            await self._remove_blocks(baked)
-        return bool(baked)
-
-    async def _rebuild(self) -> bool:
-        """Render every frozen block again from its source (after a resize or theme change)."""
-        self._rebuild_needed = False
-        stale: list[Widget] = list(self._live_frozen)
-        if self._baked is not None:
-            stale.append(self._baked)
-            self._baked = None
-        if stale:
-            await self._remove_blocks(stale)
-        blocks: list[MarkdownBlock] = []
-        for source, first_line in self._frozen_sources:
-            blocks.extend(self._body.build_blocks(source, first_line))
-        self._live_frozen = blocks
-        if blocks:
-            await self._body.mount_all(blocks, before=0)
-        return True
-
-    # -- a finished answer as one widget ----------------------------------------------
-
-    def _all_shown(self) -> bool:
-        """Is the whole answer in the body (finished, every block frozen and mounted)?"""
-        return (
-            self._finished
-            and self._all_taken
-            and not self._tail_widgets
-            and not self._rebuild_needed
-            and self._body_widget is not None
-            and bool(self._body_widget.children)
-        )
-
-    async def _flatten_when_laid_out(self) -> None:
-        async with self._render_lock:
-            if self._flat is None and self._all_shown():
-                await self._flatten()
-
-    async def _flatten(self) -> bool:
-        """Draw the body's lines here and let the body go (True), if the screen's layout
-        of the body is the current one; otherwise False (the next bake tries again).
-
-        The lines come from one render of the body (baked blocks and live ones) with
-        Textual's compositor, as the screen draws them; only its content is kept,
-        without the body's padding or the first block's top margin (kept as sizes),
-        so selection and copy see the text alone, as in `BakedBlocks`."""
-        body = self._body
-        children = list(body.children)
-        gutter = body.styles.gutter
-        size = body.outer_size
-        inner_width = size.width - gutter.width
-        # Sizes, not regions: asking the screen for the region of a widget that is
-        # off screen makes it lay out every widget there is. The height is the
-        # blocks' (as Markdown stacks them), which Textual also gives the answer
-        # once its blocks are baked: while they are live it can be a blank line more.
-        stacked = _stacked_height(children, inner_width)
-        if stacked is None or (self._baked is not None and len(children) > 1):
-            # (The stream layout reads margins from CSS, not the baked blocks' own:
-            # beside live blocks they are drawn without their gap until baked too.)
-            return False
-        height = gutter.height + stacked
-        if (
-            not body.is_mounted
-            or inner_width <= 0
-            or size.width != self.content_size.width
-            or size.height < height
-            or self._selected(body)
-        ):
-            return False
-        try:
-            strips = render_lines(body, size)
-        except Exception:  # the compositor failed on it: keep the widgets (slower, still right)
-            return False
-        top = gutter.top + children[0].styles.margin.top
-        lines = BakedLines(inner_width)
-        lines.lines = [
-            tuple(strip.crop(gutter.left, gutter.left + inner_width))
-            for strip in strips[top : gutter.top + stacked]
-        ]
-        self._flat = _FlatAnswer(
-            lines, height=height, top=top, left=gutter.left, inner_width=inner_width
-        )
-        self._baked = None
-        self._live_frozen = []
-        self._body_widget = None
-        with self.app.batch_update():
-            await body.remove()
-            self.displayed_children  # noqa: B018  (refreshes the cached list: lets the body go)
-            self.refresh(layout=True)
-        return True
-
-    def _selected(self, body: Widget) -> bool:
-        """Is text in the body selected (its lines would keep the highlight)?"""
-        return any(widget is body or body in widget.ancestors for widget in self.screen.selections)
-
-    async def _unflatten(self) -> None:
-        """Give the answer a body again, for its blocks to be rendered anew."""
-        self._flat = None
-        self._body_widget = MarkdownBody(self)
-        await self.mount(self._body_widget)
+    # -- drawing the lines ------------------------------------------------------------
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
-        if self._flat is not None:
-            return self._flat.height
-        return super().get_content_height(container, viewport, width)
+        return self._drawing.height if self._drawing is not None else 0
 
     def render_line(self, y: int) -> Strip:
-        flat = self._flat
-        if flat is None:
-            return super().render_line(y)
-        return flat.strip(self, y, self.content_size.width)
+        drawing = self._drawing
+        if drawing is None:
+            return Strip.blank(self.content_size.width, Style(bgcolor=self.rich_style.bgcolor))
+        return drawing.strip(self, y, self.content_size.width)
 
     def get_selection(self, selection: Selection) -> tuple[str, str] | None:
-        """The plain text under a selection, for copying (once the answer is flat)."""
-        if self._flat is None:
-            return super().get_selection(selection)
-        return selection.extract(self._flat.lines.text()), "\n"
+        """The plain text under a selection, for copying (Ctrl+C / the clipboard)."""
+        if self._drawing is None:
+            return None
+        return selection.extract(self._drawing.lines.text()), "\n"
 
     def selection_updated(self, selection: Selection | None) -> None:
-        if self._flat is not None:
-            self.refresh()
+        self.refresh()
 
     def action_link(self, href: str) -> None:
-        """A click on a link in a flat answer (the lines keep their click actions)."""
+        """A click on a link in the answer (the lines keep their click actions)."""
         self.app.open_url(href)
 
 
-class _FlatAnswer:
-    """A finished answer's baked lines, placed as its body placed them: `top` blank
-    lines (the first block's margin) above, `left` cells (the body's padding) before.
-    Selection and copy work on the baked lines' own coordinates, as in `BakedBlocks`."""
+class _Removed(Exception):
+    """The answer (or its hidden container) left the DOM while blocks were mounted."""
 
-    __slots__ = ("height", "inner_width", "left", "lines", "top")
 
-    def __init__(
-        self, lines: BakedLines, *, height: int, top: int, left: int, inner_width: int
-    ) -> None:
-        self.lines = lines
-        self.height = height
-        self.top = top
-        self.left = left
-        self.inner_width = inner_width
+class _Drawing:
+    """An answer's lines at one width, stacked as `Markdown` stacks its blocks: the
+    body's padding around them, the first block's top margin above, and between two
+    blocks the larger of the one's bottom and the other's top margin (blank lines).
+
+    The frozen blocks' lines come first and only grow; the tail's follow them and are
+    replaced on each update. Selection and copy work on the lines' own coordinates
+    (no padding, no top margin), as `BakedLines` draws them."""
+
+    __slots__ = (
+        "_bottom",
+        "_frozen_bottom",
+        "_frozen_end",
+        "_frozen_top",
+        "_top",
+        "gutter",
+        "inner_width",
+        "lines",
+        "outer_width",
+    )
+
+    def __init__(self, outer_width: int, gutter: Spacing) -> None:
+        self.outer_width = outer_width
+        self.gutter = gutter
+        self.inner_width = max(outer_width - gutter.width, 0)
+        self.lines = BakedLines(self.inner_width)
+        self._top: int | None = None  # the first block's top margin (None: no block)
+        self._bottom = 0  # the last block's bottom margin
+        self._frozen_end = 0
+        self._frozen_top: int | None = None
+        self._frozen_bottom = 0
+
+    @property
+    def top(self) -> int:
+        return self.gutter.top + (self._top or 0)
+
+    @property
+    def height(self) -> int:
+        stacked = (self._top or 0) + len(self.lines.lines)
+        return self.gutter.height + stacked
+
+    def _stack(self, lines: list[Strip], top: int, bottom: int) -> None:
+        kept = self.lines.lines
+        if self._top is None:
+            self._top = top
+        else:
+            kept.extend([None] * max(self._bottom, top))
+        kept.extend(tuple(line) for line in lines)
+        self._bottom = bottom
+
+    def add_frozen(self, lines: list[Strip], top: int, bottom: int) -> None:
+        """A finished block's lines, after the frozen ones (the tail is dropped)."""
+        self._drop_tail()
+        self._stack(lines, top, bottom)
+        self._frozen_end = len(self.lines.lines)
+        self._frozen_top, self._frozen_bottom = self._top, self._bottom
+
+    def set_tail(self, blocks: list[tuple[list[Strip], int, int]]) -> None:
+        """The open tail's blocks' lines, in place of the last ones."""
+        self._drop_tail()
+        for lines, top, bottom in blocks:
+            self._stack(lines, top, bottom)
+
+    def _drop_tail(self) -> None:
+        del self.lines.lines[self._frozen_end :]
+        self._top, self._bottom = self._frozen_top, self._frozen_bottom
 
     def strip(self, owner: Widget, y: int, width: int) -> Strip:
         blank_style = Style(bgcolor=owner.rich_style.bgcolor)
@@ -513,29 +501,54 @@ class _FlatAnswer:
         if not 0 <= inner_y < len(self.lines.lines):
             return Strip.blank(width, blank_style)
         inner = self.lines.strip(owner, inner_y, self.inner_width)
-        right = width - self.left - self.inner_width
+        left = self.gutter.left
+        right = width - left - self.inner_width
         parts = [inner]
-        if self.left > 0:
-            parts.insert(0, Strip.blank(self.left, blank_style))
+        if left > 0:
+            parts.insert(0, Strip.blank(left, blank_style))
         if right > 0:
             parts.append(Strip.blank(right, blank_style))
         return Strip.join(parts) if len(parts) > 1 else inner
 
 
-def _stacked_height(children: Sequence[Widget], width: int) -> int | None:
-    """The height of `children` stacked as the body's stream layout stacks them (the
-    larger of two neighbours' margins between them, the last bottom margin left out),
-    or None if one has not been laid out at `width` less its side margins."""
-    height = 0
-    previous: int | None = None
-    for child in children:
-        top, right, bottom, left = child.styles.margin
-        size = child.outer_size
-        if size.width <= 0 or size.width != width - left - right:
-            return None
-        height += top if previous is None else max(previous, top)
-        height += size.height
-        previous = bottom
+def _block_lines(block: MarkdownBlock, width: int) -> tuple[list[Strip], int, int]:
+    """A mounted block's lines at the body's inner `width`, and its top and bottom
+    margins: laid out as the body's stream layout lays out a child (full width less
+    its side margins, `auto` height within cell-valued min and max heights)."""
+    styles = block.styles
+    top, right, bottom, left = styles.margin
+    block_width = width - left - right
+    if block_width <= 0:
+        return [], top, bottom
+    gutter_width, gutter_height = styles.gutter.totals
+    height = (
+        block.get_content_height(
+            Size(width, 0), block.app.viewport_size, block_width - gutter_width
+        )
+        + gutter_height
+    )
+    height = _within(height, styles)
+    if height <= 0:
+        return [], top, bottom
+    try:
+        return render_detached(block, Size(block_width, height)), top, bottom
+    except Exception:  # the compositor failed on it: its text, plain, rather than a crash
+        return _plain_lines(block, block_width), top, bottom
+
+
+def _plain_lines(block: MarkdownBlock, width: int) -> list[Strip]:
+    """A block's source lines as plain text cut to `width` (the fallback rendering)."""
+    return [Strip([Segment(line)]).crop(0, width) for line in (block.source or "").splitlines()]
+
+
+def _within(height: int, styles: RenderStyles) -> int:
+    """`height` within a block's min and max heights, where those are cells."""
+    max_height = styles.max_height
+    if max_height is not None and max_height.is_cells:
+        height = min(height, int(max_height.value))
+    min_height = styles.min_height
+    if min_height is not None and min_height.is_cells:
+        height = max(height, int(min_height.value))
     return height
 
 
