@@ -26,13 +26,13 @@ The private APIs, why each is worth it, and what to check on an upgrade.
   removed and mounted again: a long paragraph then a code fence, streamed with
   a frame after each chunk, cost 5 ms per chunk this way, 45-50 ms remounting.
   Check: paragraphs and fences still update in place (same widget, new text).
-- `textual._compositor.Compositor` (`render_lines`): renders a laid-out widget
-  subtree to lines. `BakedBlocks` keeps the lines of finished blocks instead of
-  their widget trees, so a frame's cost stops growing with the answer. Without
-  it the stream benchmark above drops from 330-380 to 180-190 chunks/s and the
-  cost per chunk grows 2.6-3.3x over the message. A finished answer is rendered
-  this way once more, whole, to become one widget of lines (streaming_markdown.py).
-  Check: `Compositor()`, `reflow(root, size)`, `render_strips()`.
+- `textual._compositor.Compositor` and `Screen._compositor` (`render_detached`): lays
+  out and renders a widget subtree the screen never lays out. A streaming answer keeps
+  its block widgets in a hidden container and draws their lines itself, so a frame
+  lays out and paints one widget per answer, not one per markdown block
+  (streaming_markdown.py). Check: `Compositor()`, `reflow(root, size)`,
+  `render_strips()`, `layers`, and widgets finding their region through
+  `Screen._compositor.find_widget`.
 - `LinuxDriver._file` (`driver_output`, `set_driver_output`): the stream the
   driver's writer thread writes to, replaced by one that survives the terminal
   going away (see terminal_driver.py); Textual has no public way to give the
@@ -103,21 +103,6 @@ async def update_block(old: MarkdownBlock, new: MarkdownBlock) -> None:
         new: A fresh, unmounted parse of the same block.
     """
     await old._update_from_block(new)
-
-
-def render_lines(root: Widget, size: Size) -> list[Strip]:
-    """The lines `root` and its children show at `size`, rendered on their own.
-
-    Args:
-        root: A mounted widget that has been laid out.
-        size: The size to render it at (normally its `outer_size`).
-
-    Returns:
-        One strip per line, `size.height` of them.
-    """
-    compositor = Compositor()
-    compositor.reflow(root, size)
-    return compositor.render_strips()
 
 
 _textual_inner_outer = getattr(StylesCache.get_inner_outer, "__wrapped__", None)

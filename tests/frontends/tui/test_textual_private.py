@@ -20,7 +20,6 @@ from markdown_it import MarkdownIt
 from textual.app import App, ComposeResult
 from textual.drivers._writer_thread import MAX_QUEUED_WRITES, WriterThread
 from textual.drivers.linux_driver import LinuxDriver
-from textual.geometry import Size
 from textual.widgets import Markdown
 from textual.widgets.markdown import MarkdownFence
 
@@ -29,7 +28,6 @@ from agentcli.frontends.tui.textual_private import (
     blocks_from_tokens,
     driver_output,
     render_detached,
-    render_lines,
     screen_lines,
     set_driver_output,
     update_block,
@@ -97,25 +95,6 @@ async def test_update_block_changes_a_mounted_paragraph_and_fence_in_place():
 
 
 # -- textual._compositor.Compositor, Screen._compositor -----------------------------
-
-
-async def test_render_lines_renders_a_widget_alone_as_the_screen_shows_it():
-    app = Host()
-    async with app.run_test(size=(60, 20)) as pilot:
-        document = app.query_one(Markdown)
-        blocks = blocks_from_tokens(document, parse("Intro.\n\n- one\n- two\n\n```\ncode\n```\n"))
-        await document.mount_all(blocks)
-        await pilot.pause()
-        screen = screen_lines(app.screen)
-        assert "Intro." in screen[0].text
-        for block in blocks:
-            region = block.region
-            lines = render_lines(block, Size(region.width, region.height))
-            assert len(lines) == region.height > 0
-            on_screen = [
-                screen[y].crop(region.x, region.right).text for y in range(region.y, region.bottom)
-            ]
-            assert [line.text for line in lines] == on_screen
 
 
 async def test_render_detached_renders_widgets_the_screen_never_laid_out():
