@@ -60,8 +60,11 @@ from agentcli.providers.base import (
 from agentcli.tools.base import Workspace
 
 DEFAULT_THRESHOLD = 0.85
-KEEP_RATIO = 0.15  # of the window, kept verbatim after the summary
-PROMPT_RATIO = 0.05  # of the window, for the person's prompts carried from the summarised part
+# At the default threshold, of the window: what is kept verbatim after the summary, and
+# the budget of the person's prompts carried from the summarised part. Both shrink with a
+# lower threshold (Compactor.share).
+KEEP_RATIO = 0.15
+PROMPT_RATIO = 0.05
 SUMMARY_MAX_TOKENS = 8_000
 MAX_AUTO_FAILURES = 3
 
@@ -237,12 +240,21 @@ class Compactor:
         config = conversation.config
         return self._window or context_window(config.model, config.models)
 
+    @property
+    def share(self) -> float:
+        """How much of KEEP_RATIO and PROMPT_RATIO a compaction keeps: all of them at the
+        default threshold, proportionally less below it. What is kept is thus a share of
+        the threshold, about a quarter of it, never of the window alone: with
+        AGENTCLI_AUTOCOMPACT_PCT=25, keeping 20% of the window would leave the
+        conversation at the threshold, and every next request would compact again."""
+        return min(1.0, self.threshold / DEFAULT_THRESHOLD)
+
     def keep_tokens(self, conversation: Conversation) -> int:
-        return self._keep_tokens or int(self.window(conversation) * KEEP_RATIO)
+        return self._keep_tokens or int(self.window(conversation) * KEEP_RATIO * self.share)
 
     def prompt_tokens(self, conversation: Conversation) -> int:
         """The budget of the person's prompts carried from the summarised part."""
-        return self._prompt_tokens or int(self.window(conversation) * PROMPT_RATIO)
+        return self._prompt_tokens or int(self.window(conversation) * PROMPT_RATIO * self.share)
 
     # -- measuring --------------------------------------------------------------
 

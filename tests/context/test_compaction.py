@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from agentcli.core.usage import Usage
 from agentcli.engine.carry_over import CUT_NOTE
 from agentcli.engine.compaction import SUMMARY_REQUEST, Compactor, choose_split
@@ -142,3 +144,26 @@ def test_the_kept_part_never_starts_with_orphaned_tool_results():
             or not any(b.get("type") == "tool_result" for b in messages[split]["content"])
         )
     assert choose_split(messages, 50) == 3
+
+
+@pytest.mark.parametrize("threshold", [0.25, 0.5, 0.85])
+async def test_a_compaction_leaves_room_before_the_next_whatever_the_threshold(
+    tmp_path, threshold
+):
+    """What a compaction keeps (recent turns, the person's prompts) is a share of the
+    threshold, not of the window: with AGENTCLI_AUTOCOMPACT_PCT=25 a compaction that kept
+    15% + 5% of the window would leave the conversation near the threshold, and the
+    next request would compact again, a summary call for every request."""
+    turns = 12
+    script = [answer(f"A{n} " + LONG, 100) for n in range(turns)]
+    provider = ScriptedProvider(*script, Response([text("SUMMARY")]))
+    compactor = Compactor(window=20_000, threshold=threshold, auto=False)
+    engine = make_engine(provider, [], tmp_path, compactor=compactor)
+    for n in range(turns):
+        await run_turn(engine, f"P{n} " + LONG)
+
+    outcome = await engine.compact()
+
+    assert outcome.ok, outcome.message
+    assert outcome.post_tokens <= compactor.limit(engine) / 2
+    assert "P0 details" in json.dumps(engine.messages)  # the first prompt still carried
