@@ -26,6 +26,9 @@ from typing import Any
 
 MESSAGES_PER_PROMPT = 10  # the prompt, 4 x (tool call + result), the answer
 CACHE_ROOT = Path(tempfile.gettempdir()) / "agentcli-long-session-bench"
+# Raised when what a build makes changes (2: compaction keeps a share of the threshold,
+# so the 10,000-message build no longer compacts on nearly every request).
+BUILD_VERSION = 2
 
 
 def marker(prompt: int) -> str:
@@ -128,7 +131,7 @@ def session_for(messages: int, env: dict[str, str]) -> tuple[Path, Path]:
     from agentcli.session import records
 
     prompts = max(1, messages // MESSAGES_PER_PROMPT)
-    place = CACHE_ROOT / f"v{records.FORMAT_VERSION}-{prompts}"
+    place = CACHE_ROOT / f"v{records.FORMAT_VERSION}-b{BUILD_VERSION}-{prompts}"
     project, home, done = place / "project", place / "home", place / "built"
     if done.exists():
         return project, home
