@@ -147,9 +147,7 @@ def test_the_kept_part_never_starts_with_orphaned_tool_results():
 
 
 @pytest.mark.parametrize("threshold", [0.25, 0.5, 0.85])
-async def test_a_compaction_leaves_room_before_the_next_whatever_the_threshold(
-    tmp_path, threshold
-):
+async def test_a_compaction_leaves_room_before_the_next_whatever_the_threshold(tmp_path, threshold):
     """What a compaction keeps (recent turns, the person's prompts) is a share of the
     threshold, not of the window: with AGENTCLI_AUTOCOMPACT_PCT=25 a compaction that kept
     15% + 5% of the window would leave the conversation near the threshold, and the

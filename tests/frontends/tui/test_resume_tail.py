@@ -102,6 +102,20 @@ async def every_prompt_once_in_order(pilot, app: AgentApp) -> None:
     assert len(mounted) == len(set(mounted))
 
 
+def hold_the_rest(monkeypatch, why: str) -> threading.Event:
+    """Hold the read of the transcript in front of its tail (and so the engine's build)
+    until the event returned is set; `why` names what the test waits for meanwhile."""
+    let_through = threading.Event()
+    complete = tail_first.TailFirst.complete
+
+    def complete_when_let(self):
+        assert let_through.wait(60), f"the rest was never let be read: {why}"
+        return complete(self)
+
+    monkeypatch.setattr(tail_first.TailFirst, "complete", complete_when_let)
+    return let_through
+
+
 async def test_the_tail_is_drawn_then_the_whole_history_is_reachable_once(tmp_path):
     project = tmp_path / "project"
     project.mkdir()
@@ -138,14 +152,7 @@ async def test_a_prompt_typed_before_the_rest_is_read_goes_with_the_whole_contex
     project.mkdir()
     await record(project)
     api.enqueue(reply(api_text("Going on.")))
-    typed = threading.Event()
-    complete = tail_first.TailFirst.complete
-
-    def complete_once_typed(self):  # the rest is read only after the prompt was sent
-        assert typed.wait(60), "the prompt was never typed"
-        return complete(self)
-
-    monkeypatch.setattr(tail_first.TailFirst, "complete", complete_once_typed)
+    typed = hold_the_rest(monkeypatch, "the prompt was never typed")
     app = app_on(project, "--continue", provider=True)
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_for(pilot, lambda: on_screen(app, f"prompt number {PROMPTS - 1}"), "the tail")
@@ -166,9 +173,9 @@ async def test_a_prompt_typed_before_the_rest_is_read_goes_with_the_whole_contex
 
 
 async def test_the_rest_is_read_once_the_newest_answer_is_drawn_as_it_stays(tmp_path, monkeypatch):
-    """A finished answer is drawn as its blocks, then as one widget of their lines (a
-    frame later): the loader reads the rest of the transcript (and imports the engine's
-    modules) after both frames, not beside the second."""
+    """A finished answer is drawn from its lines once its hidden blocks are rendered
+    and gone: the loader reads the rest of the transcript (and imports the engine's
+    modules) after that, not beside the frames that draw it."""
     project = tmp_path / "project"
     project.mkdir()
     await record(project)
@@ -194,14 +201,7 @@ async def test_the_folders_files_are_listed_once_the_session_is_read(tmp_path, m
     project = tmp_path / "project"
     project.mkdir()
     await record(project)
-    read = threading.Event()
-    complete = tail_first.TailFirst.complete
-
-    def complete_when_told(self):
-        assert read.wait(60), "the rest was never let through"
-        return complete(self)
-
-    monkeypatch.setattr(tail_first.TailFirst, "complete", complete_when_told)
+    read = hold_the_rest(monkeypatch, "the listing was checked first")
     app = app_on(project, "--continue")
     async with app.run_test(size=(100, 30)) as pilot:
         try:
@@ -263,14 +263,7 @@ async def test_typing_while_the_history_fills_in_loses_nothing(tmp_path, monkeyp
     project = tmp_path / "project"
     project.mkdir()
     await record(project)
-    read_rest = threading.Event()
-    complete = tail_first.TailFirst.complete
-
-    def complete_when_let(self):
-        assert read_rest.wait(60), "the rest was never let be read"
-        return complete(self)
-
-    monkeypatch.setattr(tail_first.TailFirst, "complete", complete_when_let)
+    read_rest = hold_the_rest(monkeypatch, "the typing was checked first")
     app = app_on(project, "--continue")
     typed = "keep every key"
     async with app.run_test(size=(100, 30)) as pilot:
