@@ -175,7 +175,8 @@ class Conversation(VerticalScroll, can_focus=False):
     def after_drawn(self, callback: Callable[[], object], frames: int = DRAWN_FRAMES) -> None:
         """Call `callback` once the items mounted are drawn as they stay: a finished
         answer is drawn from its lines once its hidden block widgets are rendered and
-        gone (streaming_markdown.py `flattened`); after `frames` refreshes at most. A resume's loader waits for this before its own heavy work (the engine's
+        gone (streaming_markdown.py `flattened`); after `frames` refreshes at most. A
+        resume's loader waits for this before its own heavy work (the engine's
         imports), which would share the interpreter with those frames."""
 
         def check(left: int) -> None:
