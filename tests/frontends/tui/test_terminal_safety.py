@@ -71,6 +71,21 @@ def rendered(widget: Widget) -> tuple[str, list[Segment]]:
     return "\n".join(lines), segments
 
 
+async def painted(pilot, widget: Widget, *fragments: str) -> tuple[str, list[Segment]]:
+    """What `widget` paints once it shows every fragment (its text, then its segments).
+
+    A change (a click, a new widget) is painted after a layout pass or two, so a
+    single pause can read the frame before it; waiting for the text the person
+    would see reads the frame they see. The control checks then run on that frame.
+    """
+    await wait_for(
+        pilot,
+        lambda: all(fragment in rendered(widget)[0] for fragment in fragments),
+        f"{widget!r} to show {fragments!r}",
+    )
+    return rendered(widget)
+
+
 def assert_safe(shown: str) -> None:
     assert CONTROL.search(shown) is None, f"a control character reached the screen: {shown!r}"
     for word in HIDDEN:
@@ -98,15 +113,12 @@ async def test_hostile_bash_output_is_shown_safely_live_and_finished(tmp_path):
     async with app.run_test(size=(100, 40)) as pilot:
         await send(pilot, "run it")
         pane = await wait_for(pilot, lambda: app.conversation.pane("toolu_bash"), "the pane")
-        await wait_for(pilot, lambda: "progress 100%" in rendered(pane._body)[0], "live output")
-        await pilot.pause()
-        live, segments = rendered(pane._body)
+        live, segments = await painted(pilot, pane._body, *VISIBLE)
         assert_safe(live)
         assert all(line in live for line in VISIBLE), live
         assert_red(segments, "red words")
         await click(pilot, pane)  # expanded while running
-        await pilot.pause()
-        assert_safe(rendered(pane._body)[0])
+        assert_safe((await painted(pilot, pane._body, *VISIBLE))[0])
         (tmp_path / "go").touch()
         await idle(pilot, app)
         assert pane.state == "done"
@@ -115,7 +127,7 @@ async def test_hostile_bash_output_is_shown_safely_live_and_finished(tmp_path):
         assert all(line in expanded for line in (*VISIBLE, "finished")), expanded
         assert_red(segments, "red words")
         await click(pilot, pane)  # collapsed: the summary line
-        await pilot.pause()
+        await wait_for(pilot, lambda: "finished" not in rendered(pane._body)[0], "the summary")
         collapsed = rendered(pane._body)[0]
         assert_safe(collapsed)
         assert "start red words" in collapsed
@@ -134,10 +146,8 @@ async def test_shell_mode_output_is_shown_safely(tmp_path):
             "the shell pane to finish",
         )
         await click(pilot, pane)
-        await pilot.pause()
-        shown = rendered(pane._body)[0]
+        shown = (await painted(pilot, pane._body, *VISIBLE))[0]
         assert_safe(shown)
-        assert all(line in shown for line in VISIBLE), shown
 
 
 async def test_model_answer_with_escapes_renders_without_them(tmp_path):
@@ -161,12 +171,10 @@ async def test_notes_and_the_echoed_message_show_no_controls(tmp_path):
             Notice(text="hook said \x1b]0;PWNED\x07\x1b[31mred\x1b[0m", level="warning")
         )
         app.conversation.add_user("pasted \x1b[2Jtext\x07")
-        await pilot.pause()
-        note = rendered(app.conversation.query(Note).last())[0]
-        assert "hook said red" in note and CONTROL.search(note) is None and "PWNED" not in note
-        echoed = rendered(app.conversation.query(UserMessageView).last())[0]
-        assert CONTROL.search(echoed) is None
-        assert "pasted" in echoed and "text" in echoed
+        note = (await painted(pilot, app.conversation.query(Note).last(), "hook said red"))[0]
+        assert CONTROL.search(note) is None and "PWNED" not in note
+        echoed = (await painted(pilot, app.conversation.query(UserMessageView).last(), "text"))[0]
+        assert CONTROL.search(echoed) is None and "pasted" in echoed
 
 
 async def test_permission_question_shows_the_command_controls_instead_of_obeying_them(tmp_path):
@@ -178,11 +186,9 @@ async def test_permission_question_shows_the_command_controls_instead_of_obeying
     async with app.run_test(size=(100, 40)) as pilot:
         await send(pilot, "go")
         prompt: PermissionPrompt = await wait_for(pilot, lambda: question_ready(app), "question")
-        await pilot.pause()
-        shown = rendered(prompt)[0]
-        assert CONTROL.search(shown) is None
         # The whole command is there to be read: nothing hides `rm -rf ~`.
-        assert "echo safe␍rm -rf ~ ␛]0;PWNED␇" in shown
+        shown = (await painted(pilot, prompt, "echo safe␍rm -rf ~ ␛]0;PWNED␇"))[0]
+        assert CONTROL.search(shown) is None
         header = rendered(app.conversation.pane("toolu_ask")._header)[0]
         assert CONTROL.search(header) is None
         await pilot.press("n")
@@ -215,7 +221,7 @@ async def test_resumed_history_is_shown_safely(tmp_path):
         await render_history(app.conversation, history, {}, app.engine.tools, app.engine.workspace)
         pane = app.conversation.pane("toolu_old")
         await click(pilot, pane)
-        await pilot.pause()
+        await wait_for(pilot, lambda: "out" in rendered(pane)[0], "the expanded output")
         shown = "\n".join(
             rendered(widget)[0]
             for widget in (
@@ -239,9 +245,8 @@ async def test_file_names_and_diff_lines_show_their_controls_as_symbols(tmp_path
         assert CONTROL.search(shown) is None and "evil␛]0;PWNED␇.txt" in shown
         diff = build_diff("a.txt", "old\n", "new \x1b[2J\x9b31m\n")
         view = app.conversation.add_widget(DiffView(diff))
-        await pilot.pause()
-        shown = rendered(view)[0]
-        assert CONTROL.search(shown) is None and "+ new ␛[2J␛[31m" in shown
+        shown = (await painted(pilot, view, "+ new ␛[2J␛[31m"))[0]
+        assert CONTROL.search(shown) is None
 
 
 def test_summaries_and_session_rows_hold_no_control():
