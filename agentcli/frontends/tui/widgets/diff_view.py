@@ -4,6 +4,11 @@ The colours come from component classes (`diff--added`, ...), so themes set
 them in .tcss. Lines keep their +/- sign, so the diff reads without colour
 (NO_COLOR, a monochrome terminal, or copied text). A control character in a
 line (a file may hold any) is drawn as a symbol, never sent to the terminal.
+
+The lines are made when the widget is first drawn or measured, not by its
+mount handler: the screen can lay a new widget out before that handler ran,
+and a diff that was still empty then showed one line tall for a frame, with
+everything below it jumping down. A style update (a new theme) makes them anew.
 """
 
 from __future__ import annotations
@@ -11,7 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
-from textual.widgets import Static
+from textual.widget import Widget
 
 from agentcli.core.terminal_text import visible_controls
 
@@ -21,7 +26,7 @@ if TYPE_CHECKING:
 MAX_DIFF_LINES = 400
 
 
-class DiffView(Static):
+class DiffView(Widget):
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "diff--added",
         "diff--removed",
@@ -33,12 +38,19 @@ class DiffView(Static):
     DEFAULT_CSS = "DiffView { height: auto; }"
 
     def __init__(self, diff: DiffDisplay, *, max_lines: int = MAX_DIFF_LINES) -> None:
-        super().__init__("")
+        super().__init__()
         self.diff = diff
         self.max_lines = max_lines
+        self._drawn: Text | None = None
 
-    def on_mount(self) -> None:
-        self.update(self.render_diff())
+    def render(self) -> Text:
+        if self._drawn is None:
+            self._drawn = self.render_diff()
+        return self._drawn
+
+    def notify_style_update(self) -> None:
+        self._drawn = None  # the colours come from the styles: a new theme, new lines
+        super().notify_style_update()
 
     def render_diff(self) -> Text:
         styles = {
