@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.sources import PACKAGE, python_files, tree_of
+from tests.support.sources import PACKAGE, nodes_of, python_files
 
 # Top to bottom. The modules of one layer may import each other. A module belongs to
 # the layer of its longest prefix here (`agentcli.mcp.config` is settings, the rest
@@ -94,7 +94,7 @@ def imports_of(source: str, path: Path, modules: dict[str, Path]) -> list[Arrow]
     """Every agentcli module `path` imports, wherever the import statement is."""
     is_package = path.name == "__init__.py"
     arrows: set[Arrow] = set()
-    for node in ast.walk(tree_of(path)):
+    for node in nodes_of(path):
         targets: list[str] = []
         if isinstance(node, ast.Import):
             targets = [alias.name for alias in node.names]
@@ -153,7 +153,7 @@ def test_only_the_app_imports_textual():
     for name, path in known_modules().items():
         if name == "agentcli.frontends.tui" or name.startswith("agentcli.frontends.tui."):
             continue
-        for node in ast.walk(tree_of(path)):
+        for node in nodes_of(path):
             if isinstance(node, ast.Import):
                 modules = [alias.name for alias in node.names]
             elif isinstance(node, ast.ImportFrom) and not node.level:

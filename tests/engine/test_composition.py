@@ -19,7 +19,7 @@ from agentcli.wiring.composition import finish_session, start_new_session
 from tests.engine.harness import make_engine, run_turn
 from tests.engine.scripted import Response, ScriptedProvider, text, tool_use
 from tests.hooks.helpers import hook_script, payloads
-from tests.support.sources import PACKAGE, python_files, tree_of
+from tests.support.sources import PACKAGE, nodes_of, python_files
 
 PARTS = (
     "provider",
@@ -38,7 +38,7 @@ PARTS = (
 def test_only_the_composition_root_constructs_an_engine():
     found = []
     for path in python_files(PACKAGE):
-        for node in ast.walk(tree_of(path)):
+        for node in nodes_of(path):
             if isinstance(node, ast.Call):
                 name = getattr(node.func, "id", None) or getattr(node.func, "attr", None)
                 if name == "QueryEngine":

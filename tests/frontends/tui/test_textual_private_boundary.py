@@ -26,12 +26,12 @@ import ast
 import importlib
 import inspect
 import textwrap
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-from tests.support.sources import ROOT, python_files, tree_of
+from tests.support.sources import ROOT, nodes_of, parse, python_files
 
 CHECKED = ("agentcli", "tests")
 EXEMPT = {
@@ -59,11 +59,11 @@ def _from_library(module: str) -> bool:
 # -- names a piece of source defines ---------------------------------------------
 
 
-def _defined_names(tree: ast.AST, *, any_attribute: bool) -> set[str]:
-    """Functions, classes and assigned names in `tree`, with the attributes assigned
-    on `self` (or on anything, with `any_attribute`)."""
+def _defined_names(nodes: Iterable[ast.AST], *, any_attribute: bool) -> set[str]:
+    """Functions, classes and assigned names among `nodes` (a whole tree's), with the
+    attributes assigned on `self` (or on anything, with `any_attribute`)."""
     names: set[str] = set()
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             names.add(node.name)
         elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
@@ -103,8 +103,8 @@ def _library_private_names() -> frozenset[str]:
     for library in LIBRARIES:
         package = Path(importlib.import_module(library).__file__).parent
         for path in package.rglob("*.py"):
-            tree = ast.parse(path.read_text(encoding="utf-8"))
-            names |= set(filter(_private, _defined_names(tree, any_attribute=True)))
+            tree = parse(path.read_text(encoding="utf-8"), str(path))
+            names |= set(filter(_private, _defined_names(ast.walk(tree), any_attribute=True)))
     return frozenset(names)
 
 
@@ -112,7 +112,7 @@ def _library_private_names() -> frozenset[str]:
 def _library_class_private_names(cls: type) -> frozenset[str]:
     """The private names a Textual (or rich) class's own body defines."""
     try:
-        tree = ast.parse(textwrap.dedent(inspect.getsource(cls)))
+        tree = parse(textwrap.dedent(inspect.getsource(cls)))
     except (OSError, TypeError):  # no source (a C type, a dynamic class)
         return frozenset(filter(_private, vars(cls)))
     definition = next(node for node in tree.body if isinstance(node, ast.ClassDef))
@@ -126,7 +126,7 @@ def _library_class_private_names(cls: type) -> frozenset[str]:
 class _Module:
     path: str  # relative to the repository root
     name: str  # importable name
-    tree: ast.Module
+    nodes: tuple[ast.AST, ...]  # every node of its syntax tree
     findings: list[str] = field(default_factory=list)
 
     def find(self, line: int, what: str) -> None:
@@ -143,12 +143,12 @@ def _our_modules() -> list[_Module]:
             parts = list(path.relative_to(ROOT).with_suffix("").parts)
             if parts[-1] == "__init__":
                 parts.pop()
-            modules.append(_Module(relative, ".".join(parts), tree_of(path)))
+            modules.append(_Module(relative, ".".join(parts), nodes_of(path)))
     return modules
 
 
 def _check_imports(module: _Module) -> None:
-    for node in ast.walk(module.tree):
+    for node in module.nodes:
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if _from_library(alias.name) and any(map(_private, alias.name.split("."))):
@@ -215,8 +215,8 @@ def _check_attributes(module: _Module) -> None:
     `_check_subclass` tells them apart.)
     """
     textuals = _library_private_names()
-    own = _defined_names(module.tree, any_attribute=False)
-    for node in ast.walk(module.tree):
+    own = _defined_names(module.nodes, any_attribute=False)
+    for node in module.nodes:
         if isinstance(node, ast.Attribute):
             if _is_attribute(node, ast.expr_context, on_self=True):
                 continue
@@ -244,7 +244,7 @@ def _is_attribute_call(node: ast.AST) -> bool:
 def _check(module: _Module) -> list[str]:
     _check_imports(module)
     _check_attributes(module)
-    for node in ast.walk(module.tree):
+    for node in module.nodes:
         if isinstance(node, ast.ClassDef):
             _check_subclass(node, module)
     return module.findings
@@ -287,7 +287,7 @@ def same(old, new):
 def test_the_check_finds_each_kind_of_private_use(tmp_path, monkeypatch):
     (tmp_path / "sample_private_use.py").write_text(SAMPLE)
     monkeypatch.syspath_prepend(str(tmp_path))
-    module = _Module("sample.py", "sample_private_use", ast.parse(SAMPLE))
+    module = _Module("sample.py", "sample_private_use", tuple(ast.walk(ast.parse(SAMPLE))))
     assert _check(module) == [
         "sample.py:1: imports from private module textual._compositor",
         "sample.py:2: imports private textual.keys._character_to_key",
