@@ -20,7 +20,7 @@ from mcp_types import (
 )
 
 from agentcli.mcp.results import tool_result
-from tests.mcp.server import DOT_PNG
+from tests.mcp.server_app import DOT_PNG
 
 WAV = "UklGRiQAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQAAAAA="
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.mcp.everything import filesystem
-from tests.mcp.server import DOT_PNG
+from tests.mcp.server_app import DOT_PNG
 from tests.mcp.support import run_tool, state_of, tool_named
 
 pytestmark = pytest.mark.usefixtures("needs_filesystem")
