@@ -14,6 +14,7 @@ from tests.fakeopenai.fixtures import fake_openai  # noqa: F401  (re-exported fi
 from tests.mcp.everything import needs_everything, needs_filesystem  # noqa: F401  (re-exported)
 from tests.sandbox_support import needs_bwrap  # noqa: F401  (re-exported fixture)
 from tests.support import tiers
+from tests.support.bytecode import keep_bytecode
 from tests.support.escaped_children import escaped_children  # noqa: F401  (re-exported fixture)
 from tests.support.pilot_settle import use_fine_settle_step
 from tests.support.projects import project  # noqa: F401  (re-exported fixture)
@@ -49,6 +50,7 @@ def isolated_home(tmp_path_factory, monkeypatch):
     return home
 
 
+keep_bytecode()  # before the workers start: they and every process they run keep theirs
 use_fine_settle_step()
 
 _processes = tiers.ProcessGuard()
