@@ -62,7 +62,9 @@ async def test_screenshots_read_through_a_long_session_are_all_taken(run_tool, w
     results = []
     for n in range(21):  # past 20 images, 2000 px is every image's limit
         path = workspace.root / f"shot{n}.png"
-        path.write_bytes(picture((2600, 1400)))
+        # Wide and short: past the 2000 px edge like a screenshot, with a tenth of its
+        # pixels to scale (21 full screenshots took seconds of Pillow's time).
+        path.write_bytes(picture((2600, 140)))
         results.append(await run_tool(ReadTool(), file_path=str(path)))
 
     assert check_images(conversation_of(results)) is None
