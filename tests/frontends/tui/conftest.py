@@ -1,14 +1,37 @@
 """Fixtures for the UI tests: `mcp_manager` makes real MCP managers (tests/mcp/conftest.py);
-`fake_api_provider` is the Anthropic provider on the fake Messages API, for tests that
-play a session for real."""
+`shared_test_server`: one manager of the test server (named `test`) for a module's tests
+that change neither the server nor the connection; `fake_api_provider` is the Anthropic
+provider on the fake Messages API, for tests that play a session for real."""
 
 from __future__ import annotations
 
-import pytest
+from collections.abc import AsyncIterator
 
+import pytest
+import pytest_asyncio
+
+from agentcli.mcp.manager import load_sdk
 from agentcli.providers.anthropic import AnthropicProvider
 from agentcli.providers.retry import RetryPolicy
+from tests.frontends.tui.mcp_support import KeptOpen
 from tests.mcp.conftest import mcp_manager  # noqa: F401  (re-exported fixture)
+from tests.mcp.support import REPO, servers, stdio
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def shared_test_server() -> AsyncIterator[KeptOpen]:
+    """The test server over stdio as `test`, connected once for a module (on each worker
+    that runs its tests), left open by each app it is given. Its tests are marked
+    `asyncio(loop_scope="module")` to run in the loop it lives in; a test that disables,
+    stops or crashes the server starts its own with `mcp_manager`."""
+    load_sdk()
+    manager = KeptOpen(
+        servers(stdio("test")), startup_timeout_s=30.0, tool_timeout_s=30.0, cwd=REPO
+    )
+    await manager.start()
+    assert await manager.wait_ready()
+    yield manager
+    await manager.close_now()
 
 
 @pytest.fixture

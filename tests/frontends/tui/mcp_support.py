@@ -4,7 +4,8 @@ stdio, a real McpManager (the `mcp_manager` fixture, closed after the test).
 `mcp_app()` gives the manager to the engine as bootstrap does; `project_servers()`
 writes a project's `.mcp.json` whose servers are the test server, and
 `project_manager()` loads them as the app would in a trusted folder (each waiting
-for approval until the person says yes).
+for approval until the person says yes). `KeptOpen` is a manager the app's ending
+leaves open, for the `shared_test_server` fixture of tests/frontends/tui/conftest.py.
 """
 
 from __future__ import annotations
@@ -22,6 +23,19 @@ from agentcli.mcp.config.servers import load_mcp_servers
 from agentcli.mcp.manager import McpManager
 from tests.frontends.tui.helpers import make_app, send, wait_for
 from tests.mcp.support import REPO
+
+
+class KeptOpen(McpManager):
+    """A real manager that stays open when an app it was given ends, so a module's tests
+    can share one server (starting one is some 2 s of CPU, most of it the SDK's import):
+    the app closes its engine's servers as it unmounts, and here only `close_now` does.
+    For tests that change neither the server nor the connection."""
+
+    async def close(self) -> None:
+        """Left open: the fixture that made it closes it (`close_now`)."""
+
+    async def close_now(self) -> None:
+        await super().close()
 
 
 def mcp_app(provider: Any, root: Path, manager: McpManager, **kwargs: Any) -> AgentApp:

@@ -21,6 +21,10 @@ from tests.frontends.tui.helpers import idle, send, type_text, wait_for
 from tests.frontends.tui.mcp_support import mcp_app, notes
 from tests.mcp.support import run_tool, state_of, stdio, tool_named
 
+# One server for the tests that only read from it (prompts, resources); the tests that
+# disable or stop it start their own (`connected`).
+shared = pytest.mark.asyncio(loop_scope="module")
+
 
 async def connected(mcp_manager, name: str = "test"):
     manager = mcp_manager(stdio(name))
@@ -36,8 +40,11 @@ def first_message(provider: ScriptedProvider) -> list:
 # -- prompts -------------------------------------------------------------------------
 
 
-async def test_a_prompt_is_a_slash_command_offered_with_its_description(tmp_path, mcp_manager):
-    manager = await connected(mcp_manager)
+@shared
+async def test_a_prompt_is_a_slash_command_offered_with_its_description(
+    tmp_path, shared_test_server
+):
+    manager = shared_test_server
     app = mcp_app(ScriptedProvider(), tmp_path, manager)
     async with app.run_test(size=(100, 40)) as pilot:
         await type_text(pilot, "/mcp__te")
@@ -50,10 +57,13 @@ async def test_a_prompt_is_a_slash_command_offered_with_its_description(tmp_path
         assert app.prompt.text == "/mcp__test__review "
 
 
-async def test_enter_runs_a_prompt_and_a_missing_argument_is_said_once(tmp_path, mcp_manager):
+@shared
+async def test_enter_runs_a_prompt_and_a_missing_argument_is_said_once(
+    tmp_path, shared_test_server
+):
     """Enter runs the highlighted command, as in Claude Code; the prompt's required
     argument is missing, so it says which and how to give it, and sends nothing."""
-    manager = await connected(mcp_manager)
+    manager = shared_test_server
     provider = ScriptedProvider()
     app = mcp_app(provider, tmp_path, manager)
     async with app.run_test(size=(100, 40)) as pilot:
@@ -65,8 +75,11 @@ async def test_enter_runs_a_prompt_and_a_missing_argument_is_said_once(tmp_path,
         assert app.prompt.text == "" and provider.requests == []
 
 
-async def test_running_a_prompt_sends_its_messages_as_the_persons_turn(tmp_path, mcp_manager):
-    manager = await connected(mcp_manager)
+@shared
+async def test_running_a_prompt_sends_its_messages_as_the_persons_turn(
+    tmp_path, shared_test_server
+):
+    manager = shared_test_server
     provider = ScriptedProvider(Response([text("Reviewed.")]))
     app = mcp_app(provider, tmp_path, manager)
     async with app.run_test(size=(100, 40)) as pilot:
@@ -78,8 +91,9 @@ async def test_running_a_prompt_sends_its_messages_as_the_persons_turn(tmp_path,
         assert app.conversation.last_answer_source == "Reviewed."
 
 
-async def test_the_last_argument_takes_the_rest_of_the_words(tmp_path, mcp_manager):
-    manager = await connected(mcp_manager)
+@shared
+async def test_the_last_argument_takes_the_rest_of_the_words(tmp_path, shared_test_server):
+    manager = shared_test_server
     provider = ScriptedProvider(Response([text("ok")]))
     app = mcp_app(provider, tmp_path, manager)
     async with app.run_test(size=(100, 40)) as pilot:
@@ -89,8 +103,11 @@ async def test_the_last_argument_takes_the_rest_of_the_words(tmp_path, mcp_manag
         assert first_message(provider) == [text("Please review error handling in the parser.")]
 
 
-async def test_a_missing_required_argument_says_which_and_sends_nothing(tmp_path, mcp_manager):
-    manager = await connected(mcp_manager)
+@shared
+async def test_a_missing_required_argument_says_which_and_sends_nothing(
+    tmp_path, shared_test_server
+):
+    manager = shared_test_server
     provider = ScriptedProvider()
     app = mcp_app(provider, tmp_path, manager)
     async with app.run_test(size=(100, 40)) as pilot:
@@ -179,8 +196,9 @@ def test_prompt_arguments_fill_the_declared_ones_in_order():
 # -- resources -----------------------------------------------------------------------
 
 
-async def test_at_completes_a_server_then_its_resource_uris(tmp_path, mcp_manager):
-    manager = await connected(mcp_manager)
+@shared
+async def test_at_completes_a_server_then_its_resource_uris(tmp_path, shared_test_server):
+    manager = shared_test_server
     app = mcp_app(ScriptedProvider(), tmp_path, manager)
     async with app.run_test(size=(100, 40)) as pilot:
         await wait_for(pilot, lambda: app.state.mcp_link is not None, "the servers followed")
@@ -202,8 +220,9 @@ async def test_at_completes_a_server_then_its_resource_uris(tmp_path, mcp_manage
         assert app.prompt.text == "see @test:test://greeting "
 
 
-async def test_a_mentioned_resource_is_attached_before_the_prompt(tmp_path, mcp_manager):
-    manager = await connected(mcp_manager)
+@shared
+async def test_a_mentioned_resource_is_attached_before_the_prompt(tmp_path, shared_test_server):
+    manager = shared_test_server
     provider = ScriptedProvider(Response([text("Hello to you.")]))
     app = mcp_app(provider, tmp_path, manager)
     async with app.run_test(size=(100, 40)) as pilot:
@@ -219,10 +238,11 @@ async def test_a_mentioned_resource_is_attached_before_the_prompt(tmp_path, mcp_
         assert "Attached @test:test://greeting" in notes(app)
 
 
+@shared
 async def test_a_resource_that_cannot_be_read_is_said_and_the_message_still_goes(
-    tmp_path, mcp_manager
+    tmp_path, shared_test_server
 ):
-    manager = await connected(mcp_manager)
+    manager = shared_test_server
     provider = ScriptedProvider(Response([text("ok")]))
     app = mcp_app(provider, tmp_path, manager)
     async with app.run_test(size=(100, 40)) as pilot:

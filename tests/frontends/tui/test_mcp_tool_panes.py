@@ -3,6 +3,7 @@ like the built-in tools' calls."""
 
 from __future__ import annotations
 
+import pytest
 from textual.widgets import Static
 
 from agentcli.frontends.tui.widgets.tool_pane import ToolPane
@@ -10,13 +11,14 @@ from agentcli.permissions.types import PermissionMode
 from tests.engine.scripted import Response, ScriptedProvider, text, tool_use
 from tests.frontends.tui.helpers import idle, question_ready, send, wait_for
 from tests.frontends.tui.mcp_support import mcp_app
-from tests.mcp.support import stdio
+
+# The calls change neither the server nor the connection: one server for the module.
+shared = pytest.mark.asyncio(loop_scope="module")
 
 
-async def test_an_mcp_call_is_asked_about_then_shown_in_its_pane(tmp_path, mcp_manager):
-    manager = mcp_manager(stdio("test"))
-    await manager.start()
-    await manager.wait_ready()
+@shared
+async def test_an_mcp_call_is_asked_about_then_shown_in_its_pane(tmp_path, shared_test_server):
+    manager = shared_test_server
     provider = ScriptedProvider(
         Response([tool_use("mcp__test__echo", {"text": "hi there"}, "toolu_echo")]),
         Response([text("It said hi.")]),
@@ -39,10 +41,9 @@ async def test_an_mcp_call_is_asked_about_then_shown_in_its_pane(tmp_path, mcp_m
         assert result["type"] == "tool_result" and result["content"] == [text("hi there")]
 
 
-async def test_a_pane_says_what_came_back_besides_text(tmp_path, mcp_manager):
-    manager = mcp_manager(stdio("test"))
-    await manager.start()
-    await manager.wait_ready()
+@shared
+async def test_a_pane_says_what_came_back_besides_text(tmp_path, shared_test_server):
+    manager = shared_test_server
     provider = ScriptedProvider(
         Response(
             [
