@@ -332,3 +332,42 @@ async def test_a_page_up_before_the_rest_is_read_shows_what_is_above(tmp_path, m
             read_rest.set()
         await resumed(pilot, app)
         await every_prompt_once_in_order(pilot, app)
+
+
+async def test_frames_go_on_while_the_newest_item_is_drawn(tmp_path, monkeypatch):
+    """The newest item of a resume is drawn with the frames going on (a key typed
+    meanwhile is echoed before the answer's blocks are all rendered): it is below
+    everything, so growing moves nothing. (Items built above it are drawn in one
+    frame, so what is on screen never jumps.)"""
+    project = tmp_path / "project"
+    project.mkdir()
+    await record(project)
+    read_rest = hold_the_rest(monkeypatch, "the frames were checked first")
+    prepared = threading.Event()
+    finish_tail = history_view.finish_tail
+
+    def finish_when_let(tail):
+        assert prepared.wait(60), "the tail's items were never let be prepared"
+        return finish_tail(tail)
+
+    monkeypatch.setattr(history_view, "finish_tail", finish_when_let)
+    app = app_on(project, "--continue")
+    batches: list[str] = []
+    batch_update = app.batch_update
+
+    def counted():
+        batches.append("frames held")
+        return batch_update()
+
+    monkeypatch.setattr(app, "batch_update", counted)
+    async with app.run_test(size=(100, 30)) as pilot:
+        batches.clear()  # the app's own start-up holds its first frames
+        conv = app.conversation
+        try:
+            newest = lambda: [w for w in conv.query(StreamingMarkdown) if w.flattened]  # noqa: E731
+            await wait_for(pilot, newest, "the newest answer, drawn")
+            assert batches == []
+        finally:
+            prepared.set()
+            read_rest.set()
+        await resumed(pilot, app)

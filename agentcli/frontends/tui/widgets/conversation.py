@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable
+from contextlib import nullcontext
 from time import monotonic
 from typing import TYPE_CHECKING, Any
 
@@ -164,7 +165,9 @@ class Conversation(VerticalScroll, can_focus=False):
         self._earlier.extend(entries)
         widgets = self._built(self._take_earlier(1))
         if widgets:
-            await self._mount_batch(widgets)
+            # Frames go on while the newest item is drawn (a key typed meanwhile is
+            # echoed): below everything else, it moves nothing while it grows.
+            await self._mount_batch(widgets, in_one_frame=False)
             self._items.extend(widgets)
         self.anchor()
         self._filling = self._screenful(FILL_SCREENS) - sum(e.lines() for e in entries[-1:])
@@ -422,7 +425,12 @@ class Conversation(VerticalScroll, can_focus=False):
             widgets.append(widget)
         return widgets
 
-    async def _mount_batch(self, widgets: list[Widget], before: Widget | None = None) -> None:
+    async def _mount_batch(
+        self, widgets: list[Widget], before: Widget | None = None, *, in_one_frame: bool = True
+    ) -> None:
+        """Mount `widgets` and draw the finished answers among them; `in_one_frame`: no
+        frame is painted until they are all drawn (an item above the screen's must not
+        show short, then grow, pushing what is on screen down)."""
         if not widgets:
             return
         if before is not None:
@@ -431,7 +439,7 @@ class Conversation(VerticalScroll, can_focus=False):
             await self.mount_all(widgets, after=self._head[-1])
         else:
             await self.mount_all(widgets)
-        with self.app.batch_update():  # answers show their text in the same frame
+        with self.app.batch_update() if in_one_frame else nullcontext():
             for widget in widgets:
                 if getattr(widget, "finished", False):
                     await widget.flush()  # type: ignore[attr-defined]
