@@ -361,13 +361,19 @@ class StreamingMarkdown(Widget):
         self, blocks: list[MarkdownBlock], drawing: _Drawing | None = None
     ) -> None:
         """Mount finished blocks, keep their lines (in `drawing`, the answer's own if
-        not given), and let their widgets go."""
+        not given), and let their widgets go. The loop gets a turn after each block's
+        render (a few ms each): a key typed while a long answer is drawn is handled
+        after one block, not after all of them."""
         if not blocks:
             return
         drawing = drawing or self._drawing
         assert drawing is not None
         await self._mount_blocks(blocks)
-        for block in blocks:
+        for index, block in enumerate(blocks):
+            if index:
+                await asyncio.sleep(0)
+                if not self.is_mounted:
+                    raise _Removed
             drawing.add_frozen(*_block_lines(block, drawing.inner_width))
         await self._remove_blocks(blocks)
 
