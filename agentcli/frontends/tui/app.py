@@ -287,6 +287,10 @@ class AgentApp(App[None]):
     def _resumed_tail(self, message: messages.ResumedTail) -> None:
         self.sessions.show_in_turn(partial(self.sessions.show_tail, message.tail, message.drawn))
 
+    @on(messages.TailFinished)
+    def _tail_finished(self) -> None:
+        self.conversation.start_fill()
+
     @on(messages.ResumedAtStart)
     def _resumed_at_start(self, message: messages.ResumedAtStart) -> None:
         self.sessions.show_in_turn(partial(self.sessions.show_resumed, message.loaded))

@@ -107,9 +107,12 @@ def finish_tail(prepared: PreparedHistory) -> None:
     """What the tail's first frame did not need, worked out in the loader's thread
     once it is drawn, ahead of the fill that builds the rest an item a frame: the
     summaries of the panes of built-in tools (importing each tool's module and
-    building its input model), and the highlighters of the other answers' code. A
+    building its input model), the module that draws the panes' results, and the
+    highlighters of the other answers' code. A
     pane the fill builds first works its summary out itself; one of a tool the
     built-in tools do not have (an MCP server's) waits for the engine's tools."""
+    import agentcli.frontends.tui.renderers  # noqa: F401  (the panes' bodies: not on the loop)
+
     tools = prepared.context.tools
     for entry in prepared.entries:
         if isinstance(entry, ToolEntry):

@@ -83,6 +83,11 @@ class ResumedTail(Message):
         self.drawn = drawn
 
 
+class TailFinished(Message):
+    """What the resumed tail's first frame did not need is worked out (history_view.py
+    `finish_tail`): the items above the newest can be built now, each cheaply."""
+
+
 class PickSession(Message):
     """`--resume` with no id: the picker of this folder's sessions."""
 

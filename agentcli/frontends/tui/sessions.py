@@ -239,7 +239,9 @@ class Sessions:
             # What is queued goes first, a key typed meanwhile and its echo: the frame
             # that draws the tail is a long one, and an echo in it waits for all of it.
             await _after_refresh(app)
-            await app.conversation.load_history(tail.entries)
+            # The items above fill in once the loader has worked out what they need
+            # (messages.TailFinished), or at the latest once the whole session is read.
+            await app.conversation.load_history(tail.entries, fill_now=False)
             app.todo_panel.show_list(tail.todos)
         finally:
             app.conversation.after_drawn(drawn.set)

@@ -305,7 +305,8 @@ class Startup:
         """Have the app draw the newest messages, prepared here (history_view.py
         `prepare_tail`), and wait (a while at most) until it has: reading the rest
         meanwhile would only slow that frame down. What the frame did not need comes
-        right after it (`finish_tail`)."""
+        right after it (`finish_tail`), and only then are the items above it built
+        (`TailFinished`): their first build would do part of that work on the loop."""
         import agentcli.frontends.tui.widgets.streaming_markdown  # noqa: F401  (answers need it)
         from agentcli.frontends.tui.history_view import finish_tail, prepare_tail
 
@@ -314,6 +315,7 @@ class Startup:
         self.app.post_message(messages.ResumedTail(prepared, drawn))
         drawn.wait(TAIL_DRAWN_WAIT_S)
         finish_tail(prepared)
+        self.app.post_message(messages.TailFinished())
 
     def _load_mcp_in_thread(self, engine: QueryEngine | None = None) -> None:
         """Import the MCP SDK off the UI thread, then start the servers on the app's loop

@@ -92,3 +92,26 @@ async def test_nothing_is_released_while_the_person_reads_further_up(
         assert conv.hidden_count() == before
         still = [view.text for view in conv.query(UserMessageView) if view.region.area > 0]
         assert still == reading
+
+
+async def test_answers_keep_their_width_when_the_conversation_starts_to_scroll(
+    fake_api, fake_api_provider, tmp_path
+):
+    """The scrollbar's column is kept while nothing scrolls: when it comes, no answer
+    is wrapped (and rendered) again at a new width."""
+    app = make_app(fake_api_provider, tmp_path, [ReadTool()])
+    async with app.run_test(size=SIZE) as pilot:
+        conv = app.conversation
+        fake_api.enqueue(reply(text(answer(0))))
+        await send(pilot, "prompt number 0")
+        await idle(pilot, app)
+        assert conv.max_scroll_y == 0  # one answer: nothing to scroll yet
+        first = conv.query(StreamingMarkdown).first()
+        width = first.content_size.width
+        for n in range(1, 4):
+            fake_api.enqueue(reply(text(answer(n))))
+            await send(pilot, f"prompt number {n}")
+            await idle(pilot, app)
+        assert conv.max_scroll_y > 0
+        assert first.is_mounted and first.content_size.width == width
+        assert {w.content_size.width for w in conv.query(StreamingMarkdown)} == {width}

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from agentcli.cli.main import build_parser
+from agentcli.frontends.tui import history_view
 from agentcli.frontends.tui.app import AgentApp
 from agentcli.frontends.tui.widgets.conversation import UserMessageView
 from agentcli.frontends.tui.widgets.streaming_markdown import StreamingMarkdown
@@ -275,3 +276,98 @@ async def test_typing_while_the_history_fills_in_loses_nothing(tmp_path, monkeyp
         assert app.prompt.text == typed
         await every_prompt_once_in_order(pilot, app)
         assert app.prompt.text == typed and app.focused is app.prompt
+
+
+async def test_the_items_above_the_tail_fill_in_once_the_loader_prepared_them(
+    tmp_path, monkeypatch
+):
+    """The loader works out what the items above the newest need (their summaries, the
+    module that draws a pane's result) right after the first frame; until it has,
+    nothing is built above the newest item, so no build does that work on the loop
+    while a key waits. Then they fill in, before the rest of the file is read."""
+    project = tmp_path / "project"
+    project.mkdir()
+    await record(project)
+    read_rest = hold_the_rest(monkeypatch, "the fill was checked first")
+    prepared = threading.Event()
+    finish_tail = history_view.finish_tail
+
+    def finish_when_let(tail):
+        assert prepared.wait(60), "the tail's items were never let be prepared"
+        return finish_tail(tail)
+
+    monkeypatch.setattr(history_view, "finish_tail", finish_when_let)
+    app = app_on(project, "--continue")
+    async with app.run_test(size=(100, 30)) as pilot:
+        conv = app.conversation
+        try:
+            await wait_for(pilot, lambda: conv.item_count() >= 1, "the newest item")
+            for _ in range(20):
+                await pilot.pause()
+            assert conv.item_count() == 1  # nothing built above it meanwhile
+            prepared.set()
+            await wait_for(pilot, lambda: conv.item_count() > 4, "the items above, filled in")
+            assert on_screen(app, f"prompt number {PROMPTS - 1}")
+            assert app.engine is None  # before the rest is read
+        finally:
+            prepared.set()
+            read_rest.set()
+        await resumed(pilot, app)
+
+
+async def test_a_page_up_before_the_rest_is_read_shows_what_is_above(tmp_path, monkeypatch):
+    project = tmp_path / "project"
+    project.mkdir()
+    await record(project)
+    read_rest = hold_the_rest(monkeypatch, "the page up was checked first")
+    app = app_on(project, "--continue")
+    async with app.run_test(size=(100, 30)) as pilot:
+        try:
+            await wait_for(pilot, lambda: app.conversation.item_count() >= 1, "the newest item")
+            await pilot.press("pageup")
+            await wait_for(
+                pilot, lambda: on_screen(app, f"prompt number {PROMPTS - 1}"), "the prompt above"
+            )
+        finally:
+            read_rest.set()
+        await resumed(pilot, app)
+        await every_prompt_once_in_order(pilot, app)
+
+
+async def test_frames_go_on_while_the_newest_item_is_drawn(tmp_path, monkeypatch):
+    """The newest item of a resume is drawn with the frames going on (a key typed
+    meanwhile is echoed before the answer's blocks are all rendered): it is below
+    everything, so growing moves nothing. (Items built above it are drawn in one
+    frame, so what is on screen never jumps.)"""
+    project = tmp_path / "project"
+    project.mkdir()
+    await record(project)
+    read_rest = hold_the_rest(monkeypatch, "the frames were checked first")
+    prepared = threading.Event()
+    finish_tail = history_view.finish_tail
+
+    def finish_when_let(tail):
+        assert prepared.wait(60), "the tail's items were never let be prepared"
+        return finish_tail(tail)
+
+    monkeypatch.setattr(history_view, "finish_tail", finish_when_let)
+    app = app_on(project, "--continue")
+    batches: list[str] = []
+    batch_update = app.batch_update
+
+    def counted():
+        batches.append("frames held")
+        return batch_update()
+
+    monkeypatch.setattr(app, "batch_update", counted)
+    async with app.run_test(size=(100, 30)) as pilot:
+        batches.clear()  # the app's own start-up holds its first frames
+        conv = app.conversation
+        try:
+            newest = lambda: [w for w in conv.query(StreamingMarkdown) if w.flattened]  # noqa: E731
+            await wait_for(pilot, newest, "the newest answer, drawn")
+            assert batches == []
+        finally:
+            prepared.set()
+            read_rest.set()
+        await resumed(pilot, app)

@@ -332,6 +332,61 @@ async def test_resize_renders_the_blocks_again_at_the_new_width() -> None:
         assert _screen_cells(app) == await _stock_cells(DOC_MIXED, (50, 140))
 
 
+async def test_an_answer_keeps_its_lines_while_it_renders_again(monkeypatch) -> None:
+    """Rendered again at a new width, an answer shows its old lines until the new ones
+    are all there: a layout in between never sees it shrink to nothing (which would
+    take a conversation's scrollbar away, and change every item's width again)."""
+    from agentcli.frontends.tui.widgets import streaming_markdown
+
+    widget = StreamingMarkdown()
+    app = _Host(widget)
+    async with app.run_test(size=SIZE) as pilot:
+        widget.append(DOC_MIXED)
+        await widget.finish()
+        await _settle(pilot)
+        tall = widget.get_content_height(app.size, app.size, app.size.width)
+        heights: list[int] = []
+        render = streaming_markdown._block_lines
+
+        def seen(block, width):
+            heights.append(widget.get_content_height(app.size, app.size, width))
+            return render(block, width)
+
+        monkeypatch.setattr(streaming_markdown, "_block_lines", seen)
+        await pilot.resize_terminal(SIZE[0] - 20, SIZE[1])
+        await _settle(pilot)
+        assert heights and set(heights) == {tall}  # each block rendered: the old lines shown
+        assert _screen_text(app) == await _stock_render(DOC_MIXED, (SIZE[0] - 20, SIZE[1]))
+
+
+async def test_the_loop_gets_a_turn_between_the_blocks_of_a_long_answer(monkeypatch) -> None:
+    """Drawing an answer's blocks is not one long step of the loop: something queued
+    while the first block renders (a key typed) runs before the last one renders."""
+    import asyncio
+
+    from agentcli.frontends.tui.widgets import streaming_markdown
+
+    happened: list[str] = []
+    render = streaming_markdown._block_lines
+
+    def seen(block, width):
+        if not happened:
+            asyncio.get_running_loop().call_soon(happened.append, "queued meanwhile")
+        happened.append("block")
+        return render(block, width)
+
+    monkeypatch.setattr(streaming_markdown, "_block_lines", seen)
+    widget = StreamingMarkdown()
+    widget.complete(DOC_MIXED)
+    app = _Host(widget)
+    async with app.run_test(size=SIZE) as pilot:
+        await _settle(pilot)
+        assert widget.flattened
+        assert happened.count("block") > 3
+        assert happened.index("queued meanwhile") < len(happened) - 1
+        assert _screen_text(app) == await _stock_render(DOC_MIXED)
+
+
 async def test_append_after_finish_is_refused() -> None:
     widget = StreamingMarkdown()
     app = _Host(widget)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable
+from contextlib import nullcontext
 from time import monotonic
 from typing import TYPE_CHECKING, Any
 
@@ -78,6 +79,7 @@ class Conversation(VerticalScroll, can_focus=False):
         # Home or End pressed while a batch was moving: done once it has (`_moved`).
         self._wanted: str | None = None
         self._filling = 0  # lines a resumed history still fills in, an item a frame
+        self._fill_held = False  # that fill waits for `start_fill` (a resume's rest)
         self._fill_timer: Timer | None = None  # the fill waits for a pause in the typing
         self._typed_at: float | None = None  # when the person last typed (monotonic)
         self.last_answer_source: str = ""
@@ -150,22 +152,37 @@ class Conversation(VerticalScroll, can_focus=False):
 
     # -- a resumed history ------------------------------------------------------------
 
-    async def load_history(self, entries: list[Entry]) -> None:
+    async def load_history(self, entries: list[Entry], *, fill_now: bool = True) -> None:
         """Show a conversation's earlier items: the newest is built now, the rest of
         its screen and two screens above (ready for a page up) one item a frame after
         it (`_fill_step`) while the person is not typing, the rest when the person
-        scrolls back to them."""
+        scrolls back to them. `fill_now=False`: that fill waits for `start_fill` (a
+        resume's tail, until the loader has prepared what the items above need: built
+        before that, the first of them would do that work on the loop, and hold a
+        key typed meanwhile; a scroll still builds what it needs)."""
         self._head.extend(self._items)  # what is shown already stays above it
         self._items.clear()
         self._earlier.extend(entries)
         widgets = self._built(self._take_earlier(1))
         if widgets:
-            await self._mount_batch(widgets)
+            # Frames go on while the newest item is drawn (a key typed meanwhile is
+            # echoed): below everything else, it moves nothing while it grows.
+            await self._mount_batch(widgets, in_one_frame=False)
             self._items.extend(widgets)
         self.anchor()
         self._filling = self._screenful(FILL_SCREENS) - sum(e.lines() for e in entries[-1:])
-        if not self._earlier:
-            return
+        self._fill_held = not fill_now
+        if self._earlier and fill_now:
+            self._begin_fill()
+
+    def start_fill(self) -> None:
+        """The fill `load_history(fill_now=False)` held back goes on now."""
+        if self._fill_held:
+            self._fill_held = False
+            if self._filling > 0 and self._earlier:
+                self._begin_fill()
+
+    def _begin_fill(self) -> None:
         typing = None if self._typed_at is None else monotonic() - self._typed_at
         if typing is not None and typing < FILL_PAUSE_S:  # typing since before the history came
             self._pause_fill(FILL_PAUSE_S - typing)
@@ -194,6 +211,8 @@ class Conversation(VerticalScroll, can_focus=False):
         if self._filling <= 0 or not self._earlier or self._later:
             self._filling = 0
             return
+        if self._fill_held:
+            return  # `start_fill` comes back here
         if self._moving:
             return  # the move's end (`_moved`) comes back here
         if self._fill_timer is not None:
@@ -224,6 +243,7 @@ class Conversation(VerticalScroll, can_focus=False):
         its newest lines were shown): built when the person scrolls to them, now if
         they are already at the top."""
         self._earlier[:0] = entries
+        self.start_fill()
         if self._filling > 0:
             return  # filling in already, an item a frame
         if entries and self.is_mounted and self.scroll_y <= self._near():
@@ -405,7 +425,12 @@ class Conversation(VerticalScroll, can_focus=False):
             widgets.append(widget)
         return widgets
 
-    async def _mount_batch(self, widgets: list[Widget], before: Widget | None = None) -> None:
+    async def _mount_batch(
+        self, widgets: list[Widget], before: Widget | None = None, *, in_one_frame: bool = True
+    ) -> None:
+        """Mount `widgets` and draw the finished answers among them; `in_one_frame`: no
+        frame is painted until they are all drawn (an item above the screen's must not
+        show short, then grow, pushing what is on screen down)."""
         if not widgets:
             return
         if before is not None:
@@ -414,7 +439,7 @@ class Conversation(VerticalScroll, can_focus=False):
             await self.mount_all(widgets, after=self._head[-1])
         else:
             await self.mount_all(widgets)
-        with self.app.batch_update():  # answers show their text in the same frame
+        with self.app.batch_update() if in_one_frame else nullcontext():
             for widget in widgets:
                 if getattr(widget, "finished", False):
                     await widget.flush()  # type: ignore[attr-defined]
@@ -543,6 +568,7 @@ class Conversation(VerticalScroll, can_focus=False):
         self.panes.clear()
         self.pruned = 0
         self._filling = 0
+        self._fill_held = False
         if self._fill_timer is not None:
             self._fill_timer.stop()
             self._fill_timer = None

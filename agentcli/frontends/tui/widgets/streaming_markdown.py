@@ -299,18 +299,22 @@ class StreamingMarkdown(Widget):
 
     async def _redraw(self, width: int) -> None:
         """Render every frozen block again from its source, at `width` (the first
-        time, or after a resize or theme change); the tail is parsed again after."""
+        time, or after a resize or theme change); the tail is parsed again after.
+        The old lines stay on screen until the new ones are all rendered: an answer
+        without them for a moment would be no lines tall, and the layout that saw it
+        so could take the conversation's scrollbar away and bring it back."""
         self._rebuild_needed = False
         bench = await self._bench_body()
         if self._tail_widgets:
             await self._remove_blocks(self._tail_widgets)
         self._tail_widgets = []
         self._shown_tail = ""
-        self._drawing = _Drawing(width, bench.styles.gutter)
+        drawing = _Drawing(width, bench.styles.gutter)
         blocks: list[MarkdownBlock] = []
         for source, first_line in self._frozen_sources:
             blocks.extend(bench.build_blocks(source, first_line))
-        await self._draw_frozen(blocks)
+        await self._draw_frozen(blocks, drawing)
+        self._drawing = drawing
 
     async def _show_new_text(self) -> bool:
         """Render newly finished blocks and the changed tail; True if anything changed."""
@@ -353,14 +357,23 @@ class StreamingMarkdown(Widget):
         assert self._bench is not None
         return self._bench.build_blocks(source, first_line)
 
-    async def _draw_frozen(self, blocks: list[MarkdownBlock]) -> None:
-        """Mount finished blocks, keep their lines, and let their widgets go."""
+    async def _draw_frozen(
+        self, blocks: list[MarkdownBlock], drawing: _Drawing | None = None
+    ) -> None:
+        """Mount finished blocks, keep their lines (in `drawing`, the answer's own if
+        not given), and let their widgets go. The loop gets a turn after each block's
+        render (a few ms each): a key typed while a long answer is drawn is handled
+        after one block, not after all of them."""
         if not blocks:
             return
-        drawing = self._drawing
+        drawing = drawing or self._drawing
         assert drawing is not None
         await self._mount_blocks(blocks)
-        for block in blocks:
+        for index, block in enumerate(blocks):
+            if index:
+                await asyncio.sleep(0)
+                if not self.is_mounted:
+                    raise _Removed
             drawing.add_frozen(*_block_lines(block, drawing.inner_width))
         await self._remove_blocks(blocks)
 
