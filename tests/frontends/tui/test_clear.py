@@ -13,7 +13,7 @@ from agentcli.session.store import list_sessions
 from agentcli.session.writer import transcript_path
 from tests.engine.scripted import Response, ScriptedProvider, text
 from tests.frontends.tui.helpers import idle, send, texts, wait_for
-from tests.frontends.tui.test_resume import notes, open_app
+from tests.frontends.tui.test_resume import open_app, resumed_and_drawn
 from tests.hooks.helpers import hook_script, payloads
 
 BIG = Usage(input_tokens=20_000, output_tokens=1_000, cache_read_input_tokens=30_000)
@@ -74,7 +74,7 @@ async def test_clear_starts_a_new_session_that_continue_then_opens(tmp_path):
 
     again = open_app(project, "--continue")
     async with again.run_test(size=(110, 50)) as pilot:
-        await wait_for(pilot, lambda: any("Resumed conversation" in n for n in notes(again)))
+        await resumed_and_drawn(pilot, again)
         assert again.engine.session_id == new_id
         assert texts(again, UserMessageView) == ["> second question"]
 
@@ -96,7 +96,7 @@ async def test_clear_then_quit_leaves_continue_on_the_old_session_under_its_own_
     assert not transcript_path(project, new_id).exists()  # nothing sent, no file
     again = open_app(project, "--continue")
     async with again.run_test(size=(110, 50)) as pilot:
-        await wait_for(pilot, lambda: any("Resumed conversation" in n for n in notes(again)))
+        await resumed_and_drawn(pilot, again)
         assert again.engine.session_id == old_id != new_id
         assert texts(again, UserMessageView) == ["> first question"]
 
