@@ -292,10 +292,14 @@ class Startup:
         try:
             with collection_paused():
                 loaded = opened.complete()
+                # The session's history lives on: later collections skip it. Frozen
+                # before collection resumes, or the first one (set off by the next
+                # allocation) walks the whole parse, holding the interpreter and the
+                # app's loop for tens of milliseconds.
+                gc.freeze()
         except TranscriptError as problem:
             self._not_resumed(problem)
             return None
-        gc.freeze()  # the session's history lives on: later collections skip it
         return loaded
 
     def _not_resumed(self, problem: Exception) -> None:
