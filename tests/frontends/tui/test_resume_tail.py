@@ -379,7 +379,7 @@ async def test_no_collection_walks_the_whole_session_once_it_is_read(tmp_path, m
     allocation) would walk all of them, holding the app's loop, and every key, meanwhile."""
     import gc
 
-    from agentcli.frontends.tui import startup
+    from agentcli.frontends.tui import collection
 
     project = tmp_path / "project"
     project.mkdir()
@@ -394,7 +394,7 @@ async def test_no_collection_walks_the_whole_session_once_it_is_read(tmp_path, m
         return loaded
 
     class Gc:
-        """The collector as startup.py sees it; `enable` notes whether the read's
+        """The collector as collection.py sees it; `enable` notes whether the read's
         objects are frozen by then."""
 
         def __getattr__(self, name):
@@ -406,7 +406,7 @@ async def test_no_collection_walks_the_whole_session_once_it_is_read(tmp_path, m
             gc.enable()
 
     monkeypatch.setattr(tail_first.TailFirst, "complete", complete_and_mark)
-    monkeypatch.setattr(startup, "gc", Gc())
+    monkeypatch.setattr(collection, "gc", Gc())
     app = app_on(project, "--continue")
     async with app.run_test(size=(100, 30)) as pilot:
         await resumed(pilot, app)
