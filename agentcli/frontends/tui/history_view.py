@@ -157,11 +157,13 @@ def prepare_rest(
 ) -> tuple[list[Entry], tuple[TodoItem, ...]]:
     """The entries of what `shown` (the tail on screen, which `loaded` ends with) did
     not show, and the whole session's todo list: one pass over a long history."""
+    from agentcli.frontends.tui.collection import collection_paused
     from agentcli.tools.todo_write import latest_todos
 
     split = len(loaded.history) - len(shown.loaded.history)
     head, rest = loaded.history[:split], loaded.history[split:]
-    earlier = history_entries(head, loaded.displays, shown.context, later=rest)
+    with collection_paused(freeze=True):  # the entries live on, as the history does
+        earlier = history_entries(head, loaded.displays, shown.context, later=rest)
     return earlier, latest_todos(loaded.history)
 
 

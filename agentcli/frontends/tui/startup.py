@@ -26,12 +26,12 @@ from __future__ import annotations
 import gc
 import sys
 import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
 
 from agentcli.frontends.tui import messages
+from agentcli.frontends.tui.collection import collection_paused
 from agentcli.frontends.tui.history import PromptHistory
 from agentcli.frontends.tui.host import RunsWorkers
 
@@ -58,21 +58,6 @@ LOOP_SWITCH_S = 0.001
 TAIL_DRAWN_WAIT_S = 3.0
 # How long the listing of the project's files waits for a resumed session to be read.
 RESUME_FIRST_S = 30.0
-
-
-@contextmanager
-def collection_paused() -> Iterator[None]:
-    """No cyclic garbage collection while a transcript is parsed: its hundreds of
-    thousands of new objects all live on, and each full collection over them holds
-    the interpreter (the app's loop with it) for a long moment. Garbage made
-    meanwhile is collected after."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
 
 
 class StartupHost(RunsWorkers, Protocol):
@@ -290,12 +275,12 @@ class Startup:
         if not isinstance(opened, TailFirst):
             return opened  # None, or a fork of a session another process holds, loaded
         try:
-            with collection_paused():
+            # The session's history lives on: later collections skip it.
+            with collection_paused(freeze=True):
                 loaded = opened.complete()
         except TranscriptError as problem:
             self._not_resumed(problem)
             return None
-        gc.freeze()  # the session's history lives on: later collections skip it
         return loaded
 
     def _not_resumed(self, problem: Exception) -> None:

@@ -12,6 +12,7 @@ from agentcli.frontends.tui.history_view import (
     ToolContext,
     finish_tail,
     history_entries,
+    prepare_rest,
 )
 from agentcli.session.loader import LoadedSession
 from agentcli.tools.base import Workspace
@@ -119,3 +120,33 @@ def test_a_recorded_display_is_validated_when_the_pane_shows_it(tmp_path: Path):
     assert isinstance(display, LazyDisplay) and display() == shown
     odd = {"toolu_1": {"type": "read", "path": 7}}  # a display this version cannot read
     assert tool_entry(history_entries(messages, {}, context, recorded=odd)).shown_display() is None
+
+
+def test_the_rests_entries_are_built_with_collection_paused_then_frozen(
+    tmp_path: Path, monkeypatch
+):
+    """The entries of a long session's rest all live on: no cyclic collection walks
+    them while they are built (each would hold the app's loop), and they are frozen
+    out of later ones, before collection is on again."""
+    import gc
+
+    from agentcli.frontends.tui import history_view
+
+    context = ToolContext(ToolRegistry([]), Workspace(tmp_path))
+    messages = a_call("Echo", "v") + a_call("Echo", "w")
+    tail = LoadedSession(path=tmp_path / "s.jsonl", session_id="s", history=messages[4:])
+    whole = LoadedSession(path=tmp_path / "s.jsonl", session_id="s", history=messages)
+    shown = PreparedHistory(tail, history_entries(tail.history, {}, context), context, ())
+    seen: list[tuple[bool, int]] = []
+    build = history_view.history_entries
+
+    def built(*args, **kwargs):
+        seen.append((gc.isenabled(), gc.get_freeze_count()))
+        return build(*args, **kwargs)
+
+    monkeypatch.setattr(history_view, "history_entries", built)
+    assert gc.isenabled()
+    earlier, _ = prepare_rest(whole, shown)
+    assert [type(e).__name__ for e in earlier] == ["UserEntry", "ToolEntry", "AnswerEntry"]
+    assert seen[0][0] is False  # paused while they were built
+    assert gc.isenabled() and gc.get_freeze_count() > seen[0][1]  # frozen after

@@ -371,3 +371,43 @@ async def test_frames_go_on_while_the_newest_item_is_drawn(tmp_path, monkeypatch
             prepared.set()
             read_rest.set()
         await resumed(pilot, app)
+
+
+async def test_no_collection_walks_the_whole_session_once_it_is_read(tmp_path, monkeypatch):
+    """The whole file's objects are frozen out of the cyclic collector before it is
+    turned on again after the read: a collection set off in between (by any thread's
+    allocation) would walk all of them, holding the app's loop, and every key, meanwhile."""
+    import gc
+
+    from agentcli.frontends.tui import collection
+
+    project = tmp_path / "project"
+    project.mkdir()
+    await record(project)
+    read: list[int] = []
+    frozen_when_on_again: list[bool] = []
+    complete = tail_first.TailFirst.complete
+
+    def complete_and_mark(self):
+        loaded = complete(self)
+        read.append(gc.get_freeze_count())
+        return loaded
+
+    class Gc:
+        """The collector as collection.py sees it; `enable` notes whether the read's
+        objects are frozen by then."""
+
+        def __getattr__(self, name):
+            return getattr(gc, name)
+
+        def enable(self):
+            if read and not frozen_when_on_again:
+                frozen_when_on_again.append(gc.get_freeze_count() > read[0])
+            gc.enable()
+
+    monkeypatch.setattr(tail_first.TailFirst, "complete", complete_and_mark)
+    monkeypatch.setattr(collection, "gc", Gc())
+    app = app_on(project, "--continue")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await resumed(pilot, app)
+    assert read and frozen_when_on_again == [True]
