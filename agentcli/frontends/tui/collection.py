@@ -5,6 +5,12 @@ that all stay. Each collection that runs while they are being made walks them, a
 holds the interpreter (the app's loop with it: a key waits) for milliseconds to tens
 of milliseconds; once they are made, they are frozen out of later collections. Both
 steps happen in worker threads; the pause is process-wide, and brief.
+
+A freeze keeps whatever is alive then, garbage cycles too, out of every later
+collection: it is used on the resume at start-up only (startup.py, and
+history_view.py `prepare_rest`, which only that resume calls), when no earlier
+conversation's widgets are waiting to be collected; `/resume` inside the app
+does not freeze.
 """
 
 from __future__ import annotations
