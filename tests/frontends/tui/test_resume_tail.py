@@ -117,6 +117,20 @@ def hold_the_rest(monkeypatch, why: str) -> threading.Event:
     return let_through
 
 
+def hold_the_preparation(monkeypatch) -> threading.Event:
+    """Hold the loader's preparation of the items above the tail (`finish_tail`, and so
+    the fill that waits for it) until the event returned is set."""
+    let_through = threading.Event()
+    finish_tail = history_view.finish_tail
+
+    def finish_when_let(tail):
+        assert let_through.wait(60), "the tail's items were never let be prepared"
+        return finish_tail(tail)
+
+    monkeypatch.setattr(history_view, "finish_tail", finish_when_let)
+    return let_through
+
+
 async def test_the_tail_is_drawn_then_the_whole_history_is_reachable_once(tmp_path):
     project = tmp_path / "project"
     project.mkdir()
@@ -289,14 +303,7 @@ async def test_the_items_above_the_tail_fill_in_once_the_loader_prepared_them(
     project.mkdir()
     await record(project)
     read_rest = hold_the_rest(monkeypatch, "the fill was checked first")
-    prepared = threading.Event()
-    finish_tail = history_view.finish_tail
-
-    def finish_when_let(tail):
-        assert prepared.wait(60), "the tail's items were never let be prepared"
-        return finish_tail(tail)
-
-    monkeypatch.setattr(history_view, "finish_tail", finish_when_let)
+    prepared = hold_the_preparation(monkeypatch)
     app = app_on(project, "--continue")
     async with app.run_test(size=(100, 30)) as pilot:
         conv = app.conversation
@@ -343,14 +350,7 @@ async def test_frames_go_on_while_the_newest_item_is_drawn(tmp_path, monkeypatch
     project.mkdir()
     await record(project)
     read_rest = hold_the_rest(monkeypatch, "the frames were checked first")
-    prepared = threading.Event()
-    finish_tail = history_view.finish_tail
-
-    def finish_when_let(tail):
-        assert prepared.wait(60), "the tail's items were never let be prepared"
-        return finish_tail(tail)
-
-    monkeypatch.setattr(history_view, "finish_tail", finish_when_let)
+    prepared = hold_the_preparation(monkeypatch)
     app = app_on(project, "--continue")
     batches: list[str] = []
     batch_update = app.batch_update
