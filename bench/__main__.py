@@ -22,6 +22,7 @@ BENCHMARKS = (
     "live_session_bench",
     "long_session_bench",
     "long_session_keys_bench",
+    "terminal_answers_bench",
     "mcp_bench",
 )
 

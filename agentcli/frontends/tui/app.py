@@ -154,8 +154,9 @@ class AgentApp(App[None]):
         self.view = EventsView(
             self.conversation, self.status_line, self.ask_permission, todos=self.todo_panel
         )
+        self.bottom = Vertical(id="bottom")
         yield self.conversation
-        with Vertical(id="bottom"):
+        with self.bottom:
             yield self.todo_panel
             yield self.status_line
             yield self.popup
@@ -422,10 +423,9 @@ class AgentApp(App[None]):
         screen the rest of the bottom leaves (not only 70% of it), and fits in it. The
         conversation keeps one row: Textual never gives its `1fr` less, and a bottom
         taller than the rest would make the whole screen scroll."""
-        found = self.query("#bottom")
-        if not found:  # the screen is being taken down (a layout after it emptied)
+        bottom = self.bottom  # kept: a query here would walk the whole DOM each layout
+        if not bottom.is_attached:  # the screen is being taken down (a layout after it emptied)
             return
-        bottom = found.first()
         question = self.permission_prompt
         bottom.set_class(question is not None, "-asking")
         if question is None or not question.is_mounted:

@@ -75,8 +75,12 @@ class StatusLine(Static):
         self._tick()
 
     def set_phase(self, phase: str) -> None:
-        self.phase = phase
-        self._draw()
+        """A new phase shows at once. The same one again (every streamed chunk says
+        "Writing") waits for the next tick, ten a second, which shows the token
+        count too: redrawing per chunk cost more than the rest of the line's work."""
+        if phase != self.phase:
+            self.phase = phase
+            self._draw()
 
     def tool_running(self, tool_use_id: str, name: str) -> None:
         self.running[tool_use_id] = name
