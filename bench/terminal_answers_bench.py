@@ -34,6 +34,7 @@ from typing import Any
 
 from bench.common import report
 from bench.live_session_bench import answer_markdown
+from bench.long_session_bench import rss_of
 from bench.startup_bench import agentcli_binary, bench_env
 
 ANSWERS = int(os.environ.get("AGENTCLI_BENCH_TERMINAL_ANSWERS", "30"))
@@ -70,13 +71,6 @@ def cpu_seconds(pid: int) -> float:
     """User + system CPU of the process and of the children it has waited for."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return sum(int(f) for f in fields[11:15]) / os.sysconf("SC_CLK_TCK")
-
-
-def rss_mb(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return 0.0
 
 
 def responder(body: dict[str, Any]) -> Any:
@@ -144,7 +138,7 @@ def one_app(exe: str, env: dict[str, str], cwd: Path, ready: str) -> dict[str, A
             wall.append(time.perf_counter() - started)
             term.drain(SETTLE_S)
             cpu.append(cpu_seconds(term.child.pid) - before)
-        return {"cpu": cpu, "wall": wall, "rss": rss_mb(term.child.pid)}
+        return {"cpu": cpu, "wall": wall, "rss": rss_of(term.child.pid)}
     finally:
         term.close()
 
