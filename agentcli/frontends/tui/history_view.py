@@ -22,7 +22,7 @@ Whatever a resume can work out before it draws is worked out off the app's loop
 (`prepare_tail`, `finish_tail`, `prepare_rest`: in the loader's thread or
 `asyncio.to_thread`): the entries, the todo list, the newest answer's markdown
 before the first frame; the summaries of the tail's panes of built-in tools
-(importing the tools' modules as it goes) and the other answers' highlighters
+(importing the tools' modules as it goes) and the other answers' lexers
 right after it. The loop only builds and mounts widgets, an item at a time
 (widgets/conversation.py `load_history`).
 """
@@ -88,7 +88,7 @@ def prepare_tail(tail: LoadedSession, cwd: Path) -> PreparedHistory:
     """A transcript's newest messages ready to draw, before the engine exists. Only
     what the first frame shows is worked out now: the app builds the newest item at
     once and the rest an item a frame after it (widgets/conversation.py
-    `load_history`), so the panes' summaries and the other answers' highlighters wait
+    `load_history`), so the panes' summaries and the other answers' lexers wait
     for `finish_tail`, after that frame."""
     from agentcli.tools.base import Workspace
     from agentcli.tools.registry import builtin_tools
@@ -108,7 +108,7 @@ def finish_tail(prepared: PreparedHistory) -> None:
     once it is drawn, ahead of the fill that builds the rest an item a frame: the
     summaries of the panes of built-in tools (importing each tool's module and
     building its input model), the module that draws the panes' results, and the
-    highlighters of the other answers' code. A
+    lexers of the other answers' code. A
     pane the fill builds first works its summary out itself; one of a tool the
     built-in tools do not have (an MCP server's) waits for the engine's tools."""
     import agentcli.frontends.tui.renderers  # noqa: F401  (the panes' bodies: not on the loop)
@@ -128,28 +128,26 @@ MAX_WARMED = 8
 
 
 def warm_up(entries: list[Entry]) -> None:
-    """Parse the newest answer's markdown once (the parser and its link finder compile
-    their patterns on first use) and build the syntax highlighters of the languages the
-    answers' code blocks name (a few at most, of those Pygments has built in), so the
-    app's loop does not: each first use is a long moment for one frame."""
+    """Parse the newest answer's markdown once and load the lexers of the languages
+    the answers' code blocks name (a few at most, of those Pygments has built in), so
+    the app's loop does not: each first use is a long moment for one frame."""
     # Pygments comes with rich (which highlights with it); it has no type hints.
-    from markdown_it import MarkdownIt
     from pygments.lexers import get_all_lexers  # type: ignore[import-untyped]
-    from textual.highlight import highlight
+
+    from agentcli.frontends.tui.widgets import markdown_render
 
     answers = [entry.source for entry in entries if isinstance(entry, AnswerEntry)]
-    if answers:
-        MarkdownIt("gfm-like").parse(answers[-1])  # the one the app's widgets use
-    named: list[str] = []
-    for entry in entries:
-        if isinstance(entry, AnswerEntry) and ("```" in entry.source or "~~~" in entry.source):
-            named += [found.group(1).lower() for found in _FENCE.finditer(entry.source)]
-    if not named:
+    if not answers:
         return
-    known = {alias for _, aliases, _, _ in get_all_lexers(plugins=False) for alias in aliases}
-    languages = list(dict.fromkeys(name for name in reversed(named) if name in known))
-    for language in languages[:MAX_WARMED]:
-        highlight("x", language=language)
+    named: list[str] = []
+    for source in answers:
+        if "```" in source or "~~~" in source:
+            named += [found.group(1).lower() for found in _FENCE.finditer(source)]
+    languages: list[str] = []
+    if named:
+        known = {alias for _, aliases, _, _ in get_all_lexers(plugins=False) for alias in aliases}
+        languages = list(dict.fromkeys(name for name in reversed(named) if name in known))
+    markdown_render.warm_up(answers[-1], languages[:MAX_WARMED])
 
 
 def prepare_rest(

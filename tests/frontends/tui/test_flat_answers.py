@@ -1,22 +1,23 @@
-"""An answer in the app is one widget, and looks as Textual's Markdown shows it
+"""An answer in the app is one widget, and looks as its whole text rendered at once
 (issue 25: streaming an answer costs no more CPU than it must).
 
 Every frame composes each widget that covers a line, so an answer is drawn by one
 widget (a finished one has no child at all). The session is played for real: the
 app's engine and Anthropic provider against the fake Messages API, answer after
-answer; the reference is the same session with each answer shown by a stock
-`Markdown` given the whole text.
+answer; the reference is the same session with each answer's whole text given to
+`MarkdownRenderer` at the end (no streaming, no splitting into blocks).
 """
 
 from __future__ import annotations
 
 import pytest
-from textual.app import ComposeResult
+from rich.style import Style
+from textual.strip import Strip
 from textual.widget import Widget
-from textual.widgets import Markdown
 
 from agentcli.frontends.tui.textual_private import screen_lines
 from agentcli.frontends.tui.widgets import conversation
+from agentcli.frontends.tui.widgets.markdown_render import MarkdownLook, MarkdownRenderer
 from agentcli.frontends.tui.widgets.streaming_markdown import StreamingMarkdown
 from tests.fakeapi import reply, text
 from tests.frontends.tui.helpers import idle, make_app, send, wait_for
@@ -38,40 +39,59 @@ def answer(n: int) -> str:
 
 
 class WholeMarkdown(Widget):
-    """The reference answer: Textual's own Markdown, given the whole text at the end.
-    An answer ends at its last line: no blank line for the last block's bottom margin
-    (the next item's top margin sets the gap)."""
+    """The reference answer: the whole text rendered at once when it ends, with the
+    two columns of padding an answer has on each side (within the padding the app's
+    style sheet gives every answer)."""
 
-    DEFAULT_CSS = """
-    WholeMarkdown { width: 1fr; height: auto; }
-    WholeMarkdown > Markdown > *:last-child { margin-bottom: 0; }
-    """
+    DEFAULT_CSS = "WholeMarkdown { width: 1fr; height: auto; }"
 
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.styles.padding = (0, 2, 0, 4)
         self.source = ""
         self.finished = False
-
-    def compose(self) -> ComposeResult:
-        yield Markdown()
 
     def append(self, text: str) -> None:
         self.source += text
 
     async def finish(self) -> None:
         self.finished = True
-        await self.query_one(Markdown).update(self.source)
+        self.refresh(layout=True)
+
+    def _lines(self, width: int) -> list:
+        if not self.finished:
+            return []
+        base = Style(color=self.rich_style.color, bgcolor=self.rich_style.bgcolor)
+        look = MarkdownLook.from_theme(self.app.theme_variables, self.app.current_theme.dark, base)
+        return MarkdownRenderer(look).lines(self.source, width)
+
+    def get_content_height(self, container, viewport, width: int) -> int:
+        return len(self._lines(width))
+
+    def render_line(self, y: int) -> Strip:
+        lines = self._lines(self.content_size.width)
+        if y < len(lines):
+            return Strip(lines[y])
+        return Strip.blank(self.content_size.width, Style(bgcolor=self.rich_style.bgcolor))
 
 
 def conversation_cells(app) -> list[list[tuple[str, str]]]:
     """Every cell of the conversation with its style: what a person sees there."""
     region = app.conversation.region
     return [
-        [(char, str(segment.style or "")) for segment in strip for char in segment.text][
+        [(char, cell_style(char, segment.style)) for segment in strip for char in segment.text][
             region.x : region.right
         ]
         for strip in screen_lines(app.screen)[region.y : region.bottom]
     ]
+
+
+def cell_style(char: str, style: Style | None) -> str:
+    """A cell's style as it shows: a blank cell shows its background (and a line
+    through or under it), never its text colour."""
+    if style is not None and char == " " and not (style.underline or style.strike or style.reverse):
+        style = Style(bgcolor=style.bgcolor)
+    return str(style or "")
 
 
 def text_of(cells: list[list[tuple[str, str]]]) -> list[str]:
@@ -104,12 +124,12 @@ async def play(fake_api, fake_api_provider, folder, *, reference: bool) -> list[
     return shown
 
 
-async def test_each_answer_is_one_widget_and_looks_as_markdown_shows_it(
+async def test_each_answer_is_one_widget_and_looks_as_its_whole_text_rendered_at_once(
     fake_api, fake_api_provider, tmp_path, monkeypatch
 ):
     flat = await play(fake_api, fake_api_provider, tmp_path / "flat", reference=False)
     monkeypatch.setattr(conversation, "make_answer_widget", WholeMarkdown)
     stock = await play(fake_api, fake_api_provider, tmp_path / "stock", reference=True)
-    # Not a line's place, a cell or a colour differs from Textual's own Markdown.
+    # Not a line's place, a cell or a colour differs from the whole text rendered at once.
     assert [text_of(screen) for screen in flat] == [text_of(screen) for screen in stock]
     assert flat == stock

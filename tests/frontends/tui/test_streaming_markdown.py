@@ -1,20 +1,22 @@
-"""StreamingMarkdown shows what Textual's Markdown shows, at a flat cost per chunk.
+"""StreamingMarkdown shows what its renderer shows for the whole text, at a flat cost per chunk.
 
-Renders are compared as the screen text a user sees: the same document in a
-stock `Markdown` (all at once) and in `StreamingMarkdown` (streamed in chunks).
+Renders are compared as the screen a user sees: the same document rendered at
+once by `MarkdownRenderer` (no splitting into blocks, no streaming: `_Whole`)
+and in `StreamingMarkdown` (streamed in chunks, block by block).
 """
 
 from __future__ import annotations
 
-from collections import Counter
-
 import pytest
+from rich.style import Style
 from textual.app import App, ComposeResult
+from textual.color import Color
+from textual.strip import Strip
 from textual.widget import Widget
-from textual.widgets import Markdown
 
 from agentcli.frontends.tui.textual_private import screen_lines
-from agentcli.frontends.tui.widgets.streaming_markdown import MarkdownBody, StreamingMarkdown
+from agentcli.frontends.tui.widgets.markdown_render import MarkdownLook, MarkdownRenderer
+from agentcli.frontends.tui.widgets.streaming_markdown import StreamingMarkdown
 
 SIZE = (70, 120)
 
@@ -79,6 +81,31 @@ class _Host(App[None]):
         yield self.widget
 
 
+class _Whole(Widget):
+    """The reference: the whole document rendered at once, two columns of padding aside."""
+
+    DEFAULT_CSS = "_Whole { height: auto; padding: 0 2; }"
+
+    def __init__(self, source: str) -> None:
+        super().__init__()
+        self.source = source
+
+    def _lines(self, width: int) -> list:
+        rich_style = self.rich_style
+        base = Style(color=rich_style.color, bgcolor=rich_style.bgcolor)
+        look = MarkdownLook.from_theme(self.app.theme_variables, self.app.current_theme.dark, base)
+        return MarkdownRenderer(look).lines(self.source, width)
+
+    def get_content_height(self, container, viewport, width: int) -> int:
+        return len(self._lines(width))
+
+    def render_line(self, y: int) -> Strip:
+        lines = self._lines(self.content_size.width)
+        if y < len(lines):
+            return Strip(lines[y])
+        return Strip.blank(self.content_size.width, Style(bgcolor=self.rich_style.bgcolor))
+
+
 def _screen_text(app: App) -> list[str]:
     # The composited screen, as text: what a user sees. (Call after
     # `pilot.pause()`, which applies pending layout as the refresh timer does.)
@@ -89,13 +116,21 @@ def _screen_cells(app: App) -> list[list[tuple[str, str]]]:
     """Every cell of the screen with its style (colours, bold, links...): what a
     user sees, exactly. (Meta, e.g. selection offsets, is not drawn: left out.)"""
     return [
-        [(char, str(segment.style or "")) for segment in strip for char in segment.text]
+        [(char, _cell_style(char, segment.style)) for segment in strip for char in segment.text]
         for strip in screen_lines(app.screen)
     ]
 
 
+def _cell_style(char: str, style: Style | None) -> str:
+    """A cell's style as it shows: a blank cell shows its background (and a line
+    through or under it), never its text colour."""
+    if style is not None and char == " " and not (style.underline or style.strike or style.reverse):
+        style = Style(bgcolor=style.bgcolor)
+    return str(style or "")
+
+
 async def _stock_render(source: str, size: tuple[int, int] = SIZE) -> list[str]:
-    app = _Host(Markdown(source))
+    app = _Host(_Whole(source))
     async with app.run_test(size=size) as pilot:
         await pilot.pause()
         return _screen_text(app)
@@ -104,7 +139,7 @@ async def _stock_render(source: str, size: tuple[int, int] = SIZE) -> list[str]:
 async def _stock_cells(
     source: str, size: tuple[int, int] = SIZE, theme: str | None = None
 ) -> list[list[tuple[str, str]]]:
-    app = _Host(Markdown(source))
+    app = _Host(_Whole(source))
     async with app.run_test(size=size) as pilot:
         if theme:
             app.theme = theme
@@ -130,14 +165,16 @@ async def _stream(pilot, widget: StreamingMarkdown, source: str, chunk: int) -> 
 
 @pytest.mark.parametrize("doc", DOCS, ids=["mixed", "loose"])
 @pytest.mark.parametrize("chunk", [1, 3, 20, 10_000])
-async def test_streamed_render_matches_markdown(doc: str, chunk: int) -> None:
+async def test_streamed_render_matches_the_whole_text_rendered_at_once(
+    doc: str, chunk: int
+) -> None:
     expected = await _stock_render(doc)
     widget = StreamingMarkdown()
     app = _Host(widget)
     async with app.run_test(size=SIZE) as pilot:
         await _stream(pilot, widget, doc, chunk)
         await widget.finish()
-        await pilot.pause()
+        await _settle(pilot)
         assert _screen_text(app) == expected
         assert widget.source == doc
         # A few refreshes later, still the same.
@@ -146,21 +183,21 @@ async def test_streamed_render_matches_markdown(doc: str, chunk: int) -> None:
         assert _screen_text(app) == expected
 
 
-async def test_a_streaming_answer_shows_the_screen_one_widget() -> None:
-    """Issue 25: the screen lays out and paints the answer alone, never its blocks:
-    they are rendered to lines in a container that is not displayed, and only the
-    open tail's widgets stay there."""
+async def test_an_answer_is_one_widget_while_it_streams_and_after() -> None:
+    """Issue 25: the screen lays out and paints the answer alone: its blocks are
+    rendered straight to lines, never to widgets (a tree of ~150 nodes for a ~2 KB
+    answer, once, that every layout visited)."""
     widget = StreamingMarkdown()
     app = _Host(widget)
     async with app.run_test(size=SIZE) as pilot:
         await _stream(pilot, widget, DOC_MIXED, 5)  # not finished: the last block is open
         await _settle(pilot)
-        (bench,) = widget.children
-        assert isinstance(bench, MarkdownBody) and not bench.display
-        assert len(bench.children) == 1  # the open tail ("Closing words.")
+        assert list(widget.walk_children()) == []
         assert not widget.flattened
-        # Not one of them has a place on the screen (the screen never laid them out).
-        assert widget.region and not any(w.region for w in bench.walk_children(with_self=True))
+        assert "  Closing words." in _screen_text(app)
+        await widget.finish()
+        await _settle(pilot)
+        assert widget.flattened and list(widget.walk_children()) == []
 
 
 async def test_the_gaps_between_blocks_are_there_in_every_frame_of_a_stream() -> None:
@@ -185,7 +222,7 @@ async def test_the_gaps_between_blocks_are_there_in_every_frame_of_a_stream() ->
 async def test_a_finished_answer_is_one_widget_that_looks_the_same(doc: str) -> None:
     """Issue 25: every frame composes each widget covering a line, so a finished
     answer is drawn by one widget (no body, no block widgets), cell for cell and
-    style for style what Textual's Markdown shows for the same text."""
+    style for style what the renderer shows for the whole text at once."""
     expected = await _stock_cells(doc)
     widget = StreamingMarkdown()
     app = _Host(widget)
@@ -230,29 +267,27 @@ async def test_a_link_in_a_flat_answer_opens_on_click() -> None:
         assert opened == ["https://example.com/docs"]
 
 
-async def test_finished_blocks_are_parsed_once() -> None:
+async def test_finished_blocks_are_rendered_once() -> None:
     widget = StreamingMarkdown()
-    parsed: Counter[tuple[str, int]] = Counter()
-    render_frozen = widget._render_frozen
+    frozen: list[str] = []
+    draw_frozen = widget._draw_frozen
 
-    def counting(source: str, first_line: int):
-        parsed[(source, first_line)] += 1
-        return render_frozen(source, first_line)
+    async def recording(sources, drawing):
+        frozen.extend(sources)
+        await draw_frozen(sources, drawing)
 
-    widget._render_frozen = counting  # type: ignore[method-assign]
+    widget._draw_frozen = recording  # type: ignore[method-assign]
     app = _Host(widget)
     async with app.run_test(size=SIZE) as pilot:
         await _stream(pilot, widget, DOC_MIXED, 2)
-        frozen_before_finish = set(parsed)
+        frozen_before_finish = len(frozen)
         await widget.finish()
         await pilot.pause()
-    assert parsed, "finished blocks were rendered"
-    assert set(parsed.values()) == {1}
-    # The blocks frozen while streaming are a prefix of the document, in order.
-    first_lines = [first for _source, first in parsed]
-    assert first_lines == sorted(first_lines)
-    assert frozen_before_finish < set(parsed)
-    assert "".join(source for source, _ in parsed) == DOC_MIXED
+    # Each block once, in order (none again: the width never changed), and the
+    # blocks frozen while streaming are a prefix of the document.
+    assert 0 < frozen_before_finish < len(frozen)
+    assert "".join(frozen) == DOC_MIXED
+    assert widget.frozen_block_count == len(frozen)
 
 
 async def test_frozen_widgets_are_not_touched_by_later_chunks() -> None:
@@ -336,8 +371,6 @@ async def test_an_answer_keeps_its_lines_while_it_renders_again(monkeypatch) -> 
     """Rendered again at a new width, an answer shows its old lines until the new ones
     are all there: a layout in between never sees it shrink to nothing (which would
     take a conversation's scrollbar away, and change every item's width again)."""
-    from agentcli.frontends.tui.widgets import streaming_markdown
-
     widget = StreamingMarkdown()
     app = _Host(widget)
     async with app.run_test(size=SIZE) as pilot:
@@ -346,13 +379,13 @@ async def test_an_answer_keeps_its_lines_while_it_renders_again(monkeypatch) -> 
         await _settle(pilot)
         tall = widget.get_content_height(app.size, app.size, app.size.width)
         heights: list[int] = []
-        render = streaming_markdown._block_lines
+        render = MarkdownRenderer.lines
 
-        def seen(block, width):
+        def seen(renderer, source, width):
             heights.append(widget.get_content_height(app.size, app.size, width))
-            return render(block, width)
+            return render(renderer, source, width)
 
-        monkeypatch.setattr(streaming_markdown, "_block_lines", seen)
+        monkeypatch.setattr(MarkdownRenderer, "lines", seen)
         await pilot.resize_terminal(SIZE[0] - 20, SIZE[1])
         await _settle(pilot)
         assert heights and set(heights) == {tall}  # each block rendered: the old lines shown
@@ -364,18 +397,16 @@ async def test_the_loop_gets_a_turn_between_the_blocks_of_a_long_answer(monkeypa
     while the first block renders (a key typed) runs before the last one renders."""
     import asyncio
 
-    from agentcli.frontends.tui.widgets import streaming_markdown
-
     happened: list[str] = []
-    render = streaming_markdown._block_lines
+    render = MarkdownRenderer.lines
 
-    def seen(block, width):
+    def seen(renderer, source, width):
         if not happened:
             asyncio.get_running_loop().call_soon(happened.append, "queued meanwhile")
         happened.append("block")
-        return render(block, width)
+        return render(renderer, source, width)
 
-    monkeypatch.setattr(streaming_markdown, "_block_lines", seen)
+    monkeypatch.setattr(MarkdownRenderer, "lines", seen)
     widget = StreamingMarkdown()
     widget.complete(DOC_MIXED)
     app = _Host(widget)
@@ -467,51 +498,18 @@ async def test_text_of_a_streaming_answer_can_be_copied() -> None:
         assert "First paragraph here." in selected and "Second paragraph follows." in selected
 
 
-async def test_a_finished_answer_still_on_screen_holds_no_removed_block_widgets(
+async def test_a_block_the_renderer_fails_on_shows_its_text(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Issue 25: answers that stay mounted hold only their lines. The block
-    widgets rendered to lines (and the streamed tail's earlier parses) must leave memory;
-    each kept a tree of widgets with their render caches, about 2 MB an answer."""
-    import gc
-    import weakref
+    """No traceback reaches a person: a block the renderer fails on shows as plain text."""
+    render = MarkdownRenderer.lines
 
-    from textual.widgets.markdown import MarkdownBlock
+    def failing(renderer, source, width):
+        if "bold" in source:
+            raise RuntimeError("the renderer failed")
+        return render(renderer, source, width)
 
-    blocks: list[weakref.ref[MarkdownBlock]] = []
-    original = MarkdownBody.build_blocks
-
-    def tracked(body: MarkdownBody, source: str, first_line: int) -> list[MarkdownBlock]:
-        built = original(body, source, first_line)
-        blocks.extend(weakref.ref(block) for block in built)
-        return built
-
-    monkeypatch.setattr(MarkdownBody, "build_blocks", tracked)
-    widget = StreamingMarkdown()
-    app = _Host(widget)
-    async with app.run_test(size=SIZE) as pilot:
-        await _stream(pilot, widget, DOC_MIXED, 20)
-        body = weakref.ref(widget._bench)
-        await widget.finish()
-        await _settle(pilot)
-        assert widget.flattened, "the finished answer keeps its lines only"
-        gc.collect()
-        alive = [ref() for ref in blocks if ref() is not None]
-        assert alive == []
-        assert body() is None
-        assert _screen_text(app) == await _stock_render(DOC_MIXED)
-
-
-async def test_a_block_the_compositor_fails_on_shows_its_text(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """No traceback reaches a person: a block Textual cannot render shows as plain text."""
-    from agentcli.frontends.tui.widgets import streaming_markdown
-
-    def failing(root: Widget, size: object) -> list[object]:
-        raise RuntimeError("the compositor failed")
-
-    monkeypatch.setattr(streaming_markdown, "render_detached", failing)
+    monkeypatch.setattr(MarkdownRenderer, "lines", failing)
     widget = StreamingMarkdown()
     app = _Host(widget)
     async with app.run_test(size=SIZE) as pilot:
@@ -519,36 +517,120 @@ async def test_a_block_the_compositor_fails_on_shows_its_text(
         await widget.finish()
         await _settle(pilot)
         text = _screen_text(app)
-        assert "  # Title" in text and "  Some **bold** words." in text
+        assert "  Title" in text and "  Some **bold** words." in text
         assert widget.flattened
 
 
-async def test_an_answer_removed_while_its_blocks_mount_draws_nothing_and_raises_nothing(
+async def test_an_answer_removed_while_its_blocks_are_drawn_raises_nothing(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The conversation releases items while a resumed history fills in: an answer
-    (its children first) can leave the screen while its blocks are being mounted."""
+    can leave the screen between two of its blocks."""
+    import asyncio
+
+    removals: list[asyncio.Task[None]] = []
+    render = MarkdownRenderer.lines
+    widget = StreamingMarkdown()
+
+    def removed_meanwhile(renderer, source, width):
+        if not removals:
+            removals.append(asyncio.get_running_loop().create_task(_remove(widget)))
+        return render(renderer, source, width)
+
+    async def _remove(answer: StreamingMarkdown) -> None:
+        await answer.remove()
+
+    monkeypatch.setattr(MarkdownRenderer, "lines", removed_meanwhile)
+    widget.complete(DOC_MIXED)
+    app = _Host(widget)
+    async with app.run_test(size=SIZE) as pilot:
+        await _settle(pilot)
+        assert removals and removals[0].done() and removals[0].exception() is None
+        assert not widget.is_attached
+        assert app.is_running  # nothing raised into the app
+
+
+async def test_a_link_the_model_wrote_to_anything_but_the_web_does_not_open() -> None:
+    """The answer is untrusted: a click opens web and mail links only, not a
+    file: or custom-scheme link the model wrote (it would run a handler)."""
+    opened: list[str] = []
+    widget = StreamingMarkdown()
+    app = _Host(widget)
+    app.open_url = lambda url, **_: opened.append(url)  # type: ignore[method-assign]
+    async with app.run_test(size=SIZE) as pilot:
+        widget.append(
+            "[one](file:///etc/passwd) [two](vscode://x/run) [three](JavaScript:alert(1)) "
+            "[four](mailto:a@example.com)\n"
+        )
+        await widget.finish()
+        await _settle(pilot)
+        (row,) = [y for y, line in enumerate(_screen_text(app)) if "one" in line]
+        for word in ("one", "two", "three", "four"):
+            await pilot.click(offset=(_screen_text(app)[row].index(word) + 1, row))
+            await pilot.pause()
+        assert opened == ["mailto:a@example.com"]
+
+
+async def test_a_bare_web_address_is_a_link_and_a_file_name_is_not() -> None:
+    """An address with its scheme opens on click; `config.py` is a file the model
+    talks about, not a site in Paraguay: it is plain text and opens nothing."""
+    opened: list[str] = []
+    widget = StreamingMarkdown()
+    app = _Host(widget)
+    app.open_url = lambda url, **_: opened.append(url)  # type: ignore[method-assign]
+    async with app.run_test(size=SIZE) as pilot:
+        widget.append("I read config.py and notes.md, then https://example.com/guide too.\n")
+        await widget.finish()
+        await _settle(pilot)
+        (row,) = [y for y, line in enumerate(_screen_text(app)) if "config.py" in line]
+        line = _screen_text(app)[row]
+        for word in ("config.py", "notes.md", "example.com/guide"):
+            await pilot.click(offset=(line.index(word) + 2, row))
+            await pilot.pause()
+        assert opened == ["https://example.com/guide"]
+        underlined = {
+            segment.text.strip()
+            for segment in screen_lines(app.screen)[row]
+            if segment.style and segment.style.underline
+        }
+        assert underlined == {"https://example.com/guide"}
+
+
+async def test_the_answer_wears_the_themes_markdown_colours() -> None:
+    """Headings take the theme's markdown heading colours, inline code and code
+    fences their own colours, and a theme change recolours a finished answer."""
     widget = StreamingMarkdown()
     app = _Host(widget)
     async with app.run_test(size=SIZE) as pilot:
-        widget.append("First paragraph.\n\n")
-        await widget.flush()
-        original = MarkdownBody.mount_all
-
-        def removed_meanwhile(body: MarkdownBody, widgets, **kwargs):
-            async def mount() -> None:
-                await body.remove()
-                await original(body, widgets, **kwargs)
-
-            return mount()
-
-        monkeypatch.setattr(MarkdownBody, "mount_all", removed_meanwhile)
-        widget.append("Second paragraph.\n\nThird")
-        await widget.flush()  # no MountError
-        assert widget._bench is None
-        monkeypatch.undo()
-        await widget.finish()  # drawn anew, whole
+        widget.append(DOC_MIXED)
+        await widget.finish()
         await _settle(pilot)
-        assert _screen_text(app) == await _stock_render(
-            "First paragraph.\n\nSecond paragraph.\n\nThird"
-        )
+
+        def colours_of(word: str) -> set[str]:
+            return {
+                str(segment.style.color.triplet.hex if segment.style.color.triplet else "")
+                for strip in screen_lines(app.screen)
+                for segment in strip
+                if word in segment.text and segment.style and segment.style.color
+            }
+
+        h2 = app.theme_variables["markdown-h2-color"].lower()
+        assert colours_of("Changes") == {h2}
+        # Inline code as Textual's Markdown shows it (dark theme): text-warning
+        # at 95% over the background tinted with 10% of warning.
+        variables = app.theme_variables
+        tint = Color.parse(variables["background"]).blend(Color.parse(variables["warning"]), 0.10)
+        code = tint + Color.parse(variables["text-warning"]).multiply_alpha(0.95)
+        assert colours_of("inline code") == {code.hex.lower()}
+        fence = [
+            segment.style
+            for strip in screen_lines(app.screen)
+            for segment in strip
+            if segment.text.strip() in ("def", "return", "greet")
+        ]
+        assert len({style.color for style in fence if style}) > 1  # highlighted
+        dark_cells = _screen_cells(app)
+        app.theme = "textual-light"
+        await _settle(pilot)
+        assert _screen_cells(app) != dark_cells
+        assert colours_of("Changes") == {app.theme_variables["markdown-h2-color"].lower()}

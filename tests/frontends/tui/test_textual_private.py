@@ -21,16 +21,13 @@ from textual.app import App, ComposeResult
 from textual.drivers._writer_thread import MAX_QUEUED_WRITES, WriterThread
 from textual.drivers.linux_driver import LinuxDriver
 from textual.widgets import Markdown
-from textual.widgets.markdown import MarkdownFence
 
 from agentcli.frontends.tui.terminal_driver import TerminalStream
 from agentcli.frontends.tui.textual_private import (
-    blocks_from_tokens,
     driver_output,
-    render_detached,
+    relayout,
     screen_lines,
     set_driver_output,
-    update_block,
 )
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -57,77 +54,44 @@ def test_the_installed_textual_is_the_pinned_one():
     assert pins == [f"textual=={version('textual')}"]
 
 
-# -- Markdown._parse_markdown ------------------------------------------------------
+# -- Widget._layout_updates ---------------------------------------------------------
 
 
-async def test_blocks_from_tokens_builds_textuals_block_widgets():
-    source = "# Title\n\nSome *text*.\n\n```python\nx = 1\n```\n"
-    app = Host()
-    async with app.run_test():
-        blocks = blocks_from_tokens(app.query_one(Markdown), parse(source))
-    assert [type(block) for block in blocks] == [H1, PARAGRAPH, MarkdownFence]
-    assert [block.source_range for block in blocks] == [(0, 1), (2, 3), (4, 7)]
-    assert not any(block.is_mounted for block in blocks)
-    # What StreamingMarkdown compares to decide whether the tail changed:
-    assert blocks[1].content.plain == "Some text."
-    assert (blocks[2].code, blocks[2].lexer) == ("x = 1", "python")
+async def test_relayout_shows_a_height_that_changed_while_a_layout_was_pending():
+    """Textual counts a layout update only when none is pending, and caches the box
+    model on that count: a widget that grows meanwhile keeps its old height with
+    `refresh(layout=True)`, and shows its new one with `relayout`."""
+    from textual.widget import Widget
+
+    class Grows(Widget):
+        DEFAULT_CSS = "Grows { height: auto; }"
+        lines = 2
+
+        def get_content_height(self, container, viewport, width: int) -> int:
+            return self.lines
+
+    for redo, expected in ((lambda w: w.refresh(layout=True), 2), (relayout, 5)):
+        app = _Page(Grows())
+        async with app.run_test(size=(40, 20)) as pilot:
+            widget = app.query_one(Grows)
+            await pilot.pause()
+            widget.refresh(layout=True)  # a layout pending...
+            app.screen._clear_arrangement_cache()  # ...another widget's change, and the
+            app.screen._refresh_layout()  # screen lays out meanwhile (cached: 2 lines)
+            widget.lines = 5
+            redo(widget)
+            for _ in range(3):
+                await pilot.pause()
+            assert widget.size.height == expected
 
 
-# -- MarkdownBlock._update_from_block ----------------------------------------------
+class _Page(App[None]):
+    def __init__(self, widget) -> None:
+        super().__init__()
+        self.widget = widget
 
-
-async def test_update_block_changes_a_mounted_paragraph_and_fence_in_place():
-    app = Host()
-    async with app.run_test(size=(60, 20)) as pilot:
-        document = app.query_one(Markdown)
-        old = blocks_from_tokens(document, parse("Some text\n\n```\nx = 1\n```\n"))
-        await document.mount_all(old)
-        await pilot.pause()
-        new = blocks_from_tokens(document, parse("Some text, longer\n\n```\nx = 1\ny = 2\n```\n"))
-        for mounted, newer in zip(old, new, strict=True):
-            await update_block(mounted, newer)
-        await pilot.pause()
-        assert list(document.children) == old  # the same widgets, still mounted
-        assert old[0].content.plain == "Some text, longer"
-        assert old[1].code == "x = 1\ny = 2"
-        shown = screen_text(app)
-        assert "Some text, longer" in shown and "y = 2" in shown
-
-
-# -- textual._compositor.Compositor, Screen._compositor -----------------------------
-
-
-async def test_render_detached_renders_widgets_the_screen_never_laid_out():
-    """StreamingMarkdown's blocks sit in a container that is not displayed: laid out
-    and rendered by render_detached, they show what the same blocks show on screen."""
-
-    class Both(App[None]):
-        def compose(self) -> ComposeResult:
-            yield Markdown(id="shown")
-            yield Markdown(id="hidden")
-
-    source = (
-        "Intro with `code` and a [link](https://example.com).\n\n- one\n- two\n\n```\ncode\n```\n"
-    )
-    app = Both()
-    async with app.run_test(size=(60, 20)) as pilot:
-        shown, hidden = app.query_one("#shown", Markdown), app.query_one("#hidden", Markdown)
-        hidden.display = False
-        await shown.mount_all(blocks_from_tokens(shown, parse(source)))
-        detached = blocks_from_tokens(hidden, parse(source))
-        await hidden.mount_all(detached)
-        await pilot.pause()
-        screen = screen_lines(app.screen)
-        for block, twin in zip(shown.children, detached, strict=True):
-            region = block.region
-            assert not twin.region  # the screen has no place for it
-            lines = render_detached(twin, region.size)
-            assert len(lines) == region.height > 0
-            on_screen = [
-                screen[y].crop(region.x, region.right) for y in range(region.y, region.bottom)
-            ]
-            assert [list(line) for line in lines] == [list(line) for line in on_screen]
-        assert not any(twin.region for twin in detached)  # the screen's map is untouched
+    def compose(self) -> ComposeResult:
+        yield self.widget
 
 
 # -- LinuxDriver._file -------------------------------------------------------------

@@ -3,7 +3,7 @@
 Every widget in a screen is visited on each layout and each frame composes every
 widget that covers a line, so an answer made of hundreds of block widgets (each a
 small tree: list items, bullets, table cells...) makes every frame slower. Once a
-block has been rendered by Textual, its lines never change (until the width or
+block has been rendered, its lines never change (until the width or
 the theme does), so `StreamingMarkdown` keeps just those lines, as `BakedLines`,
 and draws them itself: the cost of a frame no longer grows with the answer.
 """

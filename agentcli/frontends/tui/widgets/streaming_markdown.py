@@ -6,101 +6,50 @@ chunk. `StreamingMarkdown` keeps the cost per chunk independent of what came
 before, and the cost per answer close to one render of its blocks:
 
 - `BlockSplitter` cuts the text into top-level blocks as it arrives;
-- a finished block is parsed once into Textual's own markdown block widgets
-  (headings, lists, tables, highlighted code), rendered once to lines, and its
-  widgets are let go;
-- only the open tail block is re-parsed, at most once per screen refresh
-  (`append` only records text and schedules one update), and updated in place;
-- the answer is one widget that draws those lines itself (`_Drawing`), with the
-  gaps between blocks as `Markdown` stacks them. The block widgets live in a
-  `MarkdownBody` that is never displayed: the screen's layout and paint never
-  visit them (a widget tree of ~100 nodes for a ~2 KB answer), and every frame
-  composes one layer per line of the answer. A finished answer holds no child
-  widget at all.
+- a finished block is rendered once to lines (`MarkdownRenderer`: Rich's
+  markdown renderer in the app's theme, no widget at all);
+- only the open tail block is rendered again, at most once per screen refresh
+  (`append` only records text and schedules one update);
+- the answer is one widget that draws those lines itself (`_Drawing`), one blank
+  line between blocks, so every frame composes one layer per line of the answer
+  and the widget holds no child widget, streaming or finished.
 
-The lines are what Textual's compositor renders for the very widgets `Markdown`
-builds for the same source, laid out at the answer's width, so the answer looks
-the same as a `Markdown` showing the whole text. Building, updating and rendering
-them uses Textual internals, through `agentcli.frontends.tui.textual_private`.
+The lines are rendered again only when the width or the theme changes.
 
 The model's text is untrusted: each chunk goes through a `MarkdownCleaner`
 before anything else sees it, so no escape sequence or control character
-reaches the parser, the screen or a copy (`source`). A chunk without any
-(nearly all) costs one regex search.
+reaches the renderer, the screen or a copy (`source`). A chunk without any
+(nearly all) costs one regex search. A link opens on click only if it is a web
+or mail address.
 """
 
 from __future__ import annotations
 
 import asyncio
-import weakref
-from collections.abc import Sequence
-from functools import cache
+from urllib.parse import urlsplit
 
-from markdown_it import MarkdownIt
 from rich.segment import Segment
 from rich.style import Style
 from textual import events
-from textual.css.styles import RenderStyles
 from textual.geometry import Size, Spacing
 from textual.selection import Selection
 from textual.strip import Strip
-from textual.widget import MountError, Widget
-from textual.widgets import Markdown
-from textual.widgets.markdown import MarkdownBlock, MarkdownFence
+from textual.widget import Widget
 
 from agentcli.core.terminal_text import MarkdownCleaner
-from agentcli.frontends.tui.textual_private import (
-    blocks_from_tokens,
-    render_detached,
-    update_block,
-)
+from agentcli.frontends.tui.textual_private import relayout
 from agentcli.frontends.tui.widgets.markdown_baked import BakedLines
 from agentcli.frontends.tui.widgets.markdown_blocks import BlockSplitter
+from agentcli.frontends.tui.widgets.markdown_render import Line, MarkdownLook, MarkdownRenderer
 
-# Blocks whose widget can take the content of a newer parse of the same block
-# in place (no remount), which is what a growing tail block mostly is.
-# (The paragraph class is not exported; Markdown.BLOCKS is its public name.)
-_UPDATABLE_IN_PLACE = (Markdown.BLOCKS["paragraph_open"], MarkdownFence)
+GUTTER = Spacing(0, 2, 0, 2)
+"""The answer's padding: two columns on each side (within the style sheet's own)."""
 
+BLOCK_GAP = 1
+"""Blank lines between two blocks."""
 
-@cache
-def _parser() -> MarkdownIt:
-    """The parser Textual's `Markdown` uses by default ("gfm-like"), built once."""
-    return MarkdownIt("gfm-like")
-
-
-class MarkdownBody(Markdown):
-    """The (never displayed) container of the block widgets being rendered.
-
-    A `Markdown` so that Textual's block widgets, which expect one as their
-    document, and its CSS (`Markdown > MarkdownParagraph`...) work unchanged; its
-    padding is the answer's. It never parses on its own: `StreamingMarkdown`
-    hands it blocks, and draws their lines itself.
-    """
-
-    def __init__(self, owner: StreamingMarkdown) -> None:
-        super().__init__()
-        self._owner_ref = weakref.ref(owner)
-        self.display = False  # laid out and painted by StreamingMarkdown, not the screen
-
-    @property
-    def source(self) -> str:
-        owner = self._owner_ref()
-        return owner.source if owner is not None else ""
-
-    def on_mount(self, event: events.Mount) -> None:
-        # Markdown's own handler would parse its (empty) initial document:
-        # nothing to do, so skip it (prevent_default skips base class handlers).
-        event.prevent_default()
-
-    def build_blocks(self, source: str, first_line: int) -> list[MarkdownBlock]:
-        """Block widgets for a piece of the answer starting at line `first_line`."""
-        blocks = blocks_from_tokens(self, _parser().parse(source))
-        if first_line:
-            for block in blocks:
-                start, end = block.source_range
-                block.source_range = (start + first_line, end + first_line)
-        return blocks
+OPENABLE_SCHEMES = frozenset({"http", "https", "mailto"})
+"""Links a click opens; anything else (file:, a custom handler...) the model wrote is not."""
 
 
 class StreamingMarkdown(Widget):
@@ -125,11 +74,9 @@ class StreamingMarkdown(Widget):
         self._chunks: list[str] = []
         self._cleaner = MarkdownCleaner()
         self._splitter = BlockSplitter()
-        self._bench: MarkdownBody | None = None  # holds the block widgets while rendering
-        self._frozen_sources: list[tuple[str, int]] = []  # (source, first line)
-        self._frozen_lines = 0  # lines in frozen blocks: where the tail starts
-        self._tail_widgets: list[MarkdownBlock] = []
-        self._shown_tail = ""  # the tail text the tail widgets show
+        self._renderer: MarkdownRenderer | None = None  # in the current theme
+        self._frozen_sources: list[str] = []
+        self._shown_tail = ""  # the tail text the drawing shows
         self._drawing: _Drawing | None = None  # the lines, at one width and theme
         self._render_lock = asyncio.Lock()
         self._scheduled = False
@@ -137,7 +84,7 @@ class StreamingMarkdown(Widget):
         self._rebuild_needed = False
         self._all_taken = False  # every block has been taken from the closed splitter
         self.frozen_block_count = 0
-        """How many finished blocks have been parsed and rendered (each once)."""
+        """How many finished blocks have been rendered (each once, at a width and theme)."""
         if markdown:
             self.append(markdown)
 
@@ -182,8 +129,8 @@ class StreamingMarkdown(Widget):
 
     @property
     def flattened(self) -> bool:
-        """The answer is finished and drawn from its lines alone (no child widgets)."""
-        return self._finished and self._drawing is not None and self._bench is None
+        """The answer is finished and every block of it is drawn."""
+        return self._finished and self._all_taken and self._drawing is not None
 
     @property
     def finished(self) -> bool:
@@ -208,16 +155,8 @@ class StreamingMarkdown(Widget):
         async with self._render_lock:
             try:
                 await self._apply()
-            except (MountError, _Removed):
-                self._removed_while_drawing()
-
-    def _removed_while_drawing(self) -> None:
-        """The answer left the screen (released, pruned) while its blocks were being
-        mounted: nothing to draw now; should it come back, it is drawn anew."""
-        self._bench = None
-        self._tail_widgets = []
-        self._shown_tail = ""
-        self._rebuild_needed = True
+            except _Removed:
+                self._rebuild_needed = True  # should it come back, it is drawn anew
 
     # -- scheduling ----------------------------------------------------------------
 
@@ -229,7 +168,7 @@ class StreamingMarkdown(Widget):
 
     def _request_render(self) -> None:
         # Runs among the screen's after-refresh callbacks; render on our own
-        # message pump so the screen is not held up by mounting.
+        # message pump so the screen is not held up.
         self.call_next(self._scheduled_render)
 
     async def _scheduled_render(self) -> None:
@@ -237,6 +176,7 @@ class StreamingMarkdown(Widget):
         await self.flush()
 
     def _theme_changed(self, _theme: object) -> None:
+        self._renderer = None
         self._rebuild_needed = True
         self._scheduled = False
         self._schedule()
@@ -255,6 +195,15 @@ class StreamingMarkdown(Widget):
         styles = self.styles
         return parent.scrollable_content_region.width - styles.margin.width - styles.gutter.width
 
+    def _current_renderer(self) -> MarkdownRenderer:
+        if self._renderer is None:
+            rich_style = self.rich_style
+            base = Style(color=rich_style.color, bgcolor=rich_style.bgcolor)
+            app = self.app
+            look = MarkdownLook.from_theme(app.theme_variables, app.current_theme.dark, base)
+            self._renderer = MarkdownRenderer(look)
+        return self._renderer
+
     async def _apply(self) -> None:
         if not self.is_mounted:
             return
@@ -268,149 +217,60 @@ class StreamingMarkdown(Widget):
         if redrawn:
             await self._redraw(width)
         changed = await self._show_new_text() or redrawn
-        if self._finished and self._all_taken and not self._tail_widgets:
-            await self._release_bench()
         drawing = self._drawing
-        if drawing is not None and (changed or drawing.height != height):
-            self.refresh(layout=drawing.height != height)
-
-    async def _bench_body(self) -> MarkdownBody:
-        """The hidden container the block widgets are mounted in (made when needed)."""
-        if self._bench is None:
-            self._bench = MarkdownBody(self)
-            await self.mount(self._bench)
-            if not self._bench.is_mounted:
-                raise _Removed
-        return self._bench
-
-    async def _mount_blocks(self, blocks: list[MarkdownBlock]) -> None:
-        """Mount block widgets in the hidden container (_Removed if it is going away:
-        Textual then mounts nothing, or refuses with a MountError)."""
-        await (await self._bench_body()).mount_all(blocks)
-        if not all(block.is_mounted for block in blocks):
-            raise _Removed
-
-    async def _release_bench(self) -> None:
-        """A finished answer keeps its lines only: let the container go."""
-        bench, self._bench = self._bench, None
-        if bench is not None:
-            await bench.remove()
-            self.displayed_children  # noqa: B018  (refreshes the cached list: lets it go)
+        if drawing is not None and drawing.height != height:
+            relayout(self)
+        elif changed:
+            self.refresh()
 
     async def _redraw(self, width: int) -> None:
-        """Render every frozen block again from its source, at `width` (the first
-        time, or after a resize or theme change); the tail is parsed again after.
-        The old lines stay on screen until the new ones are all rendered: an answer
-        without them for a moment would be no lines tall, and the layout that saw it
-        so could take the conversation's scrollbar away and bring it back."""
+        """Render every frozen block again, at `width` (the first time, or after a
+        resize or theme change); the tail is rendered again after. The old lines stay
+        on screen until the new ones are all rendered: an answer without them for a
+        moment would be no lines tall, and the layout that saw it so could take the
+        conversation's scrollbar away and bring it back."""
         self._rebuild_needed = False
-        bench = await self._bench_body()
-        if self._tail_widgets:
-            await self._remove_blocks(self._tail_widgets)
-        self._tail_widgets = []
         self._shown_tail = ""
-        drawing = _Drawing(width, bench.styles.gutter)
-        blocks: list[MarkdownBlock] = []
-        for source, first_line in self._frozen_sources:
-            blocks.extend(bench.build_blocks(source, first_line))
-        await self._draw_frozen(blocks, drawing)
+        drawing = _Drawing(width, GUTTER)
+        await self._draw_frozen(self._frozen_sources, drawing)
         self._drawing = drawing
 
     async def _show_new_text(self) -> bool:
         """Render newly finished blocks and the changed tail; True if anything changed."""
         closed = self._splitter.closed
         finished = self._splitter.take_finished()
-        self._all_taken = closed  # after close, the splitter gave every block
         tail = self._splitter.tail
         if not finished and tail == self._shown_tail:
+            self._all_taken = closed  # after close, the splitter gave every block
             return False
-        await self._bench_body()
-        frozen: list[MarkdownBlock] = []
-        for block_source in finished:
-            frozen.extend(self._render_frozen(block_source, self._frozen_lines))
-            self._frozen_sources.append((block_source, self._frozen_lines))
-            self._frozen_lines += block_source.count("\n")
-        new_tail = self._render_tail(tail, self._frozen_lines) if tail else []
-        if finished:
-            # The tail widgets showed (part of) the first finished block: gone.
-            if self._tail_widgets:
-                await self._remove_blocks(self._tail_widgets)
-            self._tail_widgets = []
-            await self._draw_frozen(frozen)
-            if new_tail:
-                await self._mount_blocks(new_tail)
-            self._tail_widgets = new_tail
-        else:
-            await self._update_tail(new_tail)
+        drawing = self._drawing
+        assert drawing is not None
+        self.frozen_block_count += len(finished)
+        self._frozen_sources.extend(finished)
+        await self._draw_frozen(finished, drawing)
+        drawing.set_tail(self._block_lines(tail, drawing.inner_width) if tail else None)
         self._shown_tail = tail
-        self._draw_tail()
+        self._all_taken = closed
         return True
 
-    def _render_frozen(self, source: str, first_line: int) -> list[MarkdownBlock]:
-        """Parse a finished block, once: its lines are never rendered again (at a width)."""
-        self.frozen_block_count += 1
-        assert self._bench is not None
-        return self._bench.build_blocks(source, first_line)
-
-    def _render_tail(self, source: str, first_line: int) -> list[MarkdownBlock]:
-        """Parse the open tail block (again): the only per-update parsing."""
-        assert self._bench is not None
-        return self._bench.build_blocks(source, first_line)
-
-    async def _draw_frozen(
-        self, blocks: list[MarkdownBlock], drawing: _Drawing | None = None
-    ) -> None:
-        """Mount finished blocks, keep their lines (in `drawing`, the answer's own if
-        not given), and let their widgets go. The loop gets a turn after each block's
-        render (a few ms each): a key typed while a long answer is drawn is handled
-        after one block, not after all of them."""
-        if not blocks:
-            return
-        drawing = drawing or self._drawing
-        assert drawing is not None
-        await self._mount_blocks(blocks)
-        for index, block in enumerate(blocks):
+    async def _draw_frozen(self, sources: list[str], drawing: _Drawing) -> None:
+        """Render finished blocks into `drawing`, once each. The loop gets a turn
+        after each block (about a millisecond each): a key typed while a long
+        answer is drawn is handled after one block, not after all of them."""
+        for index, source in enumerate(sources):
             if index:
                 await asyncio.sleep(0)
                 if not self.is_mounted:
                     raise _Removed
-            drawing.add_frozen(*_block_lines(block, drawing.inner_width))
-        await self._remove_blocks(blocks)
+            drawing.add_frozen(self._block_lines(source, drawing.inner_width))
 
-    def _draw_tail(self) -> None:
-        drawing = self._drawing
-        assert drawing is not None
-        drawing.set_tail([_block_lines(block, drawing.inner_width) for block in self._tail_widgets])
-
-    async def _update_tail(self, new_tail: list[MarkdownBlock]) -> None:
-        """Show a new parse of the tail, updating widgets in place where possible."""
-        old_tail = self._tail_widgets
-        kept = 0
-        for old, new in zip(old_tail, new_tail, strict=False):
-            if type(old) is not type(new) or not isinstance(old, _UPDATABLE_IN_PLACE):
-                break
-            old.source_range = new.source_range
-            if not _same_content(old, new):
-                await update_block(old, new)
-            kept += 1
-        stale = old_tail[kept:]
-        if stale:
-            await self._remove_blocks(stale)
-        if new_tail[kept:]:
-            await self._mount_blocks(new_tail[kept:])
-        self._tail_widgets = old_tail[:kept] + new_tail[kept:]
-
-    async def _remove_blocks(self, widgets: Sequence[Widget]) -> None:
-        """Remove block widgets from the container, and let them leave memory.
-
-        Textual's child list caches its last list of displayed children until it is
-        asked again: without the fresh look below, the container would keep the block
-        widgets it last showed (with their render caches)."""
-        bench = self._bench
-        if bench is None:
-            return
-        await bench.remove_children(widgets)
-        bench.displayed_children  # noqa: B018  (refreshes the cached list)
+    def _block_lines(self, source: str, width: int) -> list[Line]:
+        """One block's lines at `width`; its plain text if the renderer fails on it
+        (no traceback reaches a person)."""
+        try:
+            return self._current_renderer().lines(source, width)
+        except Exception:
+            return _plain_lines(source, width)
 
     # -- drawing the lines ------------------------------------------------------------
 
@@ -433,84 +293,67 @@ class StreamingMarkdown(Widget):
         self.refresh()
 
     def action_link(self, href: str) -> None:
-        """A click on a link in the answer (the lines keep their click actions)."""
-        self.app.open_url(href)
+        """A click on a link in the answer: opened if it is a web or mail address."""
+        scheme = urlsplit(href).scheme.lower()
+        if scheme in OPENABLE_SCHEMES:
+            self.app.open_url(href)
+        else:
+            self.notify(
+                f"Not opening {href[:80]!r}: only web and mail links open.", severity="warning"
+            )
 
 
 class _Removed(Exception):
-    """The answer (or its hidden container) left the DOM while blocks were mounted."""
+    """The answer left the DOM while its blocks were being drawn."""
 
 
 class _Drawing:
-    """An answer's lines at one width, stacked as `Markdown` stacks its blocks: the
-    body's padding around them, the first block's top margin above, and between two
-    blocks the larger of the one's bottom and the other's top margin (blank lines).
+    """An answer's lines at one width: the padding around them, `BLOCK_GAP` blank
+    lines between two blocks.
 
     The frozen blocks' lines come first and only grow; the tail's follow them and are
     replaced on each update. Selection and copy work on the lines' own coordinates
-    (no padding, no top margin), as `BakedLines` draws them."""
+    (no padding), as `BakedLines` draws them."""
 
-    __slots__ = (
-        "_bottom",
-        "_frozen_bottom",
-        "_frozen_end",
-        "_frozen_top",
-        "_top",
-        "gutter",
-        "inner_width",
-        "lines",
-        "outer_width",
-    )
+    __slots__ = ("_frozen_end", "gutter", "inner_width", "lines", "outer_width")
 
     def __init__(self, outer_width: int, gutter: Spacing) -> None:
         self.outer_width = outer_width
         self.gutter = gutter
         self.inner_width = max(outer_width - gutter.width, 0)
         self.lines = BakedLines(self.inner_width)
-        self._top: int | None = None  # the first block's top margin (None: no block)
-        self._bottom = 0  # the last block's bottom margin
         self._frozen_end = 0
-        self._frozen_top: int | None = None
-        self._frozen_bottom = 0
-
-    @property
-    def top(self) -> int:
-        return self.gutter.top + (self._top or 0)
 
     @property
     def height(self) -> int:
-        stacked = (self._top or 0) + len(self.lines.lines)
-        return self.gutter.height + stacked
+        return self.gutter.height + len(self.lines.lines)
 
-    def _stack(self, lines: list[Strip], top: int, bottom: int) -> None:
+    def _stack(self, lines: list[Line]) -> None:
+        if not lines:
+            return
         kept = self.lines.lines
-        if self._top is None:
-            self._top = top
-        else:
-            kept.extend([None] * max(self._bottom, top))
-        kept.extend(tuple(line) for line in lines)
-        self._bottom = bottom
+        if kept:
+            kept.extend([None] * BLOCK_GAP)
+        kept.extend(lines)
 
-    def add_frozen(self, lines: list[Strip], top: int, bottom: int) -> None:
+    def add_frozen(self, lines: list[Line]) -> None:
         """A finished block's lines, after the frozen ones (the tail is dropped)."""
         self._drop_tail()
-        self._stack(lines, top, bottom)
+        self._stack(lines)
         self._frozen_end = len(self.lines.lines)
-        self._frozen_top, self._frozen_bottom = self._top, self._bottom
 
-    def set_tail(self, blocks: list[tuple[list[Strip], int, int]]) -> None:
-        """The open tail's blocks' lines, in place of the last ones."""
+    def set_tail(self, lines: list[Line] | None) -> None:
+        """The open tail block's lines, in place of the last ones."""
         self._drop_tail()
-        for lines, top, bottom in blocks:
-            self._stack(lines, top, bottom)
+        if lines:
+            self._stack(lines)
 
     def _drop_tail(self) -> None:
         del self.lines.lines[self._frozen_end :]
-        self._top, self._bottom = self._frozen_top, self._frozen_bottom
 
     def strip(self, owner: Widget, y: int, width: int) -> Strip:
         blank_style = Style(bgcolor=owner.rich_style.bgcolor)
-        inner_y = y - self.top
+        inner_y = y - self.gutter.top
         if not 0 <= inner_y < len(self.lines.lines):
             return Strip.blank(width, blank_style)
         inner = self.lines.strip(owner, inner_y, self.inner_width)
@@ -524,49 +367,6 @@ class _Drawing:
         return Strip.join(parts) if len(parts) > 1 else inner
 
 
-def _block_lines(block: MarkdownBlock, width: int) -> tuple[list[Strip], int, int]:
-    """A mounted block's lines at the body's inner `width`, and its top and bottom
-    margins: laid out as the body's stream layout lays out a child (full width less
-    its side margins, `auto` height within cell-valued min and max heights)."""
-    styles = block.styles
-    top, right, bottom, left = styles.margin
-    block_width = width - left - right
-    if block_width <= 0:
-        return [], top, bottom
-    gutter_width, gutter_height = styles.gutter.totals
-    height = (
-        block.get_content_height(
-            Size(width, 0), block.app.viewport_size, block_width - gutter_width
-        )
-        + gutter_height
-    )
-    height = _within(height, styles)
-    if height <= 0:
-        return [], top, bottom
-    try:
-        return render_detached(block, Size(block_width, height)), top, bottom
-    except Exception:  # the compositor failed on it: its text, plain, rather than a crash
-        return _plain_lines(block, block_width), top, bottom
-
-
-def _plain_lines(block: MarkdownBlock, width: int) -> list[Strip]:
+def _plain_lines(source: str, width: int) -> list[Line]:
     """A block's source lines as plain text cut to `width` (the fallback rendering)."""
-    return [Strip([Segment(line)]).crop(0, width) for line in (block.source or "").splitlines()]
-
-
-def _within(height: int, styles: RenderStyles) -> int:
-    """`height` within a block's min and max heights, where those are cells."""
-    max_height = styles.max_height
-    if max_height is not None and max_height.is_cells:
-        height = min(height, int(max_height.value))
-    min_height = styles.min_height
-    if min_height is not None and min_height.is_cells:
-        height = max(height, int(min_height.value))
-    return height
-
-
-def _same_content(old: MarkdownBlock, new: MarkdownBlock) -> bool:
-    """Do two parses of a tail block show the same thing (so no update is needed)?"""
-    if isinstance(old, MarkdownFence) and isinstance(new, MarkdownFence):
-        return old.code == new.code and old.lexer == new.lexer
-    return old.content == new.content  # a paragraph shows its inline Content
+    return [tuple(Strip([Segment(line)]).crop(0, width)) for line in source.splitlines()]
