@@ -289,7 +289,8 @@ def _parser() -> MarkdownIt:
     parser = MarkdownIt("commonmark", {"linkify": True}).enable(
         ["strikethrough", "table", "linkify"]
     )
-    parser.linkify.set({"fuzzy_link": False})
+    if parser.linkify is not None:  # None only without linkify-it-py: no links then
+        parser.linkify.set({"fuzzy_link": False})
     return parser
 
 
