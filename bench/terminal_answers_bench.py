@@ -208,7 +208,10 @@ def main() -> None:
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     counted = (ANSWERS - WARM) * ROUNDS
-    print(f"   {counted} answers of {len(full_answer(0))} bytes each, {SIZE[1]}x{SIZE[0]} terminal")
+    print(
+        f"   {counted} answers counted per app ({ROUNDS} runs of {ANSWERS}, the first {WARM}"
+        f" of each not), {len(full_answer(0))} bytes each, {SIZE[1]}x{SIZE[0]} terminal"
+    )
     cpu = {label: report_app(label, results) for label, results in runs.items()}
     if "before" in cpu:
         ratio = cpu["agentcli"] / cpu["before"]
