@@ -21,6 +21,7 @@ checkout too, interleaved (long_session_bench.py `variants`).
 
 from __future__ import annotations
 
+import os
 import shutil
 import signal
 import statistics
@@ -36,6 +37,8 @@ from bench.long_session_build import MESSAGES_PER_PROMPT, fresh_copy, marker, se
 from bench.startup_bench import agentcli_binary, bench_env
 
 RUNS = 3
+ECHO_RUNS = int(os.environ.get("AGENTCLI_BENCH_ECHO_RUNS", "8"))
+"""Resumes typed into: a resume lasts a second or so, a dozen keys, so a p95 needs many."""
 SIZES = (2000, 10000)
 SHORT = 20  # the no-session baseline runs in its folder
 SCROLL_BASE = 100  # a few screens: the baseline of going back to the first prompt
@@ -202,7 +205,7 @@ def _echo(exe: str, env: dict[str, str], built: dict[int, tuple[Path, Path]]) ->
     resumed: dict[tuple[str, int], tuple[list[float], list[float]]] = {
         (label, n): ([], []) for label, _ in measured for n in SIZES
     }
-    for run in range(RUNS + 1):  # the first round writes the bytecode caches, unmeasured
+    for run in range(ECHO_RUNS + 1):  # the first round writes the bytecode caches, unmeasured
         for label, base_env in measured:
             # No session: typing during the start-up (until the provider is loaded, when
             # the status bar first shows the context) and after it.
