@@ -8,6 +8,7 @@ fake Messages API, prompt after prompt, each answered by a few paragraphs of mar
 from __future__ import annotations
 
 import pytest
+from textual import events
 
 from agentcli.frontends.tui.app import AgentApp
 from agentcli.frontends.tui.widgets.conversation import KEEP_SCREENS, UserMessageView
@@ -42,9 +43,14 @@ def answers_shown(app: AgentApp) -> list[str]:
 
 
 async def play(pilot, app: AgentApp, fake_api) -> None:
+    """The session: each prompt pasted, as the driver delivers a paste, and sent (typed
+    key by key, the 16 prompts took half a minute of Pilot's waits between keys; what
+    a typed key does is tested elsewhere)."""
     for n in range(PROMPTS):
         fake_api.enqueue(reply(text(answer(n))))
-        await send(pilot, f"prompt number {n}")
+        app.post_message(events.Paste(f"prompt number {n}"))
+        await wait_for(pilot, lambda n=n: app.prompt.text == f"prompt number {n}", "the paste")
+        await pilot.press("enter")
         await idle(pilot, app)
 
 
