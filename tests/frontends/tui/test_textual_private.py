@@ -85,6 +85,34 @@ async def test_relayout_shows_a_height_that_changed_while_a_layout_was_pending()
             assert widget.size.height == expected
 
 
+async def test_a_finished_tool_pane_shows_its_summary_though_a_layout_was_pending():
+    """The pane's output and then its one-line summary come in updates of its body; a
+    layout of the body still pending then (from the update a moment before), with the
+    screen laid out meanwhile, left the body at its old height (a finished Read was
+    once drawn with no summary line): each update relayouts the body."""
+    from agentcli.frontends.tui.widgets.tool_pane import ToolPane
+
+    app = _Page(ToolPane("toolu_1", "Bash", {"command": "ls"}, "ls"))
+    async with app.run_test(size=(80, 20)) as pilot:
+        pane = app.query_one(ToolPane)
+        pane.set_state("running")
+        await pilot.pause()
+        pane.add_output("a\nb\nc\n")  # a layout of the body pending...
+        app.screen._clear_arrangement_cache()  # ...another widget's change, and the
+        app.screen._refresh_layout()  # screen lays out meanwhile (cached: 3 lines)
+        pane.add_output("d\ne\n")
+        for _ in range(3):
+            await pilot.pause()
+        assert pane._body.size.height == 5  # every line of its output so far
+        pane.add_output("f\n")
+        app.screen._clear_arrangement_cache()
+        app.screen._refresh_layout()
+        pane.finish("done", {"content": ""}, None)
+        for _ in range(3):
+            await pilot.pause()
+        assert pane._body.size.height == 1  # the summary line, nothing left over
+
+
 class _Page(App[None]):
     def __init__(self, widget) -> None:
         super().__init__()

@@ -31,6 +31,7 @@ from agentcli.core.terminal_text import (
     terminal_text,
     visible_controls,
 )
+from agentcli.frontends.tui.textual_private import relayout
 
 if TYPE_CHECKING:
     from textual.widget import Widget
@@ -207,6 +208,7 @@ class ToolPane(Vertical, can_focus=True):
             lines = self._output_lines()
             shown = lines if self.expanded else lines[-TAIL_LINES:]
             self._body.update(lines_text(shown, style="dim"))
+            relayout(self._body)  # its height may change while a layout is pending
             return
         body = Text(f"⎿  {self._summary}")
         if self.expanded:
@@ -217,6 +219,7 @@ class ToolPane(Vertical, can_focus=True):
             body.append("  ")
             body.append("(click to expand)", style="dim")
         self._body.update(body)
+        relayout(self._body)
 
     def _output_lines(self) -> list[Line]:
         partial = self._decoder.partial
