@@ -42,13 +42,23 @@ def edit_app(root: Path, *, mode=PermissionMode.BYPASS, theme="dark"):
 
 
 async def settle(pilot, app) -> None:
-    """Let every answer finish its final render pass before the picture is taken."""
+    """Let every answer finish its final render pass before the picture is taken, and
+    the conversation stop moving: on a loaded machine its last scroll to the end can
+    come a frame after a fixed number of pauses (a snapshot one row off)."""
     for _ in range(2):
         for answer in app.conversation.query(".assistant-message"):
             await answer.flush()
         await pilot.pause()
         await pilot.wait_for_scheduled_animations()
         await pilot.pause()
+    places = [None]
+
+    def held_still() -> bool:
+        conversation = app.conversation
+        places.append((conversation.scroll_y, conversation.max_scroll_y, conversation.region))
+        return places[-1] == places[-2]
+
+    await wait_for(pilot, held_still, "the conversation to hold still")
 
 
 def quiet_status(app) -> None:
