@@ -71,14 +71,23 @@ async def click(pilot: Any, widget: Any) -> None:
     """Click `widget` where it is drawn once its place holds still, as a person would:
     right after a turn the conversation may still move it (the last answer's layout),
     and a click at its old place lands on something else."""
-    places = [None]
-
-    def held_still() -> bool:
-        places.append(widget.region)
-        return places[-1] == places[-2] and places[-1].area > 0
-
-    await wait_for(pilot, held_still, "the widget to be drawn in one place")
+    drawn = held_still(lambda: widget.region if widget.region.area else None)
+    await wait_for(pilot, drawn, "the widget to be drawn in one place")
     await pilot.click(widget)
+
+
+def held_still(measure: Callable[[], Any]) -> Callable[[], Any]:
+    """A condition for `wait_for`: `measure()` gave the same (truthy) value twice in a
+    row, as what the app lays out does once it stops moving."""
+    seen: list[Any] = [None]
+
+    def check() -> Any:
+        value = measure()
+        same = value == seen[-1]
+        seen.append(value)
+        return value if same else None
+
+    return check
 
 
 async def type_text(pilot: Any, text: str) -> None:

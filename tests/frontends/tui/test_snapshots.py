@@ -13,7 +13,14 @@ import pytest
 from agentcli.permissions.types import PermissionMode
 from agentcli.tools.registry import builtin_tools
 from tests.engine.scripted import Response, ScriptedProvider, text, tool_use
-from tests.frontends.tui.helpers import idle, make_app, question_ready, send, wait_for
+from tests.frontends.tui.helpers import (
+    held_still,
+    idle,
+    make_app,
+    question_ready,
+    send,
+    wait_for,
+)
 
 SIZE = (90, 32)
 # Every app here is built with cursor_blink=False: a blinking cursor is in one
@@ -51,14 +58,11 @@ async def settle(pilot, app) -> None:
         await pilot.pause()
         await pilot.wait_for_scheduled_animations()
         await pilot.pause()
-    places = [None]
-
-    def held_still() -> bool:
-        conversation = app.conversation
-        places.append((conversation.scroll_y, conversation.max_scroll_y, conversation.region))
-        return places[-1] == places[-2]
-
-    await wait_for(pilot, held_still, "the conversation to hold still")
+    conversation = app.conversation
+    place = held_still(
+        lambda: (conversation.scroll_y, conversation.max_scroll_y, conversation.region)
+    )
+    await wait_for(pilot, place, "the conversation to hold still")
 
 
 def quiet_status(app) -> None:
