@@ -11,13 +11,16 @@ there, in one obvious place, instead of somewhere in the UI.
 The private APIs, why each is worth it, and what to check on an upgrade.
 (Measured on 2 shared, loaded cores; each pair of numbers in one session.)
 
-- `Widget._layout_updates` (`relayout`): a widget whose height it computes itself
-  (`get_content_height`) and that grows while a layout it asked for is still
-  pending keeps its old height: `refresh(layout=True)` counts a layout update
-  only when none is pending, and the box model is cached on that count, so the
-  screen's next layout reuses the height it cached meanwhile. A finished answer
-  lost its last lines that way until the next resize. Check: drop this when
-  `Widget.refresh(layout=True)` always invalidates `_box_model_cache`.
+- `Widget._layout_updates` (`count_every_layout_request`): a widget whose height
+  changes while a layout it asked for is still pending keeps its old height:
+  `refresh(layout=True)` counts a layout update only when none is pending, and
+  the box model is cached on that count, so the screen's next layout reuses the
+  height it cached meanwhile (a layout of another widget came in between). A
+  finished answer lost its last lines that way until the next resize, and a
+  finished Read pane its summary line; any widget whose content changes twice
+  in a frame can. The replacement `Widget.refresh` counts every layout request.
+  Check: drop this when `Widget.refresh(layout=True)` always invalidates
+  `_box_model_cache`.
 - `LinuxDriver._file` (`driver_output`, `set_driver_output`): the stream the
   driver's writer thread writes to, replaced by one that survives the terminal
   going away (see terminal_driver.py); Textual has no public way to give the
@@ -49,14 +52,15 @@ from functools import lru_cache
 from typing import IO, TYPE_CHECKING, Any
 
 from textual._styles_cache import StylesCache
+from textual.widget import Widget
 
 if TYPE_CHECKING:
     from textual.color import Color
     from textual.drivers.linux_driver import LinuxDriver  # imports termios: Unix only
+    from textual.geometry import Region
     from textual.screen import Screen
     from textual.strip import Strip
     from textual.style import Style
-    from textual.widget import Widget
 
 
 _textual_inner_outer = getattr(StylesCache.get_inner_outer, "__wrapped__", None)
@@ -96,11 +100,27 @@ def set_driver_output(driver: LinuxDriver, stream: IO[str]) -> None:
     driver._file = stream  # type: ignore[assignment]  # Textual types it TextIOWrapper
 
 
-def relayout(widget: Widget) -> None:
-    """Lay `widget` out again because its own height changed, even if a layout it
-    asked for earlier is still pending (see the module's docstring)."""
-    widget._layout_updates += 1
-    widget.refresh(layout=True)
+_textual_refresh = Widget.refresh
+
+
+def _refresh(
+    self: Widget,
+    *regions: Region,
+    repaint: bool = True,
+    layout: bool = False,
+    recompose: bool = False,
+) -> Widget:
+    """Textual's own `Widget.refresh`, which also counts a layout requested while one
+    is pending (the count is what the widget's cached box model is keyed on)."""
+    if layout and self._layout_required:
+        self._layout_updates += 1
+    return _textual_refresh(self, *regions, repaint=repaint, layout=layout, recompose=recompose)
+
+
+def count_every_layout_request() -> None:
+    """Make `refresh(layout=True)` lay a widget out at its new size even when a layout
+    it asked for earlier is still pending (see the module's docstring; idempotent)."""
+    Widget.refresh = _refresh  # type: ignore[method-assign,assignment]
 
 
 def screen_lines(screen: Screen[Any]) -> list[Strip]:

@@ -12,6 +12,7 @@ import re
 import signal
 import sys
 import tomllib
+from functools import partial
 from importlib.metadata import version
 from pathlib import Path
 
@@ -25,7 +26,6 @@ from textual.widgets import Markdown
 from agentcli.frontends.tui.terminal_driver import TerminalStream
 from agentcli.frontends.tui.textual_private import (
     driver_output,
-    relayout,
     screen_lines,
     set_driver_output,
 )
@@ -57,11 +57,15 @@ def test_the_installed_textual_is_the_pinned_one():
 # -- Widget._layout_updates ---------------------------------------------------------
 
 
-async def test_relayout_shows_a_height_that_changed_while_a_layout_was_pending():
+async def test_a_height_that_changed_while_a_layout_was_pending_is_laid_out():
     """Textual counts a layout update only when none is pending, and caches the box
     model on that count: a widget that grows meanwhile keeps its old height with
-    `refresh(layout=True)`, and shows its new one with `relayout`."""
+    Textual's own `refresh(layout=True)`, and shows its new one with the `refresh`
+    that `count_every_layout_request` installs (importing the widgets does)."""
     from textual.widget import Widget
+
+    import agentcli.frontends.tui.widgets  # noqa: F401  (installs it)
+    from agentcli.frontends.tui.textual_private import _textual_refresh
 
     class Grows(Widget):
         DEFAULT_CSS = "Grows { height: auto; }"
@@ -70,7 +74,10 @@ async def test_relayout_shows_a_height_that_changed_while_a_layout_was_pending()
         def get_content_height(self, container, viewport, width: int) -> int:
             return self.lines
 
-    for redo, expected in ((lambda w: w.refresh(layout=True), 2), (relayout, 5)):
+    textual_own = partial(_textual_refresh, layout=True)
+    installed = partial(Widget.refresh, layout=True)
+    assert Widget.refresh is not _textual_refresh
+    for redo, expected in ((textual_own, 2), (installed, 5)):
         app = _Page(Grows())
         async with app.run_test(size=(40, 20)) as pilot:
             widget = app.query_one(Grows)
@@ -85,11 +92,29 @@ async def test_relayout_shows_a_height_that_changed_while_a_layout_was_pending()
             assert widget.size.height == expected
 
 
+async def test_a_static_updated_twice_in_a_frame_shows_its_last_text_whole():
+    """`Static.update` asks for a layout: a note, a todo list or a pane's body whose
+    text grows while the screen is laid out in between shows every line of it."""
+    from textual.widgets import Static
+
+    app = _Page(Static("one"))
+    async with app.run_test(size=(40, 20)) as pilot:
+        static = app.query_one(Static)
+        await pilot.pause()
+        static.update("one\ntwo")  # a layout pending...
+        app.screen._clear_arrangement_cache()
+        app.screen._refresh_layout()  # ...the screen laid out meanwhile (2 lines)
+        static.update("one\ntwo\nthree\nfour")
+        for _ in range(3):
+            await pilot.pause()
+        assert static.size.height == 4
+
+
 async def test_a_finished_tool_pane_shows_its_summary_though_a_layout_was_pending():
     """The pane's output and then its one-line summary come in updates of its body; a
     layout of the body still pending then (from the update a moment before), with the
     screen laid out meanwhile, left the body at its old height (a finished Read was
-    once drawn with no summary line): each update relayouts the body."""
+    once drawn with no summary line)."""
     from agentcli.frontends.tui.widgets.tool_pane import ToolPane
 
     app = _Page(ToolPane("toolu_1", "Bash", {"command": "ls"}, "ls"))

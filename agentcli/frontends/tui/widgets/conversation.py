@@ -31,7 +31,6 @@ from textual.widgets import Static
 
 from agentcli.core.terminal_text import clean_markdown
 from agentcli.frontends.tui.history_entries import Entry, entry_for
-from agentcli.frontends.tui.textual_private import free_removed_widgets_render_caches
 from agentcli.frontends.tui.widgets.answer import make_answer_widget
 from agentcli.frontends.tui.widgets.items import Note, UserMessageView
 from agentcli.frontends.tui.widgets.tool_pane import ToolPane
@@ -54,10 +53,6 @@ DRAWN_FRAMES = 6
 # While the person types, that fill waits until they pause this long: each of its steps
 # is a frame's layout and paint, and a key typed meanwhile echoes only after it.
 FILL_PAUSE_S = 1.0
-
-# A live session removes thousands of widgets; without this, Textual keeps the
-# render caches of the last 1024 of them (see textual_private.py).
-free_removed_widgets_render_caches()
 
 
 class Conversation(VerticalScroll, can_focus=False):

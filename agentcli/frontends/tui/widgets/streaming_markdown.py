@@ -37,7 +37,6 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from agentcli.core.terminal_text import MarkdownCleaner
-from agentcli.frontends.tui.textual_private import relayout
 from agentcli.frontends.tui.widgets.markdown_baked import BakedLines
 from agentcli.frontends.tui.widgets.markdown_blocks import BlockSplitter
 from agentcli.frontends.tui.widgets.markdown_render import Line, MarkdownLook, MarkdownRenderer
@@ -219,7 +218,7 @@ class StreamingMarkdown(Widget):
         changed = await self._show_new_text() or redrawn
         drawing = self._drawing
         if drawing is not None and drawing.height != height:
-            relayout(self)
+            self.refresh(layout=True)
         elif changed:
             self.refresh()
 

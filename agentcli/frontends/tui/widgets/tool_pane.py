@@ -31,7 +31,6 @@ from agentcli.core.terminal_text import (
     terminal_text,
     visible_controls,
 )
-from agentcli.frontends.tui.textual_private import relayout
 
 if TYPE_CHECKING:
     from textual.widget import Widget
@@ -207,7 +206,7 @@ class ToolPane(Vertical, can_focus=True):
         if self.state in ("queued", "waiting", "running"):
             lines = self._output_lines()
             shown = lines if self.expanded else lines[-TAIL_LINES:]
-            self._set_body(lines_text(shown, style="dim"))
+            self._body.update(lines_text(shown, style="dim"))
             return
         body = Text(f"⎿  {self._summary}")
         if self.expanded:
@@ -217,11 +216,7 @@ class ToolPane(Vertical, can_focus=True):
         elif self._result.plain.strip():
             body.append("  ")
             body.append("(click to expand)", style="dim")
-        self._set_body(body)
-
-    def _set_body(self, text: Text) -> None:
-        self._body.update(text)
-        relayout(self._body)  # its height may change while a layout is pending
+        self._body.update(body)
 
     def _output_lines(self) -> list[Line]:
         partial = self._decoder.partial
