@@ -19,6 +19,7 @@ from typing import Any
 import pexpect
 
 from tests.fakeapi import reply, text
+from tests.support.processes import wait_for_exit
 from tests.test_fakeapi import body, post
 
 REPLACED = "caf\ufffd"
@@ -144,7 +145,7 @@ def test_no_prompt_with_stdin_a_terminal_does_not_wait_for_one(fake_api, project
     try:
         child.expect("needs a prompt")
         child.expect("stdin is a terminal")
-        child.expect(pexpect.EOF)
+        wait_for_exit(child)
     finally:
         child.close(force=True)
     assert child.exitstatus == 2 and fake_api.requests == []

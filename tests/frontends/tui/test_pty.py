@@ -7,6 +7,7 @@ import pytest
 
 from tests.fakeapi import reply, text
 from tests.frontends.tui.pty_support import BINARY, terminal_env
+from tests.support.processes import wait_for_exit
 
 
 @pytest.mark.skipif(not BINARY.exists(), reason="agentcli is not installed in this venv")
@@ -36,7 +37,7 @@ def test_binary_answers_a_prompt_in_a_terminal_and_exits_cleanly(fake_api, tmp_p
         child.send("\x03")
         child.send("\x03")
         child.expect("Resume this session with: agentcli --resume ")
-        child.expect(pexpect.EOF)
+        wait_for_exit(child)
     finally:
         child.close(force=True)
     assert child.exitstatus == 0

@@ -6,12 +6,12 @@ from __future__ import annotations
 import base64
 import io
 
-import pexpect
 import pytest
 from PIL import Image
 
 from tests.fakeapi import reply, text
 from tests.frontends.tui.pty_support import BINARY, spawn_app
+from tests.support.processes import wait_for_exit
 
 
 @pytest.mark.skipif(not BINARY.exists(), reason="agentcli is not installed in this venv")
@@ -41,7 +41,7 @@ def test_a_bracketed_paste_of_an_image_path_sends_the_image(fake_api, tmp_path, 
         assert (words["type"], words["text"]) == ("text", "[Image #1] what is it?")
         child.send("\x03")
         child.send("\x03")
-        child.expect(pexpect.EOF)
+        wait_for_exit(child)
     finally:
         child.close(force=True)
     assert child.exitstatus == 0

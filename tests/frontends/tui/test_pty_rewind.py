@@ -7,6 +7,7 @@ import pytest
 
 from tests.fakeapi import reply, text, tool_use
 from tests.frontends.tui.pty_support import BINARY, terminal_env
+from tests.support.processes import wait_for_exit
 
 
 def press_esc_until_the_rewind_hint(child: pexpect.spawn, tries: int = 5) -> None:
@@ -56,7 +57,7 @@ def test_esc_twice_opens_the_rewind_in_a_terminal(fake_api, tmp_path, isolated_h
         child.send("\x03")  # clears the prompt the rewind put back
         child.send("\x03")
         child.send("\x03")
-        child.expect(pexpect.EOF)
+        wait_for_exit(child)
     finally:
         child.close(force=True)
     assert child.exitstatus == 0

@@ -20,6 +20,7 @@ import pytest
 from agentcli.core.messages import INTERRUPT_MARKER
 from tests.fakeapi import reply, tool_use
 from tests.frontends.tui.pty_support import BINARY, terminal_env
+from tests.support.processes import wait_for_exit
 from tests.tools.test_bash import _is_gone
 
 
@@ -74,7 +75,7 @@ def test_sigterm_ends_the_app_like_an_interrupt(fake_api, tmp_path, isolated_hom
     child, shell_pid = spawn_running_a_command(fake_api, tmp_path, isolated_home)
     try:
         child.kill(signal.SIGTERM)
-        child.expect(pexpect.EOF)
+        wait_for_exit(child)
     finally:
         child.close(force=True)
     assert child.exitstatus == 143, (child.exitstatus, child.signalstatus)

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import json
 
-import pexpect
 import pytest
 
 from tests.fakeapi import reply, text
 from tests.frontends.tui.pty_support import BINARY, spawn_app
+from tests.support.processes import wait_for_exit
 
 
 @pytest.mark.skipif(not BINARY.exists(), reason="agentcli is not installed in this venv")
@@ -42,7 +42,7 @@ def test_vim_keys_edit_the_prompt_before_it_is_sent(fake_api, tmp_path, isolated
         assert request.body["messages"][0]["content"][-1]["text"] == "fix all old no"
         child.send("\x03")
         child.send("\x03")
-        child.expect(pexpect.EOF)
+        wait_for_exit(child)
     finally:
         child.close(force=True)
     assert child.exitstatus == 0

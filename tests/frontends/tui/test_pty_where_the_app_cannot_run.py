@@ -9,6 +9,7 @@ import pexpect
 import pytest
 
 from tests.frontends.tui.pty_support import BINARY, terminal_env
+from tests.support.processes import wait_for_exit
 
 pytestmark = pytest.mark.skipif(not BINARY.exists(), reason="agentcli is not installed here")
 
@@ -23,7 +24,7 @@ def test_term_dumb_says_why_the_app_cannot_start(fake_api, tmp_path, isolated_ho
     env = {**terminal_env(fake_api, isolated_home), "TERM": "dumb"}
     child = spawn(env, tmp_path)
     try:
-        child.expect(pexpect.EOF)  # it exits by itself; nothing waits for keys
+        wait_for_exit(child)  # it exits by itself; nothing waits for keys
     finally:
         child.close(force=True)
     shown = " ".join(str(child.before).split())  # the terminal's line wrapping undone
@@ -40,7 +41,7 @@ def test_term_unset_starts_the_app(fake_api, tmp_path, isolated_home):
         child.expect("Type a message")
         child.send("\x03")
         child.send("\x03")
-        child.expect(pexpect.EOF)
+        wait_for_exit(child)
     finally:
         child.close(force=True)
     assert child.exitstatus == 0

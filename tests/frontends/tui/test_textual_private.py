@@ -29,6 +29,7 @@ from agentcli.frontends.tui.textual_private import (
     screen_lines,
     set_driver_output,
 )
+from tests.support.processes import wait_for_exit
 
 ROOT = Path(__file__).resolve().parents[3]
 H1, PARAGRAPH = Markdown.BLOCKS["h1"], Markdown.BLOCKS["paragraph_open"]  # not exported
@@ -211,7 +212,7 @@ def test_the_linux_driver_writes_the_screen_through_driver_output():
     try:
         child.expect(r"written through our stream: (\d+)")
         assert int(child.match.group(1)) > 100  # the alternate screen, a frame, the restore
-        child.expect(pexpect.EOF)
+        wait_for_exit(child)
     finally:
         child.close(force=True)
     assert child.exitstatus == 0
