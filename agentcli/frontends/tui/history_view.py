@@ -29,6 +29,7 @@ right after it. The loop only builds and mounts widgets, an item at a time
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -46,7 +47,6 @@ from agentcli.core.messages import (
     is_tool_result,
     is_tool_use,
 )
-from agentcli.frontends.tui.background import in_background
 from agentcli.frontends.tui.history_entries import (
     AnswerEntry,
     Entry,
@@ -176,7 +176,7 @@ async def render_history(
     person scrolls back to them (however long the session, one pass over it, in a
     thread: not on the app's loop)."""
     context = ToolContext(tools, workspace)
-    entries = await in_background(history_entries, messages, displays, context)
+    entries = await asyncio.to_thread(history_entries, messages, displays, context)
     await conversation.load_history(entries)
 
 

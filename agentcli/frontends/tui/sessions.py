@@ -20,7 +20,6 @@ import threading
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
-from agentcli.frontends.tui.background import in_background
 from agentcli.frontends.tui.host import RunsWorkers
 from agentcli.frontends.tui.messages import SessionOpened
 
@@ -197,7 +196,7 @@ class Sessions:
         if summary is None:
             return
         try:
-            loaded = await in_background(claim_session, summary.path)
+            loaded = await asyncio.to_thread(claim_session, summary.path)
         except TranscriptError as problem:
             self.app.note(str(problem), "error")
             return
@@ -217,7 +216,7 @@ class Sessions:
         provider = old.provider if old is not None else None
         mcp = old.mcp if old is not None else None  # the servers stay connected
         options = self.options()
-        engine = await in_background(
+        engine = await asyncio.to_thread(
             build_engine, options, provider, loaded, carry_totals=True, mcp=mcp
         )
         if old is not None:
@@ -257,10 +256,10 @@ class Sessions:
         app = self.app
         engine = app.state.built_engine()
         shown, self.tail_shown = self.tail_shown, None
-        if shown is not None and await in_background(tail_agrees, shown.loaded, loaded):
+        if shown is not None and await asyncio.to_thread(tail_agrees, shown.loaded, loaded):
             shown.context.tools, shown.context.workspace = engine.tools, engine.workspace
             # A long history: one pass over it, not on the app's loop.
-            earlier, todos = await in_background(prepare_rest, loaded, shown)
+            earlier, todos = await asyncio.to_thread(prepare_rest, loaded, shown)
             await app.conversation.add_earlier_history(earlier)
         else:
             if shown is not None:
@@ -268,7 +267,7 @@ class Sessions:
             await render_history(  # the newest screens now, the rest as the person scrolls
                 app.conversation, loaded.history, loaded.displays, engine.tools, engine.workspace
             )
-            todos = await in_background(latest_todos, loaded.history)
+            todos = await asyncio.to_thread(latest_todos, loaded.history)
         app.todo_panel.show_list(todos)
         for notice in loaded.notices:
             app.note(notice, "warning")

@@ -2,10 +2,8 @@
 and the MCP servers, built off the UI thread, and the prompt history read there.
 
 The point is the order. Only textual and our UI modules are imported before
-the first frame; the engine is built and the provider loaded in a background
-thread after the screen is up (background.py: at a lower CPU priority than the
-loop, which echoes the keys typed meanwhile; a message sent before then waits
-in the queue).
+the first frame; the engine is built and the provider loaded in a thread
+worker after the screen is up (a message sent before then waits in the queue).
 In a folder whose settings would enable something and that the person has
 not trusted yet, the loader first asks (screens/trust_question.py) and builds
 the engine only with the answer, so nothing from those settings takes effect
@@ -33,7 +31,6 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
 
 from agentcli.frontends.tui import messages
-from agentcli.frontends.tui.background import in_background
 from agentcli.frontends.tui.collection import collection_paused
 from agentcli.frontends.tui.history import PromptHistory
 from agentcli.frontends.tui.host import RunsWorkers
@@ -106,12 +103,12 @@ class Startup:
         if engine is not None:
             app.post_message(messages.EngineBuilt(engine))
         if engine is None or (engine.provider is None and self.load_provider):
-            loading = in_background(self._load_in_thread)
-            app.run_worker(loading, group="load", exit_on_error=False)
+            app.run_worker(self._load_in_thread, thread=True, group="load", exit_on_error=False)
         else:
             app.post_message(messages.EngineReady())
-            loading = in_background(self._load_commands_then_mcp)
-            app.run_worker(loading, group="mcp", exit_on_error=False)
+            app.run_worker(
+                self._load_commands_then_mcp, thread=True, group="mcp", exit_on_error=False
+            )
         resuming = engine is None and self._resuming()
         listed = self._load_files(after=self.resume_read if resuming else None)
         app.run_worker(listed, group="files", exit_on_error=False)
@@ -229,7 +226,7 @@ class Startup:
     def _trust_answered(self, trusted: bool, items: list[Withheld]) -> None:
         self.trusted = trusted
         load = partial(self._remember_then_load, trusted, items)
-        self.app.run_worker(in_background(load), group="load", exit_on_error=False)
+        self.app.run_worker(load, thread=True, group="load", exit_on_error=False)
 
     def _remember_then_load(self, trusted: bool, items: list[Withheld]) -> None:
         from agentcli.config.trust_question import remember_trust
