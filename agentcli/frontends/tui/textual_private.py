@@ -30,11 +30,10 @@ The private APIs, why each is worth it, and what to check on an upgrade.
   that drew a resume's history, a note or the status bar was echoed 20-40 ms
   later, with the loop idle all the while. The replacement draws a frame as
   soon as one is asked for, but at least 1/30 s after the last one began, or
-  1/60 s for the frames that answer a key, a paste or a scroll
-  (`input_arrived`, from the app's `on_event`). (Textual's pace was in effect
-  30-60 a second during a stream: at 60 a second for every frame,
-  `bench/terminal_answers_bench.py` measured 63 ms of CPU per answer against
-  Textual's 48 ms.)
+  1/60 s while the person types (`input_arrived`, from the app's `on_event`).
+  (Textual's pace was in effect 30-60 a second during a stream: at 60 a
+  second, `bench/terminal_answers_bench.py` measured 63 ms of CPU per answer
+  against Textual's 48 ms.)
   Check: `Screen._update_timer` is still a property used only through
   `pause()` and `resume()`, with `_on_timer_update` as its callback; drop this
   when Textual's `Timer._run` skips to the next grid point, not the one after.
@@ -148,36 +147,32 @@ def screen_lines(screen: Screen[Any]) -> list[Strip]:
 
 
 TYPING_FRAME_S = textual_screen.UPDATE_PERIOD
-"""Frames that answer the person's key, paste or scroll (Textual's 60 a second): an
-echo waits for no more than one."""
+"""Frames while the person types or scrolls (Textual's 60 a second): an echo waits
+for no more than one."""
 OUTPUT_FRAME_S = 2 * textual_screen.UPDATE_PERIOD
 """Frames of output alone (an answer streaming, a tool's progress): 30 a second, which
 reads as smoothly and costs half the layouts and paints."""
-TYPING_FRAMES = 2
-"""Frames at the typing pace after each input: the one that shows it, and one that
-may come first (due already, before the input reached its widget)."""
 TYPING_WINDOW_S = 0.25
-"""Within how long of the input those frames come at the typing pace."""
+"""How long after a key, a paste or a scroll the frames keep the typing pace."""
 
 
 class FramePacer:
     """The screen's update timer, as Textual's screen uses it (`resume()` when there
     is something to draw, `pause()` when it draws or lays out by itself): one frame
     as soon as it is asked for, at most one per OUTPUT_FRAME_S (from the start of the
-    last), the frames that answer an input (`input_arrived`) one per TYPING_FRAME_S."""
+    last), or per TYPING_FRAME_S while the person types (`input_arrived`)."""
 
     def __init__(self, screen: Screen[Any]) -> None:
         self._screen = screen
         self._last = float("-inf")  # loop time the last frame began
         self._input_at = float("-inf")  # loop time of the last input_arrived()
-        self._typing_frames = 0  # frames left at the typing pace
         self._pending: asyncio.TimerHandle | None = None
 
     def input_arrived(self) -> None:
-        """A key, a paste or a scroll is on its way to a widget: the frames that show it
-        come at the typing pace (a frame already due later is brought forward)."""
+        """A key, a paste or a scroll is on its way to a widget: its frame, and the
+        frames of the next moment, come at the typing pace (a frame already due later
+        is brought forward)."""
         self._input_at = asyncio.get_running_loop().time()
-        self._typing_frames = TYPING_FRAMES
         if self._pending is not None and self._pending.when() > self._last + TYPING_FRAME_S:
             self.pause()
             self.resume()
@@ -186,7 +181,7 @@ class FramePacer:
         if self._pending is None:
             loop = asyncio.get_running_loop()
             now = loop.time()
-            typing = self._typing_frames > 0 and now - self._input_at < TYPING_WINDOW_S
+            typing = now - self._input_at < TYPING_WINDOW_S
             period = TYPING_FRAME_S if typing else OUTPUT_FRAME_S
             self._pending = loop.call_at(max(now, self._last + period), self._frame)
 
@@ -198,7 +193,6 @@ class FramePacer:
     def _frame(self) -> None:
         self._pending = None
         self._last = asyncio.get_running_loop().time()
-        self._typing_frames = max(self._typing_frames - 1, 0)
         screen = self._screen
         if not screen.is_running:  # closed since: its timers would have stopped
             return
