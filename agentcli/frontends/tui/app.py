@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
-from textual import events, on
+from textual import on
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -52,7 +52,6 @@ from agentcli.frontends.tui.sessions import Sessions
 from agentcli.frontends.tui.startup import Startup
 from agentcli.frontends.tui.state import AppState
 from agentcli.frontends.tui.status_feed import StatusFeed
-from agentcli.frontends.tui.textual_private import input_arrived
 from agentcli.frontends.tui.themes import (
     DEFAULT_THEME,
     HIGH_CONTRAST,
@@ -78,9 +77,6 @@ if TYPE_CHECKING:
     from agentcli.permissions.question import PermissionQuestion
     from agentcli.session.loader import LoadedSession
     from agentcli.tools.background.tasks import TaskBoard
-
-# What the person does that they then watch for on screen (not the mouse's moves).
-PERSON_INPUT = (events.Key, events.Paste, events.MouseScrollDown, events.MouseScrollUp)
 
 
 class AgentApp(App[None]):
@@ -143,13 +139,6 @@ class AgentApp(App[None]):
 
             return SurvivingLinuxDriver
         return driver
-
-    async def on_event(self, event: events.Event) -> None:
-        """A key, a paste or a scroll from the terminal: the screen's next frames come at
-        the typing pace (its echo waits for one frame at most; textual_private.py)."""
-        if isinstance(event, PERSON_INPUT) and not event.is_forwarded:
-            input_arrived(self.screen)
-        await super().on_event(event)
 
     # -- layout -----------------------------------------------------------------
 

@@ -29,11 +29,7 @@ The private APIs, why each is worth it, and what to check on an upgrade.
   frame after any late one waits up to 33 ms: a key typed just after a frame
   that drew a resume's history, a note or the status bar was echoed 20-40 ms
   later, with the loop idle all the while. The replacement draws a frame as
-  soon as one is asked for, but at least 1/30 s after the last one began, or
-  1/60 s while the person types (`input_arrived`, from the app's `on_event`).
-  (Textual's pace was in effect 30-60 a second during a stream: at 60 a
-  second, `bench/terminal_answers_bench.py` measured 63 ms of CPU per answer
-  against Textual's 48 ms.)
+  soon as one is asked for, but at least 1/60 s after the last one began.
   Check: `Screen._update_timer` is still a property used only through
   `pause()` and `resume()`, with `_on_timer_update` as its callback; drop this
   when Textual's `Timer._run` skips to the next grid point, not the one after.
@@ -146,44 +142,22 @@ def screen_lines(screen: Screen[Any]) -> list[Strip]:
     return screen._compositor.render_strips()
 
 
-TYPING_FRAME_S = textual_screen.UPDATE_PERIOD
-"""Frames while the person types or scrolls (Textual's 60 a second): an echo waits
-for no more than one."""
-OUTPUT_FRAME_S = 2 * textual_screen.UPDATE_PERIOD
-"""Frames of output alone (an answer streaming, a tool's progress): 30 a second, which
-reads as smoothly and costs half the layouts and paints."""
-TYPING_WINDOW_S = 0.25
-"""How long after a key, a paste or a scroll the frames keep the typing pace."""
-
-
 class FramePacer:
     """The screen's update timer, as Textual's screen uses it (`resume()` when there
     is something to draw, `pause()` when it draws or lays out by itself): one frame
-    as soon as it is asked for, at most one per OUTPUT_FRAME_S (from the start of the
-    last), or per TYPING_FRAME_S while the person types (`input_arrived`)."""
+    as soon as it is asked for, at most one per `period` (from the start of the last)."""
 
-    def __init__(self, screen: Screen[Any]) -> None:
+    def __init__(self, screen: Screen[Any], period: float) -> None:
         self._screen = screen
+        self._period = period
         self._last = float("-inf")  # loop time the last frame began
-        self._input_at = float("-inf")  # loop time of the last input_arrived()
         self._pending: asyncio.TimerHandle | None = None
-
-    def input_arrived(self) -> None:
-        """A key, a paste or a scroll is on its way to a widget: its frame, and the
-        frames of the next moment, come at the typing pace (a frame already due later
-        is brought forward)."""
-        self._input_at = asyncio.get_running_loop().time()
-        if self._pending is not None and self._pending.when() > self._last + TYPING_FRAME_S:
-            self.pause()
-            self.resume()
 
     def resume(self) -> None:
         if self._pending is None:
             loop = asyncio.get_running_loop()
-            now = loop.time()
-            typing = now - self._input_at < TYPING_WINDOW_S
-            period = TYPING_FRAME_S if typing else OUTPUT_FRAME_S
-            self._pending = loop.call_at(max(now, self._last + period), self._frame)
+            when = max(loop.time(), self._last + self._period)
+            self._pending = loop.call_at(when, self._frame)
 
     def pause(self) -> None:
         if self._pending is not None:
@@ -206,21 +180,13 @@ def _frame_pacer(screen: Screen[Any]) -> FramePacer:
     """The screen's own pacer, made the first time the screen asks for its timer."""
     pacer: FramePacer | None = screen.__dict__.get("_agentcli_frame_pacer")
     if pacer is None:
-        pacer = FramePacer(screen)
+        pacer = FramePacer(screen, textual_screen.UPDATE_PERIOD)
         screen.__dict__["_agentcli_frame_pacer"] = pacer
     return pacer
 
 
 def pace_frames_from_the_last() -> None:
-    """Have every screen draw a frame as soon as one is asked for, a frame's period at
-    least after the last, instead of waiting for a grid point up to two frames away
-    (see the module's docstring; idempotent)."""
+    """Have every screen draw a frame as soon as one is asked for, 1/60 s at least
+    after the last, instead of waiting for a grid point up to two frames away (see
+    the module's docstring; idempotent)."""
     textual_screen.Screen._update_timer = property(_frame_pacer)  # type: ignore[assignment,method-assign]
-
-
-def input_arrived(screen: Screen[Any]) -> None:
-    """The person typed, pasted or scrolled on `screen`: its frames come at the typing
-    pace for a moment (a no-op before `pace_frames_from_the_last`)."""
-    pacer = screen._update_timer
-    if isinstance(pacer, FramePacer):
-        pacer.input_arrived()

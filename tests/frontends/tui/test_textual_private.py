@@ -211,55 +211,35 @@ async def test_textuals_own_timer_waits_two_frames_after_a_late_one(monkeypatch)
     assert ticks[2] - ticks[1] == pytest.approx(1.75)  # not 1.0: a grid point skipped
 
 
-async def test_a_frame_asked_for_after_another_comes_a_period_after_it_sooner_for_typing():
+async def test_a_frame_asked_for_after_another_is_drawn_one_period_after_it():
     """With `pace_frames_from_the_last` (importing the widgets installs it), the next
-    frame is due OUTPUT_FRAME_S after the last began (at once if that has passed),
-    and draws what changed; once the person types, TYPING_FRAME_S after it (a frame
-    due later is brought forward)."""
+    frame is due one period after the last began (at once if that has passed), and
+    draws what changed."""
     from textual.widgets import Static
 
     import agentcli.frontends.tui.widgets  # noqa: F401  (installs it)
-    from agentcli.frontends.tui.textual_private import (
-        OUTPUT_FRAME_S,
-        TYPING_FRAME_S,
-        FramePacer,
-        input_arrived,
-    )
+    from agentcli.frontends.tui.textual_private import FramePacer
 
-    assert TYPING_FRAME_S == textual_screen.UPDATE_PERIOD < OUTPUT_FRAME_S
     app = _Page(Static("one", id="changing"))
     async with app.run_test(size=(40, 5)) as pilot:
         await pilot.pause()
         pacer = app.screen._update_timer
         assert isinstance(pacer, FramePacer)
         loop = asyncio.get_running_loop()
-        changing = app.query_one("#changing", Static)
-
-        async def change_due(text: str) -> float:
-            """`text` shown, and at once another change: when its frame is due."""
-            changing.update(text)
-            await pilot.pause()
-            assert text in screen_text(app)
-            changing.update(text + "!")
-            for _ in range(20):
-                if pacer._pending is not None:
-                    return pacer._pending.when()
-                await asyncio.sleep(0)
-            raise AssertionError("no frame asked for")
-
-        due = await change_due("two")  # output alone
-        assert due <= pacer._last + OUTPUT_FRAME_S + 1e-6 or due <= loop.time()
-        if due > pacer._last + TYPING_FRAME_S:  # (not if the machine was slower than that)
-            input_arrived(app.screen)  # a key: brought forward
-            assert pacer._pending is not None
-            assert pacer._pending.when() <= max(pacer._last + TYPING_FRAME_S, loop.time())
+        period = textual_screen.UPDATE_PERIOD
+        app.query_one("#changing", Static).update("two")
+        await pilot.pause()  # drawn...
+        assert "two" in screen_text(app)
+        app.query_one("#changing", Static).update("three")  # ...and at once a change
+        for _ in range(20):
+            if pacer._pending is not None:
+                break
+            await asyncio.sleep(0)
+        assert pacer._pending is not None
+        due = pacer._pending.when()  # a period after the last frame, or now if later
+        assert due <= pacer._last + period + 1e-6 or due <= loop.time()
         await pilot.pause()
-        assert "two!" in screen_text(app)
-        input_arrived(app.screen)
-        due = await change_due("three")  # while typing
-        assert due <= pacer._last + TYPING_FRAME_S + 1e-6 or due <= loop.time()
-        await pilot.pause()
-        assert "three!" in screen_text(app)
+        assert "three" in screen_text(app)
 
 
 async def test_a_paused_frame_is_not_drawn_and_a_closed_screen_draws_none():
@@ -276,17 +256,16 @@ async def test_a_paused_frame_is_not_drawn_and_a_closed_screen_draws_none():
             drawn.append("frame")
 
     screen = Drawn()
-    pacer = FramePacer(screen)  # type: ignore[arg-type]
+    pacer = FramePacer(screen, 0.0)  # type: ignore[arg-type]
     pacer.resume()
     pacer.resume()  # one frame however often asked
     pacer.pause()
     await settle()
     assert drawn == []
-    pacer.resume()  # the first frame: due at once
+    pacer.resume()
     await settle()
     assert drawn == ["frame"]
     screen.is_running = False
-    pacer._last = float("-inf")  # (the next is due at once too, not a period on)
     pacer.resume()
     await settle()
     assert drawn == ["frame"]
