@@ -242,6 +242,42 @@ async def test_a_frame_asked_for_after_another_is_drawn_one_period_after_it():
         assert "three" in screen_text(app)
 
 
+async def test_frames_come_a_period_apart_or_at_once_after_a_pause():
+    """The pacer's rule on its own: a frame asked for right after another is due one
+    period after it began; one asked for after a pause longer than that, at once."""
+    from agentcli.frontends.tui.textual_private import FramePacer
+
+    class Drawn:
+        is_running = True
+
+        def _on_timer_update(self) -> None:
+            pass
+
+    pacer = FramePacer(Drawn(), 0.5)  # type: ignore[arg-type]
+    loop = asyncio.get_running_loop()
+    clock = [1000.0]
+    loop.time = lambda: clock[0]  # type: ignore[method-assign]  # frames drawn in no time
+
+    def due() -> float:
+        """Ask for a frame; when it is due (then it is drawn)."""
+        pacer.resume()
+        assert pacer._pending is not None
+        when = pacer._pending.when()
+        pacer.pause()
+        clock[0] = max(clock[0], when)
+        pacer._frame()
+        return when
+
+    try:
+        assert due() == 1000.0  # the first: at once
+        assert due() == 1000.5  # right after it: a period on
+        clock[0] += 2.0  # a pause
+        assert due() == 1002.5  # at once, not on a grid point further on
+        assert due() == 1003.0
+    finally:
+        del loop.time  # (the loop's own clock again, before anything awaits)
+
+
 async def test_a_paused_frame_is_not_drawn_and_a_closed_screen_draws_none():
     """`pause()` (the screen drawing or laying out by itself) cancels the frame due;
     a frame due on a screen closed meanwhile does nothing."""
