@@ -273,6 +273,18 @@ async def test_sdk_retry_reaches_the_next_scripted_response(fake_api: FakeAnthro
     assert [r.status for r in fake_api.requests] == [529, 200]
 
 
+# A stream the server cut, as the SDK's iteration reports it: the transport's own error
+# (anthropic < 2.17), or a connection error caused by it (2.17 on wrap a failed body read).
+CUT = (httpx2.RemoteProtocolError, anthropic.APIConnectionError)
+
+
+def transport_error(raised: BaseException, kind: type[Exception]) -> Exception:
+    """The transport's error of `kind` behind what the SDK raised (it, or its cause)."""
+    found = raised if isinstance(raised, kind) else raised.__cause__
+    assert isinstance(found, kind), f"{raised!r} is not (and was not caused by) a {kind}"
+    return found
+
+
 @pytest.mark.parametrize(
     ("after_events", "expected"),
     [
@@ -290,10 +302,12 @@ async def test_cut_stream_raises_during_iteration(
     fake_api.enqueue(cut_stream(reply("partial answer that never ends"), after_events=after_events))
     seen: list[str] = []
     stream = await client.messages.create(model=MODEL, max_tokens=10, messages=HELLO, stream=True)
-    # Not wrapped by the SDK: the transport's own error escapes from the iteration.
-    with pytest.raises(httpx2.RemoteProtocolError, match="incomplete chunked read"):
+    with pytest.raises(CUT) as caught:
         async for event in stream:
             seen.append(event.type)
+    assert "incomplete chunked read" in str(
+        transport_error(caught.value, httpx2.RemoteProtocolError)
+    )
     assert seen == expected
     request = fake_api.requests[0]
     assert request.finished.wait(5)
@@ -304,12 +318,14 @@ async def test_cut_stream_through_the_helper_and_with_reset(
     fake_api: FakeAnthropic, client: anthropic.AsyncAnthropic
 ) -> None:
     fake_api.enqueue(cut_stream(reply("partial answer")), cut_stream(after_events=3, reset=True))
-    with pytest.raises(httpx2.RemoteProtocolError):
+    with pytest.raises(CUT) as caught:
         async with client.messages.stream(model=MODEL, max_tokens=10, messages=HELLO) as stream:
             await stream.get_final_message()
-    with pytest.raises(httpx2.TransportError):
+    transport_error(caught.value, httpx2.RemoteProtocolError)
+    with pytest.raises((httpx2.TransportError, anthropic.APIConnectionError)) as caught:
         async with client.messages.stream(model=MODEL, max_tokens=10, messages=HELLO) as stream:
             await stream.get_final_message()
+    transport_error(caught.value, httpx2.TransportError)
 
 
 async def test_cut_non_streaming_response_is_a_connection_error(
@@ -434,9 +450,10 @@ async def test_stop_ends_a_hung_stream() -> None:
         stream = await sdk.messages.create(model=MODEL, max_tokens=10, messages=HELLO, stream=True)
         assert await asyncio.to_thread(stuck.reached.wait, 5)
         await asyncio.to_thread(server.stop)
-        with pytest.raises(httpx2.RemoteProtocolError):
+        with pytest.raises(CUT) as caught:
             async for _ in stream:
                 pass
+        transport_error(caught.value, httpx2.RemoteProtocolError)
     assert server.requests[0].outcome == "server_stopped"
 
 
