@@ -274,7 +274,8 @@ async def test_sdk_retry_reaches_the_next_scripted_response(fake_api: FakeAnthro
 
 
 # A stream the server cut, as the SDK's iteration reports it: the transport's own error
-# (anthropic < 2.17), or a connection error caused by it (2.17 on wrap a failed body read).
+# (anthropic < 2.17), or a connection error caused by it (2.17 on, which wraps a failed
+# body read).
 CUT = (httpx2.RemoteProtocolError, anthropic.APIConnectionError)
 
 

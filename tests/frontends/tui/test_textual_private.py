@@ -160,6 +160,17 @@ async def settle() -> None:
         await asyncio.sleep(0)
 
 
+class _Drawn:
+    """The part of a screen the pacer calls: it counts the frames drawn."""
+
+    def __init__(self) -> None:
+        self.is_running = True
+        self.frames = 0
+
+    def _on_timer_update(self) -> None:
+        self.frames += 1
+
+
 class _FakeClock:
     """Textual's timer clock, moved by hand; its sleeps end at once, the clock moved on."""
 
@@ -247,13 +258,7 @@ async def test_frames_come_a_period_apart_or_at_once_after_a_pause():
     period after it began; one asked for after a pause longer than that, at once."""
     from agentcli.frontends.tui.textual_private import FramePacer
 
-    class Drawn:
-        is_running = True
-
-        def _on_timer_update(self) -> None:
-            pass
-
-    pacer = FramePacer(Drawn(), 0.5)  # type: ignore[arg-type]
+    pacer = FramePacer(_Drawn(), 0.5)  # type: ignore[arg-type]
     loop = asyncio.get_running_loop()
     clock = [1000.0]
     loop.time = lambda: clock[0]  # type: ignore[method-assign]  # frames drawn in no time
@@ -283,28 +288,20 @@ async def test_a_paused_frame_is_not_drawn_and_a_closed_screen_draws_none():
     a frame due on a screen closed meanwhile does nothing."""
     from agentcli.frontends.tui.textual_private import FramePacer
 
-    drawn: list[str] = []
-
-    class Drawn:
-        is_running = True
-
-        def _on_timer_update(self) -> None:
-            drawn.append("frame")
-
-    screen = Drawn()
+    screen = _Drawn()
     pacer = FramePacer(screen, 0.0)  # type: ignore[arg-type]
     pacer.resume()
     pacer.resume()  # one frame however often asked
     pacer.pause()
     await settle()
-    assert drawn == []
+    assert screen.frames == 0
     pacer.resume()
     await settle()
-    assert drawn == ["frame"]
+    assert screen.frames == 1
     screen.is_running = False
     pacer.resume()
     await settle()
-    assert drawn == ["frame"]
+    assert screen.frames == 1
 
 
 # -- LinuxDriver._file -------------------------------------------------------------
