@@ -38,6 +38,19 @@ The private APIs, why each is worth it, and what to check on an upgrade.
   Check: `Screen._update_timer` is still a property used only through
   `pause()` and `resume()`, with `_on_timer_update` as its callback; drop this
   when Textual's `Timer._run` skips to the next grid point, not the one after.
+- `Screen._layout_widgets` (`lay_out_nested_changes_in_streams`): the widgets
+  each container re-measures at the next layout. `layout: stream` (the
+  conversation) reuses the placements of its children above the first one in
+  that set. But when a widget deep in a child changes size (a diff mounted in a
+  tool pane), the screen adds the child to the stream's set only if the child
+  has no set of its own yet, and it has one by then (its own changed widget is
+  in it). So the pane kept its old height whenever a later item (the answer
+  after it) was in the set in the same frame: the finished edit was drawn
+  without its diff until the next resize (`test_finished_turn_with_a_diff`
+  failed about one run in ten under load). The replacement `StreamLayout.arrange`
+  first adds every child that has a set of its own. Check: `Screen._on_layout`
+  still tests `widget not in self._layout_widgets` (the keys, not the
+  ancestor's set); drop this when it tests the ancestor's set.
 - `LinuxDriver._file` (`driver_output`, `set_driver_output`): the stream the
   driver's writer thread writes to, replaced by one that survives the terminal
   going away (see terminal_driver.py); Textual has no public way to give the
@@ -71,12 +84,14 @@ from typing import IO, TYPE_CHECKING, Any
 
 from textual import screen as textual_screen
 from textual._styles_cache import StylesCache
+from textual.layouts.stream import StreamLayout
 from textual.widget import Widget
 
 if TYPE_CHECKING:
     from textual.color import Color
     from textual.drivers.linux_driver import LinuxDriver  # imports termios: Unix only
-    from textual.geometry import Region
+    from textual.geometry import Region, Size
+    from textual.layout import ArrangeResult
     from textual.screen import Screen
     from textual.strip import Strip
     from textual.style import Style
@@ -195,3 +210,24 @@ def pace_frames_from_the_last() -> None:
     after the last, instead of waiting for a grid point up to two frames away (see
     the module's docstring; idempotent)."""
     textual_screen.Screen._update_timer = property(_frame_pacer)  # type: ignore[assignment,method-assign]
+
+
+_textual_stream_arrange = StreamLayout.arrange
+
+
+def _stream_arrange(
+    self: StreamLayout, parent: Widget, children: list[Widget], size: Size, greedy: bool = True
+) -> ArrangeResult:
+    """Textual's own `StreamLayout.arrange`, which first marks for re-measuring each
+    child with a layout pending inside it (see the module's docstring)."""
+    pending = parent.screen._layout_widgets
+    changed = [w for w in pending if isinstance(w, Widget) and w.parent is parent]
+    if changed:
+        pending.setdefault(parent, set()).update(changed)
+    return _textual_stream_arrange(self, parent, children, size, greedy)
+
+
+def lay_out_nested_changes_in_streams() -> None:
+    """Make a `layout: stream` container re-measure a child whose content changed
+    deep inside it, whatever else changed in the same frame (idempotent)."""
+    StreamLayout.arrange = _stream_arrange  # type: ignore[method-assign]

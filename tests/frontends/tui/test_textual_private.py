@@ -142,6 +142,47 @@ async def test_a_finished_tool_pane_shows_its_summary_though_a_layout_was_pendin
         assert pane._body.size.height == 1  # the summary line, nothing left over
 
 
+async def test_a_stream_item_that_grew_inside_is_laid_out_with_a_later_item_changed():
+    """`layout: stream` (the conversation) reuses the heights of its items above the
+    first one the screen marked as changed; an item whose content grew deep inside
+    it (a diff mounted in a tool pane) went unmarked when an item after it changed in
+    the same frame (the answer after the edit), and kept its old height with Textual's
+    own `StreamLayout.arrange`; with `lay_out_nested_changes_in_streams` (importing
+    the widgets installs it) it grows."""
+    from textual.containers import Vertical
+    from textual.layouts.stream import StreamLayout
+    from textual.widgets import Static
+
+    import agentcli.frontends.tui.widgets  # noqa: F401  (installs it)
+    from agentcli.frontends.tui.textual_private import _textual_stream_arrange
+
+    class Stream(Vertical):
+        DEFAULT_CSS = "Stream { layout: stream; } Stream > Vertical { height: auto; }"
+
+    class Page(App[None]):
+        def compose(self) -> ComposeResult:
+            with Stream():
+                with Vertical(id="item"):
+                    yield Static("one", id="inside")
+                yield Static("later", id="later")
+
+    installed = StreamLayout.arrange
+    assert installed is not _textual_stream_arrange
+    try:
+        for arrange, expected in ((_textual_stream_arrange, 1), (installed, 3)):
+            StreamLayout.arrange = arrange  # type: ignore[method-assign]
+            app = Page()
+            async with app.run_test(size=(40, 20)) as pilot:
+                await pilot.pause()
+                app.query_one("#inside", Static).update("1\n2\n3")  # deep inside the item
+                app.query_one("#later", Static).update("x\ny")  # and an item after it
+                for _ in range(3):
+                    await pilot.pause()
+                assert app.query_one("#item").size.height == expected
+    finally:
+        StreamLayout.arrange = installed  # type: ignore[method-assign]
+
+
 class _Page(App[None]):
     def __init__(self, widget) -> None:
         super().__init__()
