@@ -21,23 +21,6 @@ The private APIs, why each is worth it, and what to check on an upgrade.
   in a frame can. The replacement `Widget.refresh` counts every layout request.
   Check: drop this when `Widget.refresh(layout=True)` always invalidates
   `_box_model_cache`.
-- `Screen._update_timer`, `Screen._on_timer_update` (`pace_frames_from_the_last`):
-  the timer that draws the screen's frames at most 60 times a second. Textual
-  ticks it on a fixed grid, and when a tick comes late (the timer resumed after
-  a pause: the screen had nothing to draw, or the loop was busy) it moves on to
-  the grid point after the next one, up to two frames (33 ms) away. So the
-  frame after any late one waits up to 33 ms: a key typed just after a frame
-  that drew a resume's history, a note or the status bar was echoed 20-40 ms
-  later, with the loop idle all the while. The replacement draws a frame as
-  soon as one is asked for, but at least 1/60 s after the last one began.
-  Key echo while a session resumes, 20 resumes each, same run: p95 25.4 -> 19.6
-  ms at 2,000 messages, 28.5 -> 24.0 ms at 10,000. CPU per streamed answer:
-  58 -> 53 ms in `bench/live_session_bench.py`; 48 -> 63 ms in
-  `bench/terminal_answers_bench.py`, whose prompt comes as one burst of keys
-  (its frames now come at the 60 a second Textual means, not 30-60).
-  Check: `Screen._update_timer` is still a property used only through
-  `pause()` and `resume()`, with `_on_timer_update` as its callback; drop this
-  when Textual's `Timer._run` skips to the next grid point, not the one after.
 - `Screen._layout_widgets` (`lay_out_nested_changes_in_streams`): the widgets
   each container re-measures at the next layout. `layout: stream` (the
   conversation) reuses the placements of its children above the first one in
@@ -78,11 +61,9 @@ with `Pilot.press(*text)`.
 
 from __future__ import annotations
 
-import asyncio
 from functools import lru_cache
 from typing import IO, TYPE_CHECKING, Any
 
-from textual import screen as textual_screen
 from textual._styles_cache import StylesCache
 from textual.layouts.stream import StreamLayout
 from textual.widget import Widget
@@ -160,56 +141,6 @@ def count_every_layout_request() -> None:
 def screen_lines(screen: Screen[Any]) -> list[Strip]:
     """The lines of the frame `screen` last composed: what a person sees (for tests)."""
     return screen._compositor.render_strips()
-
-
-class FramePacer:
-    """The screen's update timer, as Textual's screen uses it (`resume()` when there
-    is something to draw, `pause()` when it draws or lays out by itself): one frame
-    as soon as it is asked for, at most one per `period` (from the start of the last)."""
-
-    def __init__(self, screen: Screen[Any], period: float) -> None:
-        self._screen = screen
-        self._period = period
-        self._last = float("-inf")  # loop time the last frame began
-        self._pending: asyncio.TimerHandle | None = None
-
-    def resume(self) -> None:
-        if self._pending is None:
-            loop = asyncio.get_running_loop()
-            when = max(loop.time(), self._last + self._period)
-            self._pending = loop.call_at(when, self._frame)
-
-    def pause(self) -> None:
-        if self._pending is not None:
-            self._pending.cancel()
-            self._pending = None
-
-    def _frame(self) -> None:
-        self._pending = None
-        self._last = asyncio.get_running_loop().time()
-        screen = self._screen
-        if not screen.is_running:  # closed since: its timers would have stopped
-            return
-        try:
-            screen._on_timer_update()
-        except Exception as error:  # as Textual's timer reports a failed callback
-            screen.app._handle_exception(error)
-
-
-def _frame_pacer(screen: Screen[Any]) -> FramePacer:
-    """The screen's own pacer, made the first time the screen asks for its timer."""
-    pacer: FramePacer | None = screen.__dict__.get("_agentcli_frame_pacer")
-    if pacer is None:
-        pacer = FramePacer(screen, textual_screen.UPDATE_PERIOD)
-        screen.__dict__["_agentcli_frame_pacer"] = pacer
-    return pacer
-
-
-def pace_frames_from_the_last() -> None:
-    """Have every screen draw a frame as soon as one is asked for, 1/60 s at least
-    after the last, instead of waiting for a grid point up to two frames away (see
-    the module's docstring; idempotent)."""
-    textual_screen.Screen._update_timer = property(_frame_pacer)  # type: ignore[assignment,method-assign]
 
 
 _textual_stream_arrange = StreamLayout.arrange

@@ -7,7 +7,6 @@ says which; read the module's docstring for what each one buys.
 
 from __future__ import annotations
 
-import asyncio
 import os
 import re
 import signal
@@ -18,9 +17,7 @@ from importlib.metadata import version
 from pathlib import Path
 
 import pexpect
-import pytest
 from markdown_it import MarkdownIt
-from textual import screen as textual_screen
 from textual.app import App, ComposeResult
 from textual.drivers._writer_thread import MAX_QUEUED_WRITES, WriterThread
 from textual.drivers.linux_driver import LinuxDriver
@@ -190,159 +187,6 @@ class _Page(App[None]):
 
     def compose(self) -> ComposeResult:
         yield self.widget
-
-
-# -- Screen._update_timer ----------------------------------------------------------
-
-
-async def settle() -> None:
-    """A few turns of the loop: what is due now has run."""
-    for _ in range(20):
-        await asyncio.sleep(0)
-
-
-class _Drawn:
-    """The part of a screen the pacer calls: it counts the frames drawn."""
-
-    def __init__(self) -> None:
-        self.is_running = True
-        self.frames = 0
-
-    def _on_timer_update(self) -> None:
-        self.frames += 1
-
-
-class _FakeClock:
-    """Textual's timer clock, moved by hand; its sleeps end at once, the clock moved on."""
-
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def get_time(self) -> float:
-        return self.now
-
-    async def sleep(self, seconds: float) -> None:
-        self.now += max(seconds, 0.0)
-        await asyncio.sleep(0)
-
-
-async def test_textuals_own_timer_waits_two_frames_after_a_late_one(monkeypatch):
-    """Why `pace_frames_from_the_last` exists: Textual's timer, resumed after its grid
-    point passed (a pause, as the screen's timer has after each frame), ticks at once
-    and then skips to the grid point after the next: the frame after a late one
-    comes up to two periods after it. When this fails, Textual paces its frames
-    itself: drop `pace_frames_from_the_last`."""
-    from textual import timer as textual_timer
-
-    clock = _FakeClock()
-    monkeypatch.setattr(textual_timer._time, "get_time", clock.get_time)
-    monkeypatch.setattr(textual_timer, "sleep", clock.sleep)
-    ticks: list[float] = []
-    app = App()
-
-    def frame() -> None:
-        ticks.append(clock.now)
-        timer.pause()  # as Screen._on_timer_update does
-
-    token = textual_timer.active_app.set(app)
-    timer = textual_timer.Timer(app, 1.0, callback=frame, pause=True)
-    try:
-        timer._start()
-        timer.resume()
-        await settle()  # the first tick, one period on
-        assert ticks == [101.0]
-        clock.now = 103.25  # paused past two grid points: a late resume
-        timer.resume()
-        await settle()
-        timer.resume()  # something to draw right after the late frame
-        await settle()
-    finally:
-        timer.stop()
-        textual_timer.active_app.reset(token)
-    assert ticks[1] == 103.25
-    assert ticks[2] - ticks[1] == pytest.approx(1.75)  # not 1.0: a grid point skipped
-
-
-async def test_a_frame_asked_for_after_another_is_drawn_one_period_after_it():
-    """With `pace_frames_from_the_last` (importing the widgets installs it), the next
-    frame is due one period after the last began (at once if that has passed), and
-    draws what changed."""
-    from textual.widgets import Static
-
-    import agentcli.frontends.tui.widgets  # noqa: F401  (installs it)
-    from agentcli.frontends.tui.textual_private import FramePacer
-
-    app = _Page(Static("one", id="changing"))
-    async with app.run_test(size=(40, 5)) as pilot:
-        await pilot.pause()
-        pacer = app.screen._update_timer
-        assert isinstance(pacer, FramePacer)
-        loop = asyncio.get_running_loop()
-        period = textual_screen.UPDATE_PERIOD
-        app.query_one("#changing", Static).update("two")
-        await pilot.pause()  # drawn...
-        assert "two" in screen_text(app)
-        app.query_one("#changing", Static).update("three")  # ...and at once a change
-        for _ in range(20):
-            if pacer._pending is not None:
-                break
-            await asyncio.sleep(0)
-        assert pacer._pending is not None
-        due = pacer._pending.when()  # a period after the last frame, or now if later
-        assert due <= pacer._last + period + 1e-6 or due <= loop.time()
-        await pilot.pause()
-        assert "three" in screen_text(app)
-
-
-async def test_frames_come_a_period_apart_or_at_once_after_a_pause():
-    """The pacer's rule on its own: a frame asked for right after another is due one
-    period after it began; one asked for after a pause longer than that, at once."""
-    from agentcli.frontends.tui.textual_private import FramePacer
-
-    pacer = FramePacer(_Drawn(), 0.5)  # type: ignore[arg-type]
-    loop = asyncio.get_running_loop()
-    clock = [1000.0]
-    loop.time = lambda: clock[0]  # type: ignore[method-assign]  # frames drawn in no time
-
-    def due() -> float:
-        """Ask for a frame; when it is due (then it is drawn)."""
-        pacer.resume()
-        assert pacer._pending is not None
-        when = pacer._pending.when()
-        pacer.pause()
-        clock[0] = max(clock[0], when)
-        pacer._frame()
-        return when
-
-    try:
-        assert due() == 1000.0  # the first: at once
-        assert due() == 1000.5  # right after it: a period on
-        clock[0] += 2.0  # a pause
-        assert due() == 1002.5  # at once, not on a grid point further on
-        assert due() == 1003.0
-    finally:
-        del loop.time  # (the loop's own clock again, before anything awaits)
-
-
-async def test_a_paused_frame_is_not_drawn_and_a_closed_screen_draws_none():
-    """`pause()` (the screen drawing or laying out by itself) cancels the frame due;
-    a frame due on a screen closed meanwhile does nothing."""
-    from agentcli.frontends.tui.textual_private import FramePacer
-
-    screen = _Drawn()
-    pacer = FramePacer(screen, 0.0)  # type: ignore[arg-type]
-    pacer.resume()
-    pacer.resume()  # one frame however often asked
-    pacer.pause()
-    await settle()
-    assert screen.frames == 0
-    pacer.resume()
-    await settle()
-    assert screen.frames == 1
-    screen.is_running = False
-    pacer.resume()
-    await settle()
-    assert screen.frames == 1
 
 
 # -- LinuxDriver._file -------------------------------------------------------------
